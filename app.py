@@ -1,0 +1,72 @@
+"""Contextual Embedding Explorer: the router and the shared sidebar (model picker)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import cache
+from explorer.backend import DEFAULT_MODEL
+
+st.set_page_config(page_title="Contextual Embedding Explorer", page_icon="🔎", layout="wide")
+
+BUNDLED_LABEL = f"{DEFAULT_MODEL} (bundled, offline)"
+OTHER_LABEL = "Other: a Hugging Face id or a local folder…"
+COMMON_MODELS = (
+    "bert-base-uncased",
+    "bert-base-cased",
+    "distilbert-base-uncased",
+    "roberta-base",
+)
+
+PAGES = [
+    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    st.Page("pages/tokens.py", title="Tokens", icon=":material/text_fields:"),
+    st.Page("pages/layers.py", title="Layers", icon=":material/stacks:"),
+    st.Page("pages/context.py", title="Word in context", icon=":material/compare_arrows:"),
+    st.Page("pages/projections.py", title="Projections", icon=":material/scatter_plot:"),
+]
+
+
+def model_picker() -> None:
+    """Sidebar: choose a model; keep the previous one working if the new one fails to load."""
+    st.sidebar.header("Model")
+    choice = st.sidebar.selectbox(
+        "Encoder",
+        (BUNDLED_LABEL, *COMMON_MODELS, OTHER_LABEL),
+        key="sidebar.model_choice",
+        help="The bundled model works offline. Others load from the local Hugging Face "
+        "cache or, with a network, from the hub.",
+    )
+    if choice == OTHER_LABEL:
+        wanted = st.sidebar.text_input(
+            "Model id or folder",
+            key="sidebar.model_other",
+            placeholder="e.g. google/electra-small-discriminator or /path/to/model",
+        ).strip()
+    else:
+        wanted = DEFAULT_MODEL if choice == BUNDLED_LABEL else choice
+    failed = st.session_state.get("sidebar.failed", {})
+    if wanted and wanted != cache.current_model_name():
+        if wanted not in failed:
+            try:
+                cache.get_model(wanted)
+            except ValueError as error:
+                failed[wanted] = str(error)
+                st.session_state["sidebar.failed"] = failed
+            else:
+                st.session_state[cache.MODEL_KEY] = wanted
+        if wanted in failed:
+            st.sidebar.error(f"{failed[wanted]}\n\nStill using **{cache.current_model_name()}**.")
+    model = cache.current_model()
+    st.sidebar.caption(f"In use: **{model.name}**")
+    st.sidebar.markdown(
+        f"| | |\n|---|---|\n| Layers | {model.num_layers} |\n"
+        f"| Hidden size | {model.hidden_size} |\n| Vocabulary | {model.vocab_size:,} |\n"
+        f"| Parameters | {model.num_parameters / 1e6:.1f} M |\n"
+        f"| Max tokens | {model.max_length} |\n"
+        f"| Cased | {'no' if model.lowercase else 'yes'} |"
+    )
+
+
+model_picker()
+st.navigation(PAGES).run()

@@ -1,0 +1,134 @@
+"""Sentence embeddings for a corpus: one forward pass serves every pooling and layer strategy."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from explorer.backend import Model
+from explorer.layers import LayerStrategy, validate_strategy
+from explorer.pooling import (
+    BASE_POOLINGS,
+    combine_pooled,
+    normalize_rows,
+    pool_hidden,
+    validate_pooling,
+)
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class CorpusEmbeddings:
+    """Pooled vectors of every text at every layer, kept so no strategy needs a new pass.
+
+    ``pooled[name]`` is ``(num_layers + 1, n_texts, hidden)`` float32 for ``name`` in
+    ``cls``, ``mean``, ``max``; ``num_tokens[i]`` counts text i's tokens (special tokens
+    included, after truncation) and ``truncated[i]`` says whether it was cut.
+    """
+
+    model_name: str
+    texts: tuple[str, ...]
+    pooled: dict[str, np.ndarray]
+    num_tokens: np.ndarray
+    truncated: np.ndarray
+    exclude_special: bool = False
+    precision: str = "float32"
+    _num_layers: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._num_layers = self.pooled["cls"].shape[0] - 1
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @property
+    def num_layers(self) -> int:
+        return self._num_layers
+
+    def sentence(
+        self, pooling: str = "mean", layers: LayerStrategy = "last", normalize: bool = False
+    ) -> np.ndarray:
+        """``(n_texts, dim)`` float32 vectors for one pooling and layer strategy."""
+        validate_strategy(layers, self._num_layers)
+        vectors = combine_pooled(self.pooled, pooling, layers)
+        return normalize_rows(vectors) if normalize else vectors
+
+    def per_layer(self, pooling: str = "mean") -> np.ndarray:
+        """``(num_layers + 1, n_texts, dim)``: one pooled vector per text at every layer."""
+        if pooling == "mean_max":
+            return np.concatenate([self.pooled["mean"], self.pooled["max"]], axis=-1)
+        validate_pooling(pooling)
+        return self.pooled[pooling]
+
+
+def embed_corpus(
+    model: Model,
+    texts: Sequence[str],
+    progress: Progress | None = None,
+    *,
+    exclude_special: bool = False,
+    precision: str = "float32",
+    max_batch_size: int = 64,
+    max_batch_tokens: int = 8192,
+) -> CorpusEmbeddings:
+    """Embed ``texts`` once, keeping ``cls``, ``mean`` and ``max`` pooled vectors of every layer.
+
+    Texts are batched by length (at most ``max_batch_size`` texts and ``max_batch_tokens``
+    padded tokens a batch) and the result is in input order. Memory grows with
+    ``n_texts * (num_layers + 1) * hidden``, never with the number of tokens. ``progress`` is
+    called with ``(texts_done, total)`` after each batch. ``exclude_special`` leaves
+    ``[CLS]``/``[SEP]`` out of mean and max pooling. Raises ``ValueError`` for an empty list
+    or a text with no tokens.
+    """
+    encoded = model.encode_batch(texts)
+    n = len(encoded)
+    shape = (model.num_layers + 1, n, model.hidden_size)
+    pooled = {name: np.empty(shape, dtype=np.float32) for name in BASE_POOLINGS}
+    num_tokens = np.array([len(row["input_ids"]) for row in encoded], dtype=np.int64)
+    done = 0
+    for batch in model.batches(encoded, max_batch_size, max_batch_tokens):
+        hidden = model.forward(batch, precision=precision)
+        mask = (
+            batch.attention_mask & ~batch.special_mask if exclude_special else batch.attention_mask
+        )
+        for name, values in pool_hidden(hidden, mask).items():
+            pooled[name][:, batch.indices] = values.numpy()
+        done += len(batch.indices)
+        if progress is not None:
+            progress(done, n)
+    truncated = np.array([row["truncated"] for row in encoded], dtype=bool)
+    return CorpusEmbeddings(
+        model_name=model.name,
+        texts=tuple(texts),
+        pooled=pooled,
+        num_tokens=num_tokens,
+        truncated=truncated,
+        exclude_special=exclude_special,
+        precision=precision,
+    )
+
+
+def sentence_embeddings(
+    model: Model,
+    texts: Sequence[str],
+    pooling: str = "mean",
+    layers: LayerStrategy = "last",
+    normalize: bool = False,
+    exclude_special: bool = False,
+    batch_size: int = 32,
+) -> np.ndarray:
+    """One vector per text: ``(len(texts), dim)`` float32.
+
+    ``pooling`` is one of ``cls``, ``mean``, ``max``, ``mean_max`` (``2 * hidden`` wide);
+    ``layers`` a layer strategy or layer number (``concat_last4`` makes it 4 times wider).
+    Mean and max use the attention mask, so a text gives the same vector alone or in a
+    batch. ``normalize`` scales rows to unit length; ``exclude_special`` leaves special tokens
+    out of mean and max. Raises ``ValueError`` for an empty list or an unknown strategy.
+    """
+    validate_pooling(pooling)
+    validate_strategy(layers, model.num_layers)
+    corpus = embed_corpus(model, texts, exclude_special=exclude_special, max_batch_size=batch_size)
+    return corpus.sentence(pooling, layers, normalize=normalize)
