@@ -241,7 +241,11 @@ class Model:
             pair=pair,
             tokens=self.tokenizer.convert_ids_to_tokens(ids),
             ids=ids,
-            segment_ids=list(encoding.get("token_type_ids") or [0] * len(ids)),
+            segment_ids=(
+                list(encoding["token_type_ids"])
+                if "token_type_ids" in self._input_names
+                else [0] * len(ids)
+            ),
             attention_mask=list(encoding["attention_mask"]),
             offsets=[tuple(o) for o in encoding["offset_mapping"]],
             word_ids=encoding.word_ids(),

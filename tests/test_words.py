@@ -1,0 +1,104 @@
+"""Finding words in context and taking their vectors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer.words import aggregate_subwords, words_in
+from tests.conftest import TUTORIAL
+
+PAIR = ["The man was accused of robbing a bank.", "The man went fishing by the bank of the river."]
+
+
+def test_three_banks_in_the_tutorial(bundled):
+    found = explorer.find_occurrences(bundled, [TUTORIAL], "bank")
+    assert [(o.token_start, o.token_end) for o in found] == [(6, 7), (10, 11), (19, 20)]
+    assert all(o.surface == "bank" and o.text_index == 0 for o in found)
+
+
+def test_case_insensitive_for_uncased_models(bundled):
+    found = explorer.find_occurrences(bundled, ["Bank holidays. The BANK is shut."], "bAnK")
+    assert [o.surface for o in found] == ["Bank", "BANK"]
+
+
+def test_whole_words_only(bundled):
+    texts = ["The banks and the banker bank on embankments.", "bank"]
+    found = explorer.find_occurrences(bundled, texts, "bank")
+    assert [(o.text_index, o.surface) for o in found] == [(0, "bank"), (1, "bank")]
+
+
+def test_multi_subword_and_multi_word_targets(bundled):
+    text = "Contextual embeddings beat static embeddings near the river bank."
+    split = explorer.find_occurrences(bundled, [text], "embeddings")
+    assert [o.num_tokens for o in split] == [4, 4]
+    phrase = explorer.find_occurrences(bundled, [text], "river bank")
+    assert len(phrase) == 1 and phrase[0].surface == "river bank"
+    tokens = bundled.tokenize(text).tokens
+    assert tokens[phrase[0].token_start : phrase[0].token_end] == ["river", "bank"]
+
+
+def test_word_vectors_match_token_vectors(bundled):
+    occurrences, vectors = explorer.word_vectors(bundled, [TUTORIAL], "bank", strategy="last")
+    assert vectors.shape == (3, 384)
+    tokens = explorer.token_vectors(bundled, TUTORIAL, "last")
+    np.testing.assert_allclose(vectors, tokens[[6, 10, 19]], atol=1e-5)
+
+
+def test_subword_modes(bundled):
+    text = "I study embeddings."
+    tokens = explorer.token_vectors(bundled, text, "last")
+    [occurrence] = explorer.find_occurrences(bundled, [text], "embeddings")
+    pieces = tokens[occurrence.token_start : occurrence.token_end]
+    expected = {
+        "first": pieces[0],
+        "last": pieces[-1],
+        "mean": pieces.mean(0),
+        "max": pieces.max(0),
+        "sum": pieces.sum(0),
+    }
+    for mode, vector in expected.items():
+        _, got = explorer.word_vectors(bundled, [text], "embeddings", "last", subwords=mode)
+        np.testing.assert_allclose(got[0], vector, atol=1e-4)
+
+
+def test_polysemy_separates_senses(bundled):
+    _, vectors = explorer.word_vectors(bundled, PAIR + [TUTORIAL], "bank", strategy="last")
+    similarity = explorer.cosine_similarity(vectors)
+    finance, river = 0, 1
+    # the robbed bank is closer to the bank vault (index 2) than to the river bank
+    assert similarity[finance, 2] > similarity[finance, river]
+
+
+def test_layer_vectors_serve_every_strategy(bundled):
+    occurrences, per_layer = explorer.word_layer_vectors(bundled, PAIR, "bank")
+    assert per_layer.shape == (7, 2, 384)
+    for strategy in explorer.LAYER_STRATEGIES:
+        _, direct = explorer.word_vectors(bundled, PAIR, "bank", strategy=strategy)
+        np.testing.assert_allclose(explorer.combine_layers(per_layer, strategy), direct, atol=1e-5)
+
+
+def test_missing_word_lists_the_words_there(bundled):
+    assert explorer.find_occurrences(bundled, PAIR, "zebra") == []
+    with pytest.raises(ValueError, match="does not occur.*robbing"):
+        explorer.word_vectors(bundled, PAIR, "zebra")
+
+
+@pytest.mark.parametrize("word", ["", "   ", None])
+def test_empty_word(bundled, word):
+    with pytest.raises(ValueError, match="empty"):
+        explorer.find_occurrences(bundled, PAIR, word)
+
+
+def test_bad_modes(bundled):
+    with pytest.raises(ValueError, match="subword mode"):
+        explorer.word_vectors(bundled, PAIR, "bank", subwords="median")
+    with pytest.raises(ValueError, match="layer strategy"):
+        explorer.word_vectors(bundled, PAIR, "bank", strategy="first")
+    with pytest.raises(ValueError, match="subword mode"):
+        aggregate_subwords(np.ones((2, 3)), "avg")
+
+
+def test_words_in_lists_distinct_words(bundled):
+    assert words_in(bundled, ["The bank, the BANK."]) == ["the", "bank"]
