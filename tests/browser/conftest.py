@@ -1,0 +1,71 @@
+"""Browser-test fixtures: the app served by ``streamlit run`` and a headless Debian Chromium.
+
+Without Playwright or Chromium the browser tests skip, unless ``EXPLORER_BROWSER_TESTS=required``
+(CI sets it): then they fail with the reason. Screenshots and the server log go to
+``$EXPLORER_ARTIFACTS`` (default ``<repo>/artifacts``). The helpers live in
+``tools/screenshots.py``, which is also the command that screenshots every page.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tools import screenshots
+
+
+def _browser_or_skip() -> None:
+    reason = screenshots.browser_unavailable()
+    if reason is None:
+        return
+    message = f"browser tests need Playwright and Chromium: {reason}"
+    if os.environ.get("EXPLORER_BROWSER_TESTS", "").strip().lower() == "required":
+        pytest.fail(f"{message} (EXPLORER_BROWSER_TESTS=required)", pytrace=False)
+    pytest.skip(message)
+
+
+@pytest.fixture(scope="session")
+def artifacts() -> Path:
+    """Folder kept by CI: ``screenshots/<page>.png`` and ``streamlit-server.log``."""
+    folder = screenshots.artifacts_dir()
+    (folder / "screenshots").mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def server_log(artifacts: Path) -> Path:
+    return artifacts / "streamlit-server.log"
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """One headless Chromium for the whole session (skips or fails when there is none)."""
+    _browser_or_skip()
+    with screenshots.chromium() as browser:
+        yield browser
+
+
+@pytest.fixture(scope="session")
+def app_url(browser, server_log: Path) -> Iterator[str]:
+    """Base URL of ``streamlit run app.py`` on a free loopback port, stopped at session end.
+
+    Depends on ``browser`` so that a missing browser skips before the server starts.
+    """
+    with contextlib.ExitStack() as stack:
+        try:
+            url = stack.enter_context(screenshots.streamlit_server(server_log))
+        except screenshots.ServerError as error:
+            print(error)
+            pytest.fail(str(error), pytrace=False)
+        yield url
+
+
+@pytest.fixture
+def tab(browser) -> Iterator[screenshots.Tab]:
+    """A fresh tab (and Streamlit session) that records console errors and dialogs."""
+    with screenshots.open_tab(browser) as tab:
+        yield tab
