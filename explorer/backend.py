@@ -235,11 +235,12 @@ class Model:
                 return_special_tokens_mask=True,
                 return_token_type_ids=True,
             )
-        ids = list(encoding["input_ids"])
+            ids = list(encoding["input_ids"])
+            tokens = self.tokenizer.convert_ids_to_tokens(ids)
         return Tokenization(
             text=text,
             pair=pair,
-            tokens=self.tokenizer.convert_ids_to_tokens(ids),
+            tokens=tokens,
             ids=ids,
             segment_ids=(
                 list(encoding["token_type_ids"])

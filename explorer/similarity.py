@@ -20,7 +20,7 @@ def cosine_similarity(a: np.ndarray, b: np.ndarray | None = None) -> float | np.
         raise ValueError(f"Vectors of different sizes: {a.shape[-1]} and {b.shape[-1]}.")
     a_unit = a / np.maximum(np.linalg.norm(a, axis=-1, keepdims=True), 1e-12)
     b_unit = b / np.maximum(np.linalg.norm(b, axis=-1, keepdims=True), 1e-12)
-    result = a_unit @ b_unit.T
+    result = np.clip(a_unit @ b_unit.T, -1.0, 1.0)
     if np.ndim(result) == 0:
         return float(result)
-    return np.clip(result, -1.0, 1.0).astype(np.float32)
+    return result.astype(np.float32)

@@ -50,7 +50,7 @@ def _target_words(model: Model, word: str) -> list[str]:
     if not isinstance(word, str) or not word.strip():
         raise ValueError("The word to look for is empty: type a word such as 'bank'.")
     tokenization = model.tokenize(word.strip())
-    keys = [model.normalize(word.strip()[a:b]) for _, _, a, b in tokenization.words()]
+    keys = [model.normalize(tokenization.text[a:b]) for _, _, a, b in tokenization.words()]
     if not keys:
         raise ValueError(f"{word!r} has no tokens the model can read.")
     return keys

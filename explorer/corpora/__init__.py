@@ -83,6 +83,8 @@ def load_senses(word: str | None = None) -> pd.DataFrame:
     """
     frame = _read_csv(SENSES_FILE)[["word", "sense", "text"]]
     if word is not None:
+        if not isinstance(word, str):
+            raise ValueError(f"A sense word must be a string, not {type(word).__name__}.")
         key = word.strip().lower()
         if key not in SENSE_WORDS:
             raise ValueError(
