@@ -21,8 +21,8 @@ CARDS = (
         "pages/layers.py",
         "Layers",
         ":material/stacks:",
-        "Each token's vector at every layer, and the usual ways of combining layers into "
-        "one vector (last, second-to-last, sum of the last four, ...).",
+        "Each token's vector at every layer: value distributions, per-layer statistics, "
+        "the few outlier ('rogue') dimensions and vector norms.",
     ),
     (
         "pages/context.py",

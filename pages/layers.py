@@ -1,5 +1,227 @@
-"""Placeholder until the page lands."""
+"""Layers: the hidden states of one text, layer by layer (distributions, statistics, outliers)."""
+
+from __future__ import annotations
 
 import streamlit as st
 
-st.title("layers")
+from explorer import cache, layerstats
+from explorer.codegen.layers import layers_snippet
+from explorer.figures import layers as figures
+
+TUTORIAL = (
+    "After stealing money from the bank vault, the bank robber was seen fishing on the "
+    "Mississippi river bank."
+)
+DEFAULT_TOKEN = 5  # the tutorial's "layer 5, token 5" view
+DEFAULT_LAYER = 5
+METRICS = {
+    "mean": "mean",
+    "std": "std",
+    "norm": "norm (L2)",
+    "max_abs": "max |value|",
+    "kurtosis": "kurtosis",
+}
+
+st.title("Hidden states layer by layer")
+st.markdown(
+    "An encoder turns every token into a vector at its embedding layer (layer 0) and then "
+    "rewrites it in each of its encoder layers. Here is what those vectors look like: the "
+    "distribution of one token's values, how it changes across layers, per-layer "
+    "statistics, and the few *outlier dimensions* that dwarf all the others."
+)
+
+model_name = cache.current_model_name()
+text = st.text_area("Text", value=TUTORIAL, key="layers.text", height=80)
+try:
+    tokenization = cache.tokenize(model_name, text)
+    hidden = cache.hidden_states(model_name, text)  # (L + 1, T, H), one cached forward pass
+except ValueError as error:
+    st.error(str(error))
+    st.stop()
+
+num_layers, num_tokens, hidden_size = hidden.shape[0] - 1, hidden.shape[1], hidden.shape[2]
+labels = layerstats.token_labels(tokenization.tokens)
+special_names = ", ".join(
+    dict.fromkeys(t for t, s in zip(tokenization.tokens, tokenization.special, strict=True) if s)
+)
+st.caption(
+    f"**{model_name}**: hidden states of shape ({num_layers + 1}, {num_tokens}, "
+    f"{hidden_size}) = embedding output + {num_layers} layers × {num_tokens} tokens × "
+    f"{hidden_size} values." + (" The text was truncated." if tokenization.truncated else "")
+)
+
+left, middle, right = st.columns([2, 3, 2])
+token = left.selectbox(
+    "Token",
+    range(num_tokens),
+    index=min(DEFAULT_TOKEN, num_tokens - 1),
+    format_func=lambda i: labels[i],
+    key="layers.token",
+    help="Position: token, as the tokenizer cut the text.",
+)
+layer = middle.slider(
+    "Layer",
+    0,
+    num_layers,
+    value=min(DEFAULT_LAYER, num_layers),
+    key="layers.layer",
+    help=f"0 = the embedding output (before any attention), {num_layers} = the last layer.",
+)
+include_special = right.toggle(
+    "Include special tokens",
+    value=True,
+    key="layers.special",
+    help=f"Count {special_names or 'the special tokens'} in the all-token histogram, the "
+    "statistics table and the outliers. Their vectors are often unlike any word's.",
+)
+try:
+    keep = layerstats.token_mask(num_tokens, include_special, tokenization.special)
+except ValueError as error:
+    st.warning(str(error))
+    include_special = True
+    keep = layerstats.token_mask(num_tokens)
+token_name = f"token {token} ({tokenization.tokens[token]!r})"
+
+st.subheader(f"One token at one layer: {token_name}, {figures.layer_name(layer)}")
+numbers = layerstats.vector_statistics(hidden[layer, token])
+for column, (key, label) in zip(st.columns(len(METRICS)), METRICS.items(), strict=True):
+    column.metric(label, f"{numbers[key]:.2f}" if key == "kurtosis" else f"{numbers[key]:.4f}")
+left, right = st.columns(2)
+mode = left.radio(
+    "All tokens of the layer as",
+    figures.HISTOGRAM_MODES,
+    format_func={"combined": "one histogram", "overlay": "one curve per token"}.get,
+    horizontal=True,
+    key="layers.mode",
+)
+log_counts = right.toggle(
+    "Log count axis",
+    value=False,
+    key="layers.log_counts",
+    help="A log scale shows the rare large values in the tails of the histograms.",
+)
+left, right = st.columns(2)
+left.plotly_chart(
+    figures.token_histogram(hidden[layer, token], labels[token], layer, log_counts=log_counts),
+    width="stretch",
+    key="layers.token_histogram",
+)
+right.plotly_chart(
+    figures.layer_histogram(
+        hidden[layer], labels, layer, token, mode, keep=keep, log_counts=log_counts
+    ),
+    width="stretch",
+    key="layers.layer_histogram",
+)
+st.caption(
+    "Left: the distribution of one vector's values (one count per dimension). Right: all "
+    "tokens of the layer. Most values sit near 0; the long tails are a few dimensions with "
+    "large magnitude (see *Outlier dimensions* below)."
+)
+
+st.subheader(f"The same token at every layer: {token_name}")
+st.plotly_chart(
+    figures.layer_grid(hidden[:, token], labels[token], layer, log_counts=log_counts),
+    width="stretch",
+    key="layers.grid",
+)
+
+st.subheader("Statistics of every layer")
+statistics = layerstats.layer_statistics(hidden, include_special, tokenization.special)
+series = {"all tokens": layerstats.layer_statistics(hidden)}
+if any(tokenization.special) and not all(tokenization.special):
+    series["without special tokens"] = layerstats.layer_statistics(
+        hidden, False, tokenization.special
+    )
+st.plotly_chart(figures.statistics_chart(series), width="stretch", key="layers.stats_chart")
+st.dataframe(
+    statistics,
+    hide_index=True,
+    width="stretch",
+    key="layers.stats_table",
+    column_config={
+        "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
+        "tokens": st.column_config.NumberColumn("tokens", help="Token vectors counted"),
+        **{
+            key: st.column_config.NumberColumn(layerstats.STATISTIC_LABELS[key], format="%.4f")
+            for key in layerstats.STATISTICS
+        },
+        "norm": st.column_config.NumberColumn(
+            "mean norm", format="%.4f", help="Mean L2 norm of the token vectors"
+        ),
+        "kurtosis": st.column_config.NumberColumn(
+            "kurtosis", format="%.2f", help="Fisher kurtosis: 0 for a normal distribution"
+        ),
+    },
+)
+st.caption(
+    "Over all values of a layer's token vectors: mean, standard deviation, the mean L2 norm "
+    "of a token vector, the largest |value| and the Fisher kurtosis (0 for a normal "
+    "distribution; large = heavy tails, i.e. a few huge values). The chart shows the "
+    "statistics with and without special tokens; the table "
+    f"{'includes them' if include_special else 'leaves them out'} (toggle above)."
+)
+
+st.subheader("Outlier dimensions")
+threshold = st.slider(
+    "Threshold (standard deviations of the layer)",
+    2.0,
+    12.0,
+    value=layerstats.DEFAULT_THRESHOLD,
+    step=0.5,
+    key="layers.threshold",
+    help="A dimension is an outlier at a layer when |value| > threshold × the std of all "
+    "values of that layer, for at least one token.",
+)
+outliers = layerstats.outlier_dimensions(
+    hidden, threshold, include_special, tokenization.special, tokenization.tokens
+)
+st.markdown(layerstats.outlier_summary(outliers, num_layers, threshold))
+st.caption(
+    "BERT-family models have a few *rogue dimensions* whose values are many times larger "
+    "than the rest. They dominate dot products, so cosine similarity between two token "
+    "vectors is decided mostly by those few dimensions rather than by the hundreds of "
+    "others (Timkey & van Schijndel, 2021, *All Bark and No Bite: Rogue Dimensions in "
+    "Transformer Language Models Obscure Representational Quality*). Standardising each "
+    "dimension before comparing vectors reduces their weight."
+)
+peaks = layerstats.dimension_peaks(hidden, layer, include_special, tokenization.special)
+st.plotly_chart(
+    figures.dimension_profile(
+        peaks,
+        labels,
+        layer,
+        float(statistics["std"].iloc[layer]),
+        threshold,
+        outliers.loc[outliers["layer"] == layer, "dimension"].tolist(),
+    ),
+    width="stretch",
+    key="layers.dimensions",
+)
+if not outliers.empty:
+    st.dataframe(
+        outliers.drop(columns="positions"),
+        hide_index=True,
+        width="stretch",
+        key="layers.outlier_table",
+        column_config={
+            "count": st.column_config.NumberColumn("tokens firing"),
+            "max_abs": st.column_config.NumberColumn("max |value|", format="%.3f"),
+            "sigmas": st.column_config.NumberColumn("max |value| / std", format="%.1f"),
+            "tokens": st.column_config.TextColumn("where (position: token)"),
+        },
+    )
+
+st.subheader("Vector norms, token by layer")
+st.plotly_chart(
+    figures.norm_heatmap(layerstats.token_norms(hidden), labels, token, layer),
+    width="stretch",
+    key="layers.norms",
+)
+st.caption(
+    "The L2 norm of every token vector at every layer. Special tokens and punctuation "
+    "often stand apart from the words: compare their rows."
+)
+
+with st.expander("Show code"):
+    st.code(layers_snippet(model_name, text, layer, token), language="python")

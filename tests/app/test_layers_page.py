@@ -1,0 +1,142 @@
+"""AppTest of the Layers page: charts, statistics, outliers, widgets and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.backend import Model
+
+CHARTS = (
+    "layers.token_histogram",
+    "layers.layer_histogram",
+    "layers.grid",
+    "layers.stats_chart",
+    "layers.dimensions",
+    "layers.norms",
+)
+
+
+def _chart(at, key: str) -> dict:
+    """The plotly figure (as a dict) of the chart with ``key``."""
+    charts = [c for c in at.get("plotly_chart") if c.key == key]
+    assert len(charts) == 1, [c.key for c in at.get("plotly_chart")]
+    return json.loads(charts[0].proto.spec)
+
+
+def _stats(at):
+    return next(d for d in at.dataframe if "kurtosis" in d.value.columns).value
+
+
+def _ok(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+@pytest.mark.slow
+def test_first_load_has_the_charts_tables_and_code(page):
+    at = page("layers")
+    assert not at.error
+    assert {c.key for c in at.get("plotly_chart")} == set(CHARTS)
+    stats = _stats(at)
+    assert stats["layer"].tolist() == list(range(7))  # the bundled model: 6 layers + embeddings
+    assert (stats["tokens"] == 22).all()
+    assert at.selectbox(key="layers.token").value == 5
+    assert at.selectbox(key="layers.token").format_func(5) == "5: the"
+    assert at.slider(key="layers.layer").value == 5
+    token_figure = _chart(at, "layers.token_histogram")
+    assert token_figure["layout"]["xaxis"]["title"]["text"] == "value"
+    grid = _chart(at, "layers.grid")
+    assert len(grid["data"]) == 7
+    outliers = next(d for d in at.dataframe if "dimension" in d.value.columns).value
+    assert 0 < len(outliers) < 60
+    assert any("stand" in m.value and "out" in m.value for m in at.markdown)
+    code = at.code[0].value
+    assert "output_hidden_states=True" in code and "layer, token = 5, 5" in code
+
+
+@pytest.mark.slow
+def test_token_and_layer_change_the_histograms_without_a_forward_pass(page, monkeypatch):
+    calls = []
+    original = Model.hidden_states
+
+    def counting(self, *args, **kwargs):
+        calls.append(args)
+        return original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Model, "hidden_states", counting)
+    at = page("layers")
+    before = _chart(at, "layers.token_histogram")
+    grid_before = _chart(at, "layers.grid")
+    forward_passes = len(calls)
+
+    at.selectbox(key="layers.token").set_value(6).run()
+    _ok(at)
+    after_token = _chart(at, "layers.token_histogram")
+    assert after_token != before
+    assert "6: bank" in after_token["layout"]["title"]["text"]
+    assert _chart(at, "layers.grid") != grid_before
+    assert "layer, token = 5, 6" in at.code[0].value
+
+    at.slider(key="layers.layer").set_value(2).run()
+    _ok(at)
+    after_layer = _chart(at, "layers.token_histogram")
+    assert after_layer != after_token
+    assert "Layer 2" in after_layer["layout"]["title"]["text"]
+    assert "layer 2" in _chart(at, "layers.layer_histogram")["layout"]["title"]["text"].lower()
+
+    at.radio(key="layers.mode").set_value("overlay").run()
+    _ok(at)
+    assert len(_chart(at, "layers.layer_histogram")["data"]) == 22
+    at.toggle(key="layers.log_counts").set_value(True).run()
+    _ok(at)
+    assert _chart(at, "layers.token_histogram")["layout"]["yaxis"]["type"] == "log"
+    at.slider(key="layers.threshold").set_value(3.0).run()
+    _ok(at)
+    assert len(calls) == forward_passes  # display options never re-run the model
+    at.text_area(key="layers.text").input("A counted forward pass, once.").run()
+    _ok(at)
+    assert len(calls) == forward_passes + 1  # ... while a new text does (the counter works)
+
+
+@pytest.mark.slow
+def test_changing_the_text_changes_the_statistics(page):
+    at = page("layers")
+    before = _stats(at)
+    at.text_area(key="layers.text").input("The river bank was muddy.").run()
+    _ok(at)
+    assert not at.error
+    after = _stats(at)
+    assert (after["tokens"] == 8).all()
+    assert not after["std"].equals(before["std"])
+    assert "The river bank was muddy." in at.code[0].value
+
+
+@pytest.mark.slow
+def test_leaving_out_special_tokens_changes_the_table(page):
+    at = page("layers")
+    before = _stats(at)
+    at.toggle(key="layers.special").set_value(False).run()
+    _ok(at)
+    after = _stats(at)
+    assert (after["tokens"] == 20).all()
+    assert (after["max_abs"] < before["max_abs"]).any()
+
+
+@pytest.mark.slow
+def test_a_shorter_text_resets_a_token_that_no_longer_exists(page):
+    at = page("layers")
+    at.selectbox(key="layers.token").set_value(19).run()
+    at.text_area(key="layers.text").input("A bank.").run()
+    _ok(at)
+    assert at.selectbox(key="layers.token").value < 5
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("text", ["", "   \n "])
+def test_empty_text_shows_an_error_not_a_traceback(page, text):
+    at = page("layers")
+    at.text_area(key="layers.text").input(text).run()
+    _ok(at)
+    assert at.error and "empty" in at.error[0].value
+    assert not at.get("plotly_chart")

@@ -1,0 +1,51 @@
+"""The Layers page's "Show code" snippet runs and prints the numbers the page shows."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer import layerstats
+from explorer.codegen.layers import layers_snippet
+from tests.conftest import TUTORIAL
+
+
+def _run(source: str) -> tuple[dict, str]:
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<layers snippet>", "exec"), namespace)  # noqa: S102
+    return namespace, out.getvalue()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("text", "layer", "token"),
+    [(TUTORIAL, 5, 5), (TUTORIAL, 0, 0), ("A \"quoted\" bank, with 'quotes' \\ too.", 6, 3)],
+)
+def test_snippet_matches_the_library(bundled, text, layer, token):
+    source = layers_snippet(explorer.DEFAULT_MODEL, text, layer, token)
+    assert "output_hidden_states=True" in source and "torch.inference_mode()" in source
+    namespace, printed = _run(source)
+    hidden = bundled.hidden_states(text)
+    assert namespace["hidden"].shape == hidden.shape
+    assert f"{hidden.shape}" in printed
+    np.testing.assert_allclose(namespace["hidden"], hidden, atol=1e-4)
+
+    expected = layerstats.vector_statistics(hidden[layer, token])
+    for key in ("mean", "std", "norm", "max_abs"):
+        assert float(namespace[key]) == pytest.approx(expected[key], abs=1e-4), key
+    # The printed line carries the same numbers, to 4 decimals as on the page.
+    printed_numbers = [float(x) for x in re.findall(r"-?\d+\.\d{4}", printed.splitlines()[-1])]
+    wanted = [expected[key] for key in ("mean", "std", "norm", "max_abs")]
+    np.testing.assert_allclose(printed_numbers, wanted, atol=1e-4)
+    assert repr(bundled.tokenize(text).tokens[token]) in printed
+
+    # The per-layer table agrees with the snippet's array too.
+    table = layerstats.layer_statistics(namespace["hidden"])
+    np.testing.assert_allclose(table["std"], layerstats.layer_statistics(hidden)["std"], atol=1e-4)
