@@ -1,5 +1,184 @@
-"""Placeholder until the page lands."""
+"""Word in context: one word, several sentences, how similar are its contextual vectors?"""
+
+from __future__ import annotations
 
 import streamlit as st
 
-st.title("context")
+import explorer
+from explorer import cache, corpora
+from explorer import context as ctx
+from explorer.codegen.context import context_snippet
+from explorer.figures.context import layer_similarity_chart, similarity_heatmap
+from explorer.layers import strategy_label
+
+DEFAULT_STRATEGY = "last"
+TABLE_HEADERS = {
+    "last": "last",
+    "second_to_last": "2nd-to-last",
+    "sum_last4": "sum last 4",
+    "concat_last4": "concat last 4",
+    "mean_last4": "mean last 4",
+    "sum_all": "sum all",
+    "embeddings": "embeddings",
+}
+SUBWORD_HELP = {
+    "first": "first subword",
+    "last": "last subword",
+    "mean": "mean of the subwords",
+    "max": "element-wise max of the subwords",
+    "sum": "sum of the subwords",
+}
+
+st.session_state.setdefault("context.text", "\n".join(ctx.DEFAULT_SENTENCES))
+st.session_state.setdefault("context.word", ctx.DEFAULT_WORD)
+
+
+def load_example() -> None:
+    """Fill the sentences and the word from the built-in sense set chosen in the selectbox."""
+    word = st.session_state.get("context.example")
+    if word:
+        st.session_state["context.text"] = "\n".join(ctx.sense_examples(word, per_sense=3))
+        st.session_state["context.word"] = word
+    st.session_state["context.example"] = None
+
+
+st.title("Word in context")
+st.markdown(
+    "The same word gets a different vector in every sentence. Type a few sentences (one per "
+    "line) and a word that occurs in them: the page compares every occurrence by **cosine "
+    "similarity**, under the layer strategy you pick and layer by layer. Does the *river* "
+    "bank end up closer to the other river bank than to the bank that was robbed?"
+)
+
+model = cache.current_model()
+name = cache.current_model_name()
+
+left, right = st.columns([3, 1])
+with left:
+    text = st.text_area("Sentences, one per line", key="context.text", height=130)
+with right:
+    word = st.text_input("Word to compare", key="context.word")
+    st.selectbox(
+        "Load an example",
+        corpora.SENSE_WORDS,
+        index=None,
+        key="context.example",
+        placeholder="Choose an ambiguous word…",
+        on_change=load_example,
+        help="Built-in sentences: three for each sense of the word.",
+    )
+
+strategies = ctx.valid_strategies(model.num_layers)
+options = st.columns([2, 2, 3], vertical_alignment="bottom")
+strategy = options[0].selectbox(
+    "Layer strategy (heatmap)",
+    strategies,
+    index=strategies.index(DEFAULT_STRATEGY),
+    format_func=strategy_label,
+    key="context.strategy",
+    help="How the hidden states of all layers become one vector per occurrence. The last "
+    "layer is the default: it is the most contextual, and its numbers are the right-hand "
+    "end of the layer-by-layer chart below.",
+)
+subwords = options[1].selectbox(
+    "Subwords of a word",
+    explorer.SUBWORD_MODES,
+    index=explorer.SUBWORD_MODES.index("mean"),
+    format_func=lambda mode: f"{mode} ({SUBWORD_HELP[mode]})",
+    key="context.subwords",
+    help="A word split into several tokens (em ##bed ##ding ##s) gets one vector from these.",
+)
+center = options[2].toggle(
+    "Mean-centre (remove the common direction)",
+    key="context.center",
+    help="Subtract, at every layer, the mean vector of all tokens of these sentences ([CLS] "
+    "and [SEP] left out) before "
+    "taking cosines. Raw contextual vectors share a large common direction (anisotropy), so "
+    "all cosines are high; centring removes it. Under a layer strategy, the layer means are "
+    "combined the same way as the vectors.",
+)
+
+try:
+    sentences = ctx.parse_sentences(text)
+    occurrences, per_layer = cache.word_layer_vectors(name, tuple(sentences), word, subwords)
+    token_states = cache.context_token_states(name, tuple(sentences))
+except ValueError as error:
+    st.error(str(error))
+    st.stop()
+
+labels = ctx.occurrence_labels(occurrences, sentences)
+st.subheader(
+    f"{len(occurrences)} occurrence{'' if len(occurrences) == 1 else 's'} of "
+    f"“{ctx.escape_markdown(word.strip())}”",
+    anchor=False,
+)
+st.markdown(
+    "\n".join(
+        f"- **#{i + 1}** {ctx.highlight_html(sentences[o.text_index], o.char_start, o.char_end)} "
+        f"<small>(sentence {o.text_index + 1})</small>"
+        for i, o in enumerate(occurrences)
+    ),
+    unsafe_allow_html=True,
+)
+if len(occurrences) < 2:
+    st.info(
+        "The word occurs only once: you need at least two occurrences to compare. Add a "
+        "sentence that uses it again, ideally in another sense."
+    )
+    st.stop()
+
+means = ctx.layer_means(token_states) if center else None
+matrix = ctx.similarity_matrix(per_layer, strategy, means)
+pairs = ctx.pair_labels(len(occurrences))
+by_layer = ctx.pair_similarities(per_layer, means)
+baseline = ctx.anisotropy_baseline(token_states, means)
+centred_note = " (mean-centred)" if center else ""
+
+heatmap_column, chart_column = st.columns(2)
+with heatmap_column:
+    st.plotly_chart(
+        similarity_heatmap(
+            matrix,
+            ctx.short_labels(occurrences, sentences),
+            labels,
+            title=f"Cosine similarity: {strategy_label(strategy).lower()}{centred_note}",
+        ),
+        width="stretch",
+        key="context.heatmap",
+    )
+with chart_column:
+    st.plotly_chart(
+        layer_similarity_chart(
+            by_layer,
+            pairs,
+            baseline,
+            ctx.pair_members(labels),
+            title=f"Similarity of each pair, layer by layer{centred_note}",
+        ),
+        width="stretch",
+        key="context.by_layer",
+    )
+st.caption(
+    f"Heatmap colours span the values shown: read the numbers. The dashed line is the mean "
+    f"cosine of {ctx.describe_baseline_pairs(token_states.shape[1])} of tokens of these "
+    "sentences (special tokens left "
+    "out): what two unrelated tokens score at that layer. A pair is only telling by how far "
+    "it sits above that line. Click a pair in the legend to hide it, double-click to see it "
+    "alone."
+)
+
+st.subheader("Every pair under every layer strategy", anchor=False)
+table = ctx.strategy_table(per_layer, strategies, means)
+st.dataframe(
+    table,
+    width="stretch",
+    column_config={
+        strategy_label(s): st.column_config.NumberColumn(
+            TABLE_HEADERS.get(s, strategy_label(s)), help=strategy_label(s), format="%.3f"
+        )
+        for s in strategies
+    },
+)
+
+with st.expander("Show code"):
+    st.code(context_snippet(name, sentences, word, strategy, subwords, center), language="python")

@@ -1,0 +1,109 @@
+""" "Show code" for the "Word in context" page: the similarity matrix of a word's occurrences."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer.codegen import literal, model_preamble
+from explorer.layers import LAYER_STRATEGIES, LayerStrategy, strategy_label
+from explorer.words import SUBWORD_MODES
+
+# How each strategy combines a stack {s} of shape (layers + 1, ..., hidden); 0 = embeddings.
+_COMBINE = {
+    "last": "{s}[-1]",
+    "second_to_last": "{s}[-2]",
+    "sum_last4": "{s}[-4:].sum(dim=0)",
+    "mean_last4": "{s}[-4:].mean(dim=0)",
+    "concat_last4": "torch.cat([{s}[-1], {s}[-2], {s}[-3], {s}[-4]], dim=-1)",
+    "sum_all": "{s}[1:].sum(dim=0)",
+    "embeddings": "{s}[0]",
+}
+
+# How one occurrence's subword vectors (layers + 1, k, hidden) become (layers + 1, hidden).
+_SUBWORDS = {
+    "first": "span[:, 0]",
+    "last": "span[:, -1]",
+    "mean": "span.mean(dim=1)",
+    "max": "span.max(dim=1).values",
+    "sum": "span.sum(dim=1)",
+}
+
+
+def _combine_expression(strategy: LayerStrategy) -> str:
+    if isinstance(strategy, bool) or not isinstance(strategy, int | str):
+        raise ValueError(f"Unknown layer strategy {strategy!r}; choose one of {LAYER_STRATEGIES}")
+    if isinstance(strategy, int):
+        return f"{{s}}[{strategy}]"
+    if strategy not in _COMBINE:
+        raise ValueError(f"Unknown layer strategy {strategy!r}; choose one of {LAYER_STRATEGIES}")
+    return _COMBINE[strategy]
+
+
+def context_snippet(
+    model_name: str,
+    sentences: Sequence[str],
+    word: str,
+    strategy: LayerStrategy = "last",
+    subwords: str = "mean",
+    center: bool = False,
+) -> str:
+    """A runnable program printing the cosine-similarity matrix of ``word``'s occurrences.
+
+    It finds the word's subword tokens with the tokenizer's ``word_ids`` and offsets (the
+    same whole-word, normalized matching as :func:`explorer.find_occurrences`), takes all
+    hidden states, combines subwords with ``subwords`` and layers with ``strategy``,
+    optionally subtracting the per-layer mean of all non-special tokens first (``center``),
+    and leaves the ``(n, n)`` matrix in the variable ``similarity``.
+    """
+    if subwords not in SUBWORD_MODES:
+        raise ValueError(f"Unknown subword mode {subwords!r}; choose one of {SUBWORD_MODES}")
+    combine = _combine_expression(strategy).format(s="occurrences")
+    listed = "".join(f"    {literal(s)},\n" for s in sentences)
+    centring = (
+        "# Mean-centring: subtract each layer's mean over all non-special tokens.\n"
+        "mean = torch.cat(token_states, dim=1).mean(dim=1, keepdim=True)  # (L+1, 1, hidden)\n"
+        "occurrences = occurrences - mean\n"
+        if center
+        else ""
+    )
+    return (
+        "import numpy as np\n"
+        + model_preamble(model_name)
+        + f"\nsentences = [\n{listed}]\n"
+        + f"word = {literal(word.strip())}\n\n"
+        + "normalizer = tokenizer.backend_tokenizer.normalizer  # lower-cases uncased models\n"
+        "normalize = normalizer.normalize_str if normalizer else (lambda s: s)\n\n\n"
+        "def words_of(text, encoding):\n"
+        '    """(first token, end token, normalized word) for every word of one text."""\n'
+        "    spans = {}\n"
+        "    for i, word_id in enumerate(encoding.word_ids()):\n"
+        "        if word_id is not None:\n"
+        "            start, end = encoding['offset_mapping'][i]\n"
+        "            span = spans.setdefault(word_id, [i, i + 1, start, end])\n"
+        "            span[1], span[3] = i + 1, end\n"
+        "    return [(a, b, normalize(text[s:e]).strip()) for a, b, s, e in spans.values()]\n\n\n"
+        "target = [w for *_, w in words_of(word, tokenizer(word, return_offsets_mapping=True))]\n"
+        "labels, vectors, token_states = [], [], []\n"
+        "for n, text in enumerate(sentences, start=1):\n"
+        "    encoding = tokenizer(text, truncation=True, return_offsets_mapping=True)\n"
+        "    inputs = tokenizer(text, truncation=True, return_tensors='pt')\n"
+        "    with torch.inference_mode():\n"
+        "        output = model(**inputs, output_hidden_states=True)\n"
+        "    stack = torch.stack(output.hidden_states)[:, 0]  # (layers + 1, tokens, hidden)\n"
+        "    is_word = torch.tensor([w is not None for w in encoding.word_ids()])\n"
+        "    token_states.append(stack[:, is_word])  # every token but [CLS]/[SEP]\n"
+        "    words = words_of(text, encoding)\n"
+        "    for i in range(len(words) - len(target) + 1):\n"
+        "        if [w for *_, w in words[i : i + len(target)]] == target:\n"
+        "            span = stack[:, words[i][0] : words[i + len(target) - 1][1]]\n"
+        f"            vectors.append({_SUBWORDS[subwords]})  # subwords -> (layers + 1, hidden)\n"
+        "            labels.append(f'#{len(labels) + 1} (sentence {n})')\n\n"
+        "occurrences = torch.stack(vectors, dim=1)  # (layers + 1, n, hidden)\n"
+        + centring
+        + f"combined = {combine}  # {strategy_label(strategy)}: (n, dim)\n"
+        "unit = torch.nn.functional.normalize(combined.double(), dim=-1)\n"
+        "similarity = (unit @ unit.T).numpy()\n"
+        "np.set_printoptions(precision=3, suppress=True, linewidth=120)\n"
+        "print(labels)\n"
+        "print(similarity)\n"
+    )

@@ -1,0 +1,93 @@
+"""The "Word in context" snippet runs and prints the similarity matrix the page shows."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer import context as ctx
+from explorer.codegen.context import context_snippet
+from explorer.layers import LAYER_STRATEGIES
+
+SENTENCES = list(ctx.DEFAULT_SENTENCES)
+
+
+def _run(source: str) -> tuple[dict, str]:
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<context snippet>", "exec"), namespace)  # noqa: S102
+    return namespace, out.getvalue()
+
+
+def _printed_matrix(printed: str, n: int) -> np.ndarray:
+    numbers = [float(x) for x in re.findall(r"-?\d+\.\d*", printed.split("]\n", 1)[1])]
+    return np.array(numbers).reshape(n, n)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("strategy", ["last", "concat_last4"])
+@pytest.mark.parametrize("center", [False, True])
+def test_snippet_matches_the_library(bundled, strategy, center):
+    source = context_snippet(explorer.DEFAULT_MODEL, SENTENCES, "bank", strategy, "mean", center)
+    assert "output_hidden_states=True" in source and "word_ids()" in source
+    assert ("occurrences - mean" in source) == center
+    namespace, printed = _run(source)
+
+    if center:
+        occurrences, per_layer = explorer.word_layer_vectors(bundled, SENTENCES, "bank")
+        means = ctx.layer_means(ctx.content_token_states(bundled, SENTENCES))
+        expected = ctx.similarity_matrix(per_layer, strategy, means)
+    else:
+        occurrences, vectors = explorer.word_vectors(bundled, SENTENCES, "bank", strategy)
+        expected = explorer.cosine_similarity(vectors)
+    assert namespace["similarity"].shape == (5, 5) == expected.shape
+    np.testing.assert_allclose(namespace["similarity"], expected, atol=1e-4)
+    # The printed matrix carries the same numbers (3 decimals).
+    np.testing.assert_allclose(_printed_matrix(printed, 5), expected, atol=6e-4)
+    assert "#5 (sentence 3)" in printed
+
+
+@pytest.mark.slow
+def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
+    sentences = [
+        "Contextual embeddings change with context.",
+        "Static embeddings do not.",
+        "Word embeddings, again: EMBEDDINGS!",
+    ]
+    for word, subwords in (("embeddings", "max"), ("word embeddings", "first")):
+        source = context_snippet(
+            explorer.DEFAULT_MODEL, sentences, word, "sum_last4", subwords, False
+        )
+        namespace, _ = _run(source)
+        _, vectors = explorer.word_vectors(bundled, sentences, word, "sum_last4", subwords)
+        np.testing.assert_allclose(
+            namespace["similarity"], explorer.cosine_similarity(vectors), atol=1e-4
+        )
+
+
+@pytest.mark.parametrize("strategy", [*LAYER_STRATEGIES, 3, -2])
+@pytest.mark.parametrize("center", [False, True])
+def test_snippet_compiles_for_every_strategy(strategy, center):
+    source = context_snippet(
+        "bert-base-uncased",
+        ["A bank.", 'A "quoted" bank\'s \\ edge.'],
+        "bank",
+        strategy,
+        "mean",
+        center,
+    )
+    compile(source, "<context snippet>", "exec")
+    assert "name = 'bert-base-uncased'" in source
+
+
+def test_snippet_rejects_unknown_modes():
+    with pytest.raises(ValueError, match="subword mode"):
+        context_snippet(explorer.DEFAULT_MODEL, ["A bank."], "bank", "last", "median")
+    with pytest.raises(ValueError, match="layer strategy"):
+        context_snippet(explorer.DEFAULT_MODEL, ["A bank."], "bank", "middle", "mean")

@@ -1,0 +1,271 @@
+"""The maths of the "Word in context" page: pair similarities, centring, the baseline."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import explorer
+from explorer import context as ctx
+from explorer.layers import LAYER_STRATEGIES, combine_layers, strategy_label
+from tests.conftest import TUTORIAL
+
+SENTENCES = list(ctx.DEFAULT_SENTENCES)
+
+
+def random_stack(layers=5, n=4, hidden=8, seed=0):
+    return np.random.default_rng(seed).normal(size=(layers, n, hidden)).astype(np.float32)
+
+
+# -- inputs and labels ------------------------------------------------------------------
+
+
+def test_default_example_is_the_tutorial_plus_a_pair():
+    assert ctx.DEFAULT_SENTENCES[0] == TUTORIAL
+    assert ctx.DEFAULT_WORD == "bank"
+
+
+def test_parse_sentences_drops_blank_lines_and_strips():
+    assert ctx.parse_sentences("  One.\n\n\t\nTwo. \n") == ["One.", "Two."]
+
+
+@pytest.mark.parametrize("text", ["", "   \n \n", None])
+def test_parse_sentences_rejects_empty_input(text):
+    with pytest.raises(ValueError, match="no sentences"):
+        ctx.parse_sentences(text)
+
+
+def test_parse_sentences_rejects_too_many_lines():
+    with pytest.raises(ValueError, match=f"at most {ctx.MAX_SENTENCES}"):
+        ctx.parse_sentences("\n".join(["A bank."] * (ctx.MAX_SENTENCES + 1)))
+
+
+def test_sense_examples_take_a_few_sentences_of_every_sense():
+    senses = explorer.corpora.load_senses("bat")
+    examples = ctx.sense_examples("bat", per_sense=3)
+    assert len(examples) == 3 * senses["sense"].nunique()
+    assert all("bat" in text.lower() for text in examples)
+    assert set(examples) <= set(senses["text"])
+    # sense by sense: the first three belong to one sense
+    first_sense = senses.set_index("text").loc[examples[:3], "sense"]
+    assert first_sense.nunique() == 1
+
+
+def test_sense_examples_reject_unknown_words():
+    with pytest.raises(ValueError, match="valid words"):
+        ctx.sense_examples("zebra")
+    with pytest.raises(ValueError, match="per_sense"):
+        ctx.sense_examples("bank", per_sense=0)
+
+
+def test_valid_strategies_drop_what_a_shallow_model_cannot_do():
+    assert ctx.valid_strategies(6) == list(LAYER_STRATEGIES)
+    shallow = ctx.valid_strategies(2)
+    assert "sum_last4" not in shallow and "concat_last4" not in shallow
+    assert "last" in shallow and "second_to_last" in shallow
+
+
+def test_context_window_keeps_punctuation_attached():
+    text = "After stealing money from the bank vault, the bank robber was seen."
+    start = text.index("bank")
+    assert ctx.context_window(text, start, start + 4, 2) == "…from the bank vault, the…"
+    assert ctx.context_window(text, start, start + 4, 1, "") == "the bank vault,"
+    end = text.rindex("seen") + 4
+    assert ctx.context_window(text, text.rindex("seen"), end, 1) == "…was seen."
+    assert ctx.context_window("bank", 0, 4, 3) == "bank"
+
+
+def test_occurrence_labels_number_and_locate_each_occurrence(tiny):
+    occurrences = explorer.find_occurrences(tiny, SENTENCES, "bank")
+    labels = ctx.occurrence_labels(occurrences, SENTENCES)
+    assert len(labels) == 5
+    assert labels[0] == "#1 bank (s1: …money from the bank vault, the bank…)"
+    assert labels[3].startswith("#4 bank (s2: ")
+    assert ctx.short_labels(occurrences, SENTENCES)[4] == "#5 the bank of"
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 5, 9])
+def test_pair_count_is_n_choose_2(n):
+    pairs = ctx.pair_indices(n)
+    assert len(pairs) == n * (n - 1) // 2 == len(ctx.pair_labels(n))
+    assert all(i < j for i, j in pairs)
+    assert len(set(pairs)) == len(pairs)
+
+
+def test_pair_labels_and_members_follow_pair_order():
+    assert ctx.pair_labels(3) == ["#1 vs #2", "#1 vs #3", "#2 vs #3"]
+    assert ctx.pair_members(["a", "b", "c"]) == [("a", "b"), ("a", "c"), ("b", "c")]
+
+
+def test_highlight_html_escapes_user_text():
+    text = "<script>alert(1)</script> *bank* & $x$ [link](http://x) :red[bank]"
+    start = text.index("bank")
+    out = ctx.highlight_html(text, start, start + 4)
+    assert "<script>" not in out and "&lt;script&gt;" in out
+    assert "<mark><b>bank</b></mark>" in out
+    assert "\\*" in out and "\\$" in out and "\\[" in out and "&amp;" in out
+    assert out.count("<") == 4  # only the <mark><b> tags are HTML
+
+
+def test_escape_markdown_neutralises_specials():
+    assert ctx.escape_markdown("**a**_b_") == "\\*\\*a\\*\\*\\_b\\_"
+    assert ctx.escape_markdown("<b>") == "&lt;b&gt;"
+
+
+# -- similarities -----------------------------------------------------------------------
+
+
+def test_pair_similarities_shape_and_order():
+    stack = random_stack(layers=5, n=4)
+    sims = ctx.pair_similarities(stack)
+    assert sims.shape == (5, 6) and sims.dtype == np.float32
+    for p, (i, j) in enumerate(ctx.pair_indices(4)):
+        for layer in range(5):
+            expected = explorer.cosine_similarity(stack[layer, i], stack[layer, j])
+            assert sims[layer, p] == pytest.approx(expected, abs=1e-6)
+
+
+def test_identical_vectors_have_similarity_one():
+    vector = np.random.default_rng(1).normal(size=(5, 1, 8)).astype(np.float32)
+    stack = np.concatenate([vector, vector, 2 * vector], axis=1)
+    np.testing.assert_allclose(ctx.pair_similarities(stack), 1.0, atol=1e-6)
+    for strategy in LAYER_STRATEGIES:
+        np.testing.assert_allclose(ctx.similarity_matrix(stack, strategy), 1.0, atol=1e-6)
+
+
+def test_centring_changes_values_and_zero_centre_does_not():
+    stack = random_stack() + 3.0  # a shared offset: the "common direction"
+    means = stack.mean(axis=1)
+    raw = ctx.pair_similarities(stack)
+    centred = ctx.pair_similarities(stack, means)
+    assert not np.allclose(raw, centred, atol=1e-3)
+    assert centred.mean() < raw.mean()
+    np.testing.assert_allclose(ctx.pair_similarities(stack, np.zeros_like(means)), raw)
+
+
+@pytest.mark.parametrize("strategy", [*LAYER_STRATEGIES, 2, -3])
+def test_centring_under_a_strategy_equals_combining_the_means(strategy):
+    stack = random_stack(layers=6) + 1.0
+    means = random_stack(layers=6, n=1, seed=5)[:, 0]
+    combined = combine_layers(stack, strategy) - combine_layers(means, strategy)
+    expected = explorer.cosine_similarity(combined)
+    np.testing.assert_allclose(ctx.similarity_matrix(stack, strategy, means), expected, atol=1e-5)
+
+
+def test_similarity_matrix_matches_the_library_word_vectors(tiny):
+    occurrences, per_layer = explorer.word_layer_vectors(tiny, SENTENCES, "bank")
+    for strategy in ("last", "concat_last4", "sum_all"):
+        _, vectors = explorer.word_vectors(tiny, SENTENCES, "bank", strategy)
+        np.testing.assert_allclose(
+            ctx.similarity_matrix(per_layer, strategy),
+            explorer.cosine_similarity(vectors),
+            atol=1e-6,
+        )
+    last = ctx.pair_similarities(per_layer)[-1]
+    matrix = ctx.similarity_matrix(per_layer, "last")
+    rows, cols = np.array(ctx.pair_indices(len(occurrences))).T
+    np.testing.assert_allclose(last, matrix[rows, cols], atol=1e-6)
+
+
+def test_bad_shapes_are_rejected():
+    with pytest.raises(ValueError, match="layers \\+ 1, n, hidden"):
+        ctx.pair_similarities(np.zeros((3, 4)))
+    with pytest.raises(ValueError, match="centre must have shape"):
+        ctx.pair_similarities(random_stack(), np.zeros((5, 3)))
+    with pytest.raises(ValueError, match="Unknown layer strategy"):
+        ctx.similarity_matrix(random_stack(), "middle")
+
+
+def test_strategy_table_has_pairs_as_rows_and_strategies_as_columns():
+    stack = random_stack(layers=7, n=4)
+    table = ctx.strategy_table(stack, LAYER_STRATEGIES)
+    assert isinstance(table, pd.DataFrame)
+    assert list(table.index) == ctx.pair_labels(4) and table.index.name == "Pair"
+    assert list(table.columns) == [strategy_label(s) for s in LAYER_STRATEGIES]
+    matrix = ctx.similarity_matrix(stack, "concat_last4")
+    assert table.loc["#2 vs #4", strategy_label("concat_last4")] == pytest.approx(matrix[1, 3])
+    means = stack.mean(axis=1)
+    centred = ctx.strategy_table(stack, LAYER_STRATEGIES, means)
+    assert centred.shape == table.shape and not np.allclose(centred, table)
+
+
+# -- token states and the anisotropy baseline -------------------------------------------
+
+
+def test_layer_means_shape_and_validation():
+    stack = random_stack(layers=4, n=10, hidden=6)
+    np.testing.assert_allclose(ctx.layer_means(stack), stack.mean(axis=1), atol=1e-6)
+    with pytest.raises(ValueError, match="at least one"):
+        ctx.layer_means(np.zeros((4, 0, 6)))
+
+
+def test_sample_pairs_all_or_capped_and_distinct():
+    assert ctx.sample_pairs(5).shape == (10, 2)
+    capped = ctx.sample_pairs(500, max_pairs=300, seed=3)
+    assert capped.shape == (300, 2)
+    assert np.all(capped[:, 0] != capped[:, 1])
+    assert capped.min() >= 0 and capped.max() < 500
+    np.testing.assert_array_equal(capped, ctx.sample_pairs(500, max_pairs=300, seed=3))
+    assert ctx.baseline_pair_count(41) == 820 and ctx.baseline_pair_count(500) == 2000
+    assert ctx.describe_baseline_pairs(41) == "all 820 pairs"
+    assert ctx.describe_baseline_pairs(500) == "2,000 random pairs"
+    with pytest.raises(ValueError, match="at least 2"):
+        ctx.sample_pairs(1)
+
+
+def test_anisotropy_baseline_shape_range_and_determinism():
+    states = random_stack(layers=5, n=120, hidden=16) + 1.0
+    baseline = ctx.anisotropy_baseline(states, max_pairs=2000, seed=0)
+    assert baseline.shape == (5,)
+    assert np.all(baseline >= -1) and np.all(baseline <= 1)
+    np.testing.assert_array_equal(baseline, ctx.anisotropy_baseline(states, max_pairs=2000))
+    assert not np.array_equal(baseline, ctx.anisotropy_baseline(states, max_pairs=50, seed=1))
+    # a shared offset is what the baseline measures, and centring removes it
+    assert baseline.mean() > 0.3
+    centred = ctx.anisotropy_baseline(states, ctx.layer_means(states))
+    assert np.all(np.abs(centred) < 0.1)
+
+
+def test_anisotropy_baseline_accepts_per_sentence_lists_and_sees_identical_tokens():
+    states = random_stack(layers=3, n=6, hidden=8)
+    as_list = ctx.anisotropy_baseline([states[:, :2], states[:, 2:]])
+    np.testing.assert_allclose(as_list, ctx.anisotropy_baseline(states))
+    same = np.repeat(states[:, :1], 5, axis=1)
+    np.testing.assert_allclose(ctx.anisotropy_baseline(same), 1.0, atol=1e-6)
+
+
+def test_content_token_states_drop_special_tokens(tiny):
+    states = ctx.content_token_states(tiny, SENTENCES)
+    words = sum(len(tiny.tokenize(s)) - 2 for s in SENTENCES)  # [CLS] and [SEP] each
+    assert states.shape == (tiny.num_layers + 1, words, tiny.hidden_size)
+    assert states.dtype == np.float32
+    first = tiny.hidden_states(SENTENCES[0])[:, 1:-1]
+    np.testing.assert_allclose(states[:, : first.shape[1]], first, atol=1e-5)
+    baseline = ctx.anisotropy_baseline(states)
+    assert baseline.shape == (tiny.num_layers + 1,)
+    with pytest.raises(ValueError):
+        ctx.content_token_states(tiny, [])
+
+
+# -- what the bundled model says ----------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_bundled_model_separates_the_two_senses_of_bank(bundled):
+    """With centring, at the last layer, the two finance banks of *different* sentences (vault
+    in s1, robbing in s2) are closer to each other than either is to a river bank of another
+    sentence. (Not to the river bank of the *same* sentence: #1 vs #3 scores 0.89, above
+    #1 vs #4 at 0.85, because a shared sentence pulls vectors together.)
+    """
+    occurrences, per_layer = explorer.word_layer_vectors(bundled, SENTENCES, "bank")
+    assert len(occurrences) == 5  # vault, robber, river (s1); robbing (s2); river (s3)
+    means = ctx.layer_means(ctx.content_token_states(bundled, SENTENCES))
+    sim = ctx.similarity_matrix(per_layer, "last", means)
+    vault, robbing, river_s1, river_s3 = 0, 3, 2, 4
+    finance = sim[vault, robbing]
+    cross = [sim[vault, river_s3], sim[robbing, river_s1], sim[robbing, river_s3]]
+    assert finance > max(cross), (finance, cross)
+    # and the baseline sits far below every pair
+    baseline = ctx.anisotropy_baseline(ctx.content_token_states(bundled, SENTENCES), means)
+    assert baseline[-1] < sim[np.triu_indices(5, 1)].min() - 0.3

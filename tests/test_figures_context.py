@@ -1,0 +1,94 @@
+"""Figures of the "Word in context" page: pure functions from arrays to plotly figures."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from explorer.figures.context import (
+    BASELINE_NAME,
+    layer_similarity_chart,
+    similarity_heatmap,
+)
+
+MATRIX = np.array([[1.0, 0.9, 0.5], [0.9, 1.0, 0.6], [0.5, 0.6, 1.0]])
+LABELS = ["#1 the bank vault", "#2 river bank.", "#3 a bank."]
+HOVER = ["#1 bank (s1: …the bank vault…)", "#2 bank (s1: …river bank.)", "#3 bank (s2: …)"]
+
+
+def test_heatmap_has_title_axes_values_and_hover():
+    figure = similarity_heatmap(MATRIX, LABELS, HOVER, title="Cosine similarity: last layer")
+    assert isinstance(figure, go.Figure)
+    assert figure.layout.title.text == "Cosine similarity: last layer"
+    assert figure.layout.xaxis.title.text == "Occurrence"
+    assert figure.layout.yaxis.title.text == "Occurrence"
+    assert figure.layout.yaxis.autorange == "reversed"  # #1 on top, like a matrix
+    (trace,) = figure.data
+    np.testing.assert_allclose(np.array(trace.z), MATRIX)
+    assert list(trace.x) == LABELS and list(trace.y) == LABELS
+    assert trace.texttemplate == "%{z:.2f}"
+    assert "customdata[0]" in trace.hovertemplate and "%{z:.3f}" in trace.hovertemplate
+    assert trace.customdata[0][2][1] == HOVER[2]
+    assert trace.colorbar.title.text == "cosine"
+
+
+def test_heatmap_colour_range_spans_off_diagonal_values_unless_fixed():
+    trace = similarity_heatmap(MATRIX, LABELS).data[0]
+    assert (trace.zmin, trace.zmax) == (0.5, 1.0)
+    fixed = similarity_heatmap(MATRIX, LABELS, color_range=(-1.0, 1.0)).data[0]
+    assert (fixed.zmin, fixed.zmax) == (-1.0, 1.0)
+
+
+def test_heatmap_escapes_html_in_labels():
+    figure = similarity_heatmap(MATRIX, ["<b>x</b>", "b", "c"], ["<img src=x>", "b", "c"])
+    trace = figure.data[0]
+    assert trace.x[0] == "&lt;b&gt;x&lt;/b&gt;"
+    assert trace.customdata[0][0][0] == "&lt;img src=x&gt;"
+
+
+def test_heatmap_rejects_mismatched_labels():
+    with pytest.raises(ValueError, match="does not match"):
+        similarity_heatmap(MATRIX, LABELS[:2])
+    with pytest.raises(ValueError, match="hover labels"):
+        similarity_heatmap(MATRIX, LABELS, HOVER[:1])
+
+
+def test_changing_the_matrix_changes_the_heatmap():
+    other = similarity_heatmap(MATRIX * 0.5 + 0.5, LABELS).data[0].z
+    assert not np.allclose(np.array(other), np.array(similarity_heatmap(MATRIX, LABELS).data[0].z))
+
+
+def test_layer_chart_has_one_line_per_pair_and_a_dashed_baseline():
+    sims = np.linspace(0.2, 0.9, 7 * 3).reshape(7, 3)
+    baseline = np.linspace(0.1, 0.3, 7)
+    pairs = ["#1 vs #2", "#1 vs #3", "#2 vs #3"]
+    members = [(HOVER[0], HOVER[1]), (HOVER[0], HOVER[2]), (HOVER[1], HOVER[2])]
+    figure = layer_similarity_chart(sims, pairs, baseline, members, title="By layer")
+    assert figure.layout.title.text == "By layer"
+    assert figure.layout.xaxis.title.text.startswith("Layer")
+    assert figure.layout.yaxis.title.text == "Cosine similarity"
+    assert figure.layout.legend.title.text == "Pair"
+    assert [t.name for t in figure.data] == [*pairs, BASELINE_NAME]
+    for p, trace in enumerate(figure.data[:3]):
+        assert list(trace.x) == list(range(7))
+        np.testing.assert_allclose(trace.y, sims[:, p])
+        assert "customdata[0]" in trace.hovertemplate and "%{y:.3f}" in trace.hovertemplate
+        assert pairs[p] in trace.hovertemplate
+        assert tuple(trace.customdata[0]) == members[p]
+    line = figure.data[-1]
+    assert line.line.dash == "dash"
+    np.testing.assert_allclose(line.y, baseline)
+    assert "random token pairs" in line.hovertemplate
+
+
+def test_layer_chart_without_baseline_and_bad_shapes():
+    sims = np.zeros((4, 2))
+    figure = layer_similarity_chart(sims, ["#1 vs #2", "#1 vs #3"])
+    assert len(figure.data) == 2
+    with pytest.raises(ValueError, match="do not match"):
+        layer_similarity_chart(sims, ["#1 vs #2"])
+    with pytest.raises(ValueError, match="Baseline"):
+        layer_similarity_chart(sims, ["a", "b"], baseline=np.zeros(3))
+    with pytest.raises(ValueError, match="hover entries"):
+        layer_similarity_chart(sims, ["a", "b"], pair_hover=[("x", "y")])
