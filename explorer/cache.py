@@ -96,7 +96,7 @@ def context_token_states(model_name: str, texts: tuple[str, ...]) -> np.ndarray:
     return content_token_states(get_model(model_name), list(texts))
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
+@st.cache_data(show_spinner=False, max_entries=8)
 def embed_corpus_with_progress(
     model_name: str, texts: tuple[str, ...], exclude_special: bool = False
 ) -> CorpusEmbeddings:
@@ -162,3 +162,89 @@ def word_projection(
     occurrences, per_layer = word_layer_vectors(model_name, texts, word, subwords)
     projector = Projector(method, n_components, random_state, n_neighbors, perplexity)
     return occurrences, projector.fit(combine_layers(per_layer, layers))
+
+
+# -- "Which layer?" (probe) page ------------------------------------------------------------
+
+
+def _progress_bar(text: str):
+    """An ``st.progress`` bar and a ``(done, total)`` callback that moves it."""
+    bar = st.progress(0.0, text=text)
+
+    def report(done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"{text} {done:,} of {total:,}")
+
+    return bar, report
+
+
+@st.cache_data(show_spinner=False, max_entries=8)
+def probe_word_features(model_name: str, texts: tuple[str, ...], words: tuple[str, ...]):
+    """Cached :func:`explorer.probe.word_features` (every subword mode, one forward pass),
+    with a progress bar made here (see :func:`embed_corpus_with_progress` for why)."""
+    from explorer.probe import word_features
+
+    bar, report = _progress_bar("Running the model…")
+    try:
+        return word_features(get_model(model_name), texts, words, progress=report)
+    finally:
+        bar.empty()
+
+
+def _probe_stack(
+    model_name: str, texts: tuple[str, ...], words: tuple[str, ...] | None, strategy: str
+) -> np.ndarray:
+    if words is None:
+        return embed_corpus_with_progress(model_name, texts).per_layer(strategy)
+    return probe_word_features(model_name, texts, words).vectors[strategy]
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def probe_layer_scores(
+    model_name: str,
+    texts: tuple[str, ...],
+    labels: tuple[str, ...],
+    words: tuple[str, ...] | None,
+    strategy: str,
+    folds: int = 5,
+    random_state: int = 0,
+):
+    """Cached :func:`explorer.probe.score_layers` for one strategy (a pooling when ``words``
+    is None, else a subword mode; one probe per word), with a progress bar. Features come
+    from the cached forward pass, so a new strategy or fold count runs no model."""
+    from explorer.probe import plan_folds, score_layers
+
+    plan = plan_folds(labels, words, folds, random_state)
+    stack = _probe_stack(model_name, texts, words, strategy)
+    bar, report = _progress_bar(f"Probing every layer ({strategy})… layer")
+    try:
+        return score_layers(stack, plan, report).assign(strategy=strategy)
+    finally:
+        bar.empty()
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def probe_cnn_scores(
+    model_name: str,
+    texts: tuple[str, ...],
+    labels: tuple[str, ...],
+    words: tuple[str, ...] | None,
+    layer: int,
+    folds: int = 5,
+    random_state: int = 0,
+):
+    """Cached :func:`explorer.heads.cnn_scores` on layer ``layer``'s token sequences (one
+    forward pass, not cached itself: it is ``texts x tokens x hidden``), with progress bars."""
+    from explorer.heads import cnn_scores, token_sequences
+    from explorer.probe import plan_folds
+
+    plan = plan_folds(labels, words, folds, random_state)
+    bar, report = _progress_bar("Token vectors for the CNN…")
+    try:
+        sequences, mask = token_sequences(get_model(model_name), texts, layer, report)
+    finally:
+        bar.empty()
+    bar, report = _progress_bar("Training the CNN head… epoch")
+    try:
+        return cnn_scores(sequences, mask, plan, report)
+    finally:
+        bar.empty()

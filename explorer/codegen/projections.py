@@ -1,0 +1,230 @@
+""" "Show code" for the Projections page: sentence (or word) vectors, then PCA/UMAP/t-SNE.
+
+The snippets reproduce the library's semantics exactly: pooling runs over each layer's
+tokens with the attention mask (so padding never counts), and the layer strategy then
+combines the pooled per-layer vectors (``mean_max`` combines mean and max separately, then
+concatenates them). For PCA the printed explained variance and trustworthiness are the
+page's numbers; UMAP and t-SNE coordinates depend on the random seed and the machine, so
+those snippets print the vectors' shape and first values as well.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer.codegen import literal, model_preamble
+from explorer.layers import LayerStrategy, strategy_label
+from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import validate_pooling
+from explorer.projection import LABELS as METHOD_LABELS
+from explorer.projection import validate_method
+
+MAX_TEXTS = 300
+"""Most texts written into a snippet; longer corpora are cut with a note."""
+
+_FOUR = "[L, L - 1, L - 2, L - 3]"
+
+
+def combine_expression(strategy: LayerStrategy, stack: str = "x") -> str:
+    """Python expression combining ``stack`` ``(layers + 1, ..., hidden)`` under ``strategy``.
+
+    ``L`` in the expression is the number of encoder layers; index 0 is the embedding output.
+    """
+    if isinstance(strategy, int) and not isinstance(strategy, bool):
+        return f"{stack}[{strategy}]"
+    expressions = {
+        "last": f"{stack}[L]",
+        "second_to_last": f"{stack}[L - 1]",
+        "sum_last4": f"{stack}[{_FOUR}].sum(dim=0)",
+        "mean_last4": f"{stack}[{_FOUR}].mean(dim=0)",
+        "concat_last4": (
+            f"torch.cat([{stack}[L], {stack}[L - 1], {stack}[L - 2], {stack}[L - 3]], dim=-1)"
+        ),
+        "sum_all": f"{stack}[1:].sum(dim=0)",
+        "embeddings": f"{stack}[0]",
+    }
+    if strategy not in expressions:
+        raise ValueError(f"Unknown layer strategy {strategy!r}; choose one of {tuple(expressions)}")
+    return expressions[strategy]
+
+
+def _texts_block(texts: Sequence[str], what: str = "texts") -> str:
+    texts = list(texts)
+    shown = texts[:MAX_TEXTS]
+    lines = "".join(f"    {literal(t)},\n" for t in shown)
+    note = ""
+    if len(texts) > len(shown):
+        note = (
+            f"# The page uses {len(texts):,} {what}; the first {len(shown)} are written here,\n"
+            "# so the numbers below differ. Read all of yours from a file, e.g.\n"
+            "# texts = open('texts.txt', encoding='utf-8').read().splitlines()\n"
+        )
+    return f"{note}texts = [\n{lines}]\n"
+
+
+def _projection_block(
+    method: str, n_components: int, random_state: int, n_neighbors: int, perplexity: float
+) -> str:
+    validate_method(method)
+    trust = (
+        "k = min(5, (len(vectors) - 1) // 2)  # neighbours checked (at most 5)\n"
+        "print(f'trustworthiness ({k} neighbours): "
+        "{trustworthiness(vectors, coords, n_neighbors=k):.4f}')\n"
+    )
+    if method == "pca":
+        return (
+            "from sklearn.decomposition import PCA\n"
+            "from sklearn.manifold import trustworthiness\n\n"
+            f"pca = PCA(n_components={n_components}, random_state={random_state})\n"
+            "coords = pca.fit_transform(vectors)\n"
+            "ratios = ' '.join(f'{r:.4f}' for r in pca.explained_variance_ratio_)\n"
+            "print(f'explained variance per axis: [{ratios}]')\n"
+            "print(f'total: {pca.explained_variance_ratio_.sum():.4f}')\n" + trust
+        )
+    shape = (
+        "# Coordinates depend on the seed and the machine; the vectors do not.\n"
+        "print('vectors:', vectors.shape)\n"
+        "print(np.round(vectors[:3, :6], 4))\n"
+    )
+    if method == "umap":
+        return (
+            shape + "\nimport umap  # pip install umap-learn; the first call compiles (~20 s)\n"
+            "from sklearn.manifold import trustworthiness\n\n"
+            f"reducer = umap.UMAP(n_components={n_components}, n_neighbors={n_neighbors}, "
+            f"random_state={random_state}, n_jobs=1)\n"
+            "coords = reducer.fit_transform(vectors)\n" + trust
+        )
+    return (
+        shape + "\nfrom sklearn.manifold import TSNE, trustworthiness\n\n"
+        f"tsne = TSNE(n_components={n_components}, perplexity={perplexity:g}, "
+        f"random_state={random_state}, init='pca', learning_rate='auto')\n"
+        "coords = tsne.fit_transform(vectors)\n" + trust
+    )
+
+
+def _pooling_lines(pooling: str, strategy: LayerStrategy) -> str:
+    mean = (
+        "    mean = (hidden * mask).sum(dim=2) / mask.sum(dim=2).clamp(min=1e-9)"
+        "  # (L + 1, batch, hidden)\n"
+    )
+    maxed = "    maxed = hidden.masked_fill(~mask, torch.finfo(hidden.dtype).min).amax(dim=2)\n"
+    if pooling == "cls":
+        return (
+            "    pooled = hidden[:, :, 0]  # the first token ([CLS]) of every layer\n"
+            f"    return {combine_expression(strategy, 'pooled')}\n"
+        )
+    if pooling == "mean":
+        return mean + f"    return {combine_expression(strategy, 'mean')}\n"
+    if pooling == "max":
+        return maxed + f"    return {combine_expression(strategy, 'maxed')}\n"
+    return (
+        mean
+        + maxed
+        + "    # Combine the layers of each pooling, then put the two side by side.\n"
+        + f"    return torch.cat([{combine_expression(strategy, 'mean')}, "
+        + f"{combine_expression(strategy, 'maxed')}], dim=-1)\n"
+    )
+
+
+def projection_snippet(
+    model_name: str,
+    texts: Sequence[str],
+    pooling: str = "mean",
+    layers: LayerStrategy = "last",
+    method: str = "pca",
+    n_components: int = 2,
+    random_state: int = 0,
+    n_neighbors: int = 15,
+    perplexity: float = 30.0,
+) -> str:
+    """A runnable program: sentence vectors for ``texts`` (``pooling`` per layer, then
+    ``layers`` combined), then the projection, printing its numbers.
+
+    The result leaves ``vectors`` ``(n, d)`` numpy float32 and ``coords`` ``(n, k)`` in its
+    namespace. ``n_neighbors`` and ``perplexity`` should be the values the projection used.
+    """
+    validate_pooling(pooling)
+    header = (
+        f"# {POOLING_LABELS[pooling]} · {strategy_label(layers)} · "
+        f"{METHOD_LABELS[validate_method(method)]} {n_components}-D\n"
+    )
+    body = (
+        "\nimport numpy as np\n\n"
+        "L = model.config.num_hidden_layers  # hidden states: 0 = embeddings, L = last layer\n\n\n"
+        "def sentence_vectors(batch_texts):\n"
+        '    """One vector per text: pool every layer over its tokens, then combine layers."""\n'
+        "    batch = tokenizer(batch_texts, padding=True, truncation=True, "
+        'return_tensors="pt")\n'
+        "    with torch.inference_mode():\n"
+        "        output = model(**batch, output_hidden_states=True)\n"
+        "    hidden = torch.stack(output.hidden_states)  # (L + 1, batch, tokens, hidden)\n"
+        '    mask = batch["attention_mask"].bool()[None, :, :, None]  # padding never counts\n'
+        + _pooling_lines(pooling, layers)
+        + "\n\n"
+        + _texts_block(texts)
+        + "vectors = np.concatenate(\n"
+        "    [sentence_vectors(texts[i : i + 32]).numpy() for i in range(0, len(texts), 32)]\n"
+        ")  # (texts, dim)\n"
+    )
+    return (
+        header
+        + model_preamble(model_name)
+        + body
+        + _projection_block(method, n_components, random_state, n_neighbors, perplexity)
+    )
+
+
+def word_projection_snippet(
+    model_name: str,
+    texts: Sequence[str],
+    spans: Sequence[tuple[int, int, int]],
+    word: str,
+    layers: LayerStrategy = "last",
+    method: str = "pca",
+    n_components: int = 2,
+    random_state: int = 0,
+    n_neighbors: int = 15,
+    perplexity: float = 30.0,
+) -> str:
+    """A runnable program: the vector of every occurrence of ``word`` (mean of its subword
+    tokens at every layer, then ``layers`` combined), then the projection.
+
+    ``spans`` lists ``(text_index, char_start, char_end)`` of each occurrence in ``texts``
+    (from :func:`explorer.find_occurrences`). Leaves ``vectors`` and ``coords`` behind.
+    """
+    header = (
+        f"# Occurrences of {word!r} · {strategy_label(layers)} · "
+        f"{METHOD_LABELS[validate_method(method)]} {n_components}-D\n"
+    )
+    # Keep only the texts with an occurrence, and renumber the occurrences to match.
+    used = sorted({int(t) for t, _, _ in spans})
+    renumber = {t: i for i, t in enumerate(used)}
+    spans = [(renumber[int(t)], int(a), int(b)) for t, a, b in spans]
+    texts = [texts[t] for t in used]
+    spans = [s for s in spans if s[0] < MAX_TEXTS]
+    occurrence_lines = "".join(f"    {s!r},\n" for s in spans)
+    body = (
+        "\nimport numpy as np\n\n"
+        "L = model.config.num_hidden_layers  # hidden states: 0 = embeddings, L = last layer\n\n\n"
+        "def word_vector(text, start, end):\n"
+        '    """Mean of the word\'s subword tokens at every layer, then layers combined."""\n'
+        "    batch = tokenizer(text, truncation=True, return_offsets_mapping=True, "
+        'return_tensors="pt")\n'
+        '    offsets = batch.pop("offset_mapping")[0].tolist()\n'
+        "    with torch.inference_mode():\n"
+        "        output = model(**batch, output_hidden_states=True)\n"
+        "    hidden = torch.stack(output.hidden_states)[:, 0]  # (L + 1, tokens, hidden)\n"
+        "    tokens = [i for i, (a, b) in enumerate(offsets) if b > a and a < end and b > start]\n"
+        "    x = hidden[:, tokens].mean(dim=1)  # (L + 1, hidden)\n"
+        f"    return {combine_expression(layers, 'x')}\n\n\n"
+        + _texts_block(texts, "texts with the word")
+        + "# (text index, first character, end character) of each occurrence\n"
+        + f"occurrences = [\n{occurrence_lines}]\n"
+        + "vectors = np.stack([word_vector(texts[t], a, b).numpy() for t, a, b in occurrences])\n"
+    )
+    return (
+        header
+        + model_preamble(model_name)
+        + body
+        + _projection_block(method, n_components, random_state, n_neighbors, perplexity)
+    )

@@ -1,0 +1,291 @@
+"""Figures for the Projections page: 2-D/3-D scatter plots of projected vectors.
+
+Every point carries its row index in ``customdata`` so a box or lasso selection maps back
+to the texts reliably (:func:`selected_rows`), and a hover label with its text, HTML-escaped
+(Plotly renders a subset of HTML in hover labels), wrapped, and with the target word in bold.
+"""
+
+from __future__ import annotations
+
+import html
+import re
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+from plotly.colors import qualitative
+from plotly.subplots import make_subplots
+
+from explorer.layers import strategy_label
+from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.projection import LABELS as METHOD_LABELS
+from explorer.projection import validate_method
+
+HOVER_WIDTH = 60
+"""Characters per hover line before a ``<br>``."""
+
+HOVER_MAX_CHARS = 400
+"""Longer texts are cut (around the highlighted word) in the hover label."""
+
+UNLABELLED = "texts"
+
+
+def palette(n: int) -> list[str]:
+    """``n`` distinct colours: D3's ten, or Plotly's Dark24 (readable on white) beyond ten."""
+    colours = qualitative.D3 if n <= len(qualitative.D3) else qualitative.Dark24
+    return [colours[i % len(colours)] for i in range(n)]
+
+
+def _clip(
+    text: str, span: tuple[int, int] | None, limit: int
+) -> tuple[str, tuple[int, int] | None]:
+    """Cut ``text`` to about ``limit`` characters, keeping ``span`` in view; shift the span."""
+    if len(text) <= limit:
+        return text, span
+    centre = (span[0] + span[1]) // 2 if span else 0
+    start = max(0, min(centre - limit // 2, len(text) - limit))
+    end = start + limit
+    prefix = "…" if start > 0 else ""
+    suffix = "…" if end < len(text) else ""
+    clipped = prefix + text[start:end] + suffix
+    if span is not None:
+        span = (span[0] - start + len(prefix), span[1] - start + len(prefix))
+    return clipped, span
+
+
+def hover_text(
+    text: str,
+    span: tuple[int, int] | None = None,
+    width: int = HOVER_WIDTH,
+    max_chars: int = HOVER_MAX_CHARS,
+) -> str:
+    """``text`` as safe hover HTML: escaped, wrapped with ``<br>``, ``span`` in ``<b>``.
+
+    ``span`` is a ``(char_start, char_end)`` pair into ``text`` (the target word). Lines break
+    between words after about ``width`` characters; texts longer than ``max_chars`` are cut
+    around the span with "…".
+    """
+    text, span = _clip(text, span, max_chars)
+    lines: list[tuple[int, int]] = []
+    start = 0
+    for match in re.finditer(r"\S+\s*", text):
+        if match.end() - start > width and match.start() > start:
+            lines.append((start, match.start()))
+            start = match.start()
+    lines.append((start, len(text)))
+    cuts = sorted({0, len(text), *(span or ())})
+    out = []
+    for line_start, line_end in lines:
+        pieces = []
+        bounds = [line_start, *(c for c in cuts if line_start < c < line_end), line_end]
+        for a, b in zip(bounds, bounds[1:], strict=False):
+            piece = html.escape(text[a:b], quote=False)
+            if span is not None and span[0] <= a and b <= span[1] and piece.strip():
+                piece = f"<b>{piece}</b>"
+            pieces.append(piece)
+        out.append("".join(pieces).rstrip())
+    return "<br>".join(out)
+
+
+def axis_titles(
+    method: str, n_components: int = 2, explained_variance_ratio: Sequence[float] | None = None
+) -> list[str]:
+    """``["PC1 (23.1 %)", ...]`` for PCA with ratios, else ``["UMAP 1", "UMAP 2", ...]``."""
+    validate_method(method)
+    if method == "pca":
+        if explained_variance_ratio is None:
+            return [f"PC{i + 1}" for i in range(n_components)]
+        return [f"PC{i + 1} ({100 * r:.1f} %)" for i, r in enumerate(explained_variance_ratio)]
+    return [f"{METHOD_LABELS[method]} {i + 1}" for i in range(n_components)]
+
+
+def projection_title(
+    method: str,
+    n_points: int,
+    *,
+    layers: object,
+    pooling: str | None = None,
+    word: str | None = None,
+) -> str:
+    """Figure title naming the method, what the points are, the pooling and layer strategy."""
+    validate_method(method)
+    if word is not None:
+        what = f"{n_points} occurrences of “{word}”"
+        how = strategy_label(layers)
+    else:
+        what = f"{n_points} sentence vectors"
+        how = f"{POOLING_LABELS.get(pooling or '', pooling)} · {strategy_label(layers)}"
+    return f"{METHOD_LABELS[method]} of {what}<br><sup>{html.escape(how)}</sup>"
+
+
+def _groups(labels: Sequence[str] | None, n: int) -> dict[str, np.ndarray]:
+    """Row indices per label, in order of first appearance."""
+    if labels is None:
+        return {UNLABELLED: np.arange(n)}
+    if len(labels) != n:
+        raise ValueError(f"Got {n} points but {len(labels)} labels.")
+    order: dict[str, list[int]] = {}
+    for i, label in enumerate(labels):
+        order.setdefault(str(label), []).append(i)
+    return {label: np.array(rows) for label, rows in order.items()}
+
+
+def _hovers(texts: Sequence[str], spans: Sequence[tuple[int, int] | None] | None) -> list[str]:
+    if spans is not None and len(spans) != len(texts):
+        raise ValueError(f"Got {len(texts)} texts but {len(spans)} spans.")
+    return [hover_text(t, spans[i] if spans else None) for i, t in enumerate(texts)]
+
+
+def _traces(
+    coords: np.ndarray,
+    hovers: list[str],
+    groups: dict[str, np.ndarray],
+    colours: dict[str, str],
+    *,
+    size: int,
+    showlegend: bool = True,
+) -> list[go.Scatter | go.Scatter3d]:
+    three_d = coords.shape[1] == 3
+    traces = []
+    for label, rows in groups.items():
+        labelled = label != UNLABELLED
+        common = {
+            "name": label,
+            "legendgroup": label,
+            "showlegend": showlegend and labelled,
+            "mode": "markers",
+            "customdata": rows,
+            "text": [hovers[i] for i in rows],
+            "hovertemplate": (f"<i>{html.escape(label)}</i><br>" if labelled else "")
+            + "%{text}<extra></extra>",
+            "marker": {"size": size, "color": colours[label], "opacity": 0.85},
+        }
+        if three_d:
+            trace = go.Scatter3d(x=coords[rows, 0], y=coords[rows, 1], z=coords[rows, 2], **common)
+        else:
+            trace = go.Scatter(x=coords[rows, 0], y=coords[rows, 1], **common)
+        traces.append(trace)
+    return traces
+
+
+def projection_figure(
+    coords: np.ndarray,
+    texts: Sequence[str],
+    labels: Sequence[str] | None = None,
+    *,
+    spans: Sequence[tuple[int, int] | None] | None = None,
+    title: str = "",
+    axes: Sequence[str] = ("1", "2", "3"),
+    legend_title: str = "Label",
+) -> go.Figure:
+    """Scatter plot of ``coords`` ``(n, 2)`` or ``(n, 3)``: one trace per label.
+
+    ``texts[i]`` is point i's hover text, with ``spans[i]`` (character range of the target
+    word) in bold; ``customdata`` holds the row index i. Without labels all points share one
+    colour and there is no legend. ``axes`` are the axis titles (see :func:`axis_titles`).
+    """
+    coords = np.asarray(coords)
+    n, k = coords.shape
+    if k not in (2, 3):
+        raise ValueError(f"Expected 2 or 3 coordinates per point, got {k}.")
+    if len(texts) != n:
+        raise ValueError(f"Got {n} points but {len(texts)} texts.")
+    groups = _groups(labels, n)
+    colours = dict(zip(groups, palette(len(groups)), strict=True))
+    figure = go.Figure(
+        _traces(coords, _hovers(texts, spans), groups, colours, size=5 if k == 3 else 9)
+    )
+    figure.update_layout(
+        title={"text": title},
+        legend={"title": {"text": legend_title}, "itemsizing": "constant"},
+        height=620,
+        hoverlabel={"align": "left"},
+        margin={"t": 90},
+    )
+    if k == 3:
+        figure.update_layout(
+            margin={"l": 0, "r": 0, "b": 0, "t": 90},
+            scene={
+                "xaxis": {"title": {"text": axes[0]}},
+                "yaxis": {"title": {"text": axes[1]}},
+                "zaxis": {"title": {"text": axes[2]}},
+            },
+        )
+    else:
+        figure.update_xaxes(title_text=axes[0])
+        figure.update_yaxes(title_text=axes[1])
+    return figure
+
+
+def pooling_grid(
+    coords: Mapping[str, np.ndarray],
+    trustworthiness: Mapping[str, float | None],
+    texts: Sequence[str],
+    labels: Sequence[str] | None = None,
+    *,
+    method: str,
+    title: str = "",
+    axes: Mapping[str, Sequence[str]] | None = None,
+) -> go.Figure:
+    """A 2x2 grid of 2-D projections, one per pooling (``coords[pooling]`` is ``(n, 2)``).
+
+    Each subplot's title names the pooling and its trustworthiness; colours and the legend
+    are shared (clicking a legend entry hides that label in every subplot). ``axes`` maps a
+    pooling to its axis titles (PCA's explained variance differs per pooling).
+    """
+    validate_method(method)
+    poolings = list(coords)
+    if not 1 <= len(poolings) <= 4:
+        raise ValueError(f"The grid holds 1 to 4 projections, got {len(poolings)}.")
+    subtitles = []
+    for pooling in poolings:
+        score = trustworthiness.get(pooling)
+        scored = "" if score is None else f" · trustworthiness {score:.2f}"
+        subtitles.append(f"{POOLING_LABELS.get(pooling, pooling)}{scored}")
+    figure = make_subplots(
+        rows=2,
+        cols=2,
+        subplot_titles=subtitles,
+        horizontal_spacing=0.08,
+        vertical_spacing=0.16,
+    )
+    n = len(texts)
+    groups = _groups(labels, n)
+    colours = dict(zip(groups, palette(len(groups)), strict=True))
+    hovers = _hovers(texts, None)
+    for index, pooling in enumerate(poolings):
+        points = np.asarray(coords[pooling])
+        if points.shape != (n, 2):
+            raise ValueError(f"Expected ({n}, 2) coordinates for {pooling!r}, got {points.shape}.")
+        row, col = divmod(index, 2)
+        for trace in _traces(points, hovers, groups, colours, size=6, showlegend=index == 0):
+            figure.add_trace(trace, row=row + 1, col=col + 1)
+        names = (axes or {}).get(pooling) or axis_titles(method, 2)
+        figure.update_xaxes(title_text=names[0], row=row + 1, col=col + 1)
+        figure.update_yaxes(title_text=names[1], row=row + 1, col=col + 1)
+    figure.update_layout(
+        title={"text": title},
+        legend={"title": {"text": "Label"}, "itemsizing": "constant"},
+        height=820,
+        hoverlabel={"align": "left"},
+        margin={"t": 110},
+    )
+    return figure
+
+
+def selected_rows(selection: Mapping | None, n: int) -> list[int]:
+    """Row indices of the points in a Streamlit Plotly selection, sorted, duplicates removed.
+
+    ``selection`` is ``event.selection`` from ``st.plotly_chart(..., on_select="rerun")``:
+    its ``points`` carry the ``customdata`` (row index) this module puts on every point.
+    Indices outside ``0..n-1`` (a stale selection) are ignored.
+    """
+    rows = set()
+    for point in (selection or {}).get("points", []) or []:
+        value = point.get("customdata")
+        if isinstance(value, list | tuple):
+            value = value[0] if value else None
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if 0 <= int(value) < n:
+                rows.add(int(value))
+    return sorted(rows)

@@ -1,0 +1,168 @@
+"""Texts a person brings: pasted lines and uploaded CSV files, parsed and checked.
+
+Everything that can go wrong with an upload (too big, not UTF-8, empty, too many rows, a
+missing column, empty cells) raises ``ValueError`` with a message that says what to do, so
+a page can show it as is. Cells are always read as strings: a cell such as ``=SUM(A1:A9)``
+stays that text (nothing is evaluated, numbers are not converted).
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import pandas as pd
+
+MAX_ROWS = 5000
+"""Most texts a projection takes from an upload or a paste."""
+
+MAX_BYTES = 20 * 1024 * 1024
+"""Largest CSV file accepted (20 MB)."""
+
+NO_LABEL = "(no label)"
+"""Label given to rows whose label cell is empty."""
+
+_TEXT_NAMES = ("text", "texts", "sentence", "sentences", "document", "review", "content")
+
+
+@dataclass(frozen=True)
+class LabelledTexts:
+    """Texts to embed, with optional labels (one per text) and how many rows were dropped."""
+
+    texts: tuple[str, ...]
+    labels: tuple[str, ...] | None = None
+    dropped: int = 0
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+
+def texts_from_lines(text: str, max_rows: int = MAX_ROWS) -> list[str]:
+    """One text per non-empty line of ``text`` (surrounding spaces stripped), in order.
+
+    Raises ``ValueError`` when there is no line with text or more than ``max_rows`` lines.
+    """
+    lines = [line.strip() for line in (text or "").splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        raise ValueError("No text: paste one sentence per line.")
+    if len(lines) > max_rows:
+        raise ValueError(
+            f"You pasted {len(lines):,} lines; the limit is {max_rows:,}. Paste fewer lines."
+        )
+    return lines
+
+
+def decode(data: bytes) -> str:
+    """``data`` as text: UTF-8, with or without a byte-order mark; else ``ValueError``."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as error:
+        bad = data[error.start : error.start + 1].hex()
+        raise ValueError(
+            f"The file is not UTF-8 text (byte 0x{bad} at position {error.start:,} cannot be "
+            "decoded). Save it as 'CSV UTF-8' (Excel: Save As > CSV UTF-8; LibreOffice: "
+            "character set Unicode (UTF-8)) and upload it again."
+        ) from None
+
+
+def _delimiter(text: str) -> str:
+    """The delimiter of a CSV text, judged from its header line: comma, else ``;`` or tab."""
+    header = text.lstrip().split("\n", 1)[0]
+    if "," in header:
+        return ","
+    counts = {d: header.count(d) for d in (";", "\t")}
+    best = max(counts, key=lambda d: counts[d])
+    return best if counts[best] else ","
+
+
+def read_csv(data: bytes, max_rows: int = MAX_ROWS) -> pd.DataFrame:
+    """Parse an uploaded CSV file into a DataFrame of strings (header row required).
+
+    Accepts comma, semicolon or tab separated UTF-8 (a byte-order mark is fine). All cells
+    are strings with surrounding spaces stripped; empty cells are ``""``. Raises
+    ``ValueError`` for a file larger than :data:`MAX_BYTES`, an empty file, text that is
+    not UTF-8, a malformed CSV, a header without rows, or more than ``max_rows`` rows.
+    """
+    if len(data) > MAX_BYTES:
+        raise ValueError(
+            f"The file is {len(data) / 1024 / 1024:.1f} MB; the limit is "
+            f"{MAX_BYTES // 1024 // 1024} MB. Upload a smaller sample."
+        )
+    if not data.strip():
+        raise ValueError("The file is empty: upload a CSV with a header row and some rows.")
+    text = decode(data)
+    if not text.strip():
+        raise ValueError("The file is empty: upload a CSV with a header row and some rows.")
+    try:
+        frame = pd.read_csv(
+            io.StringIO(text),
+            sep=_delimiter(text),
+            dtype=str,
+            keep_default_na=False,
+            na_filter=False,
+            skipinitialspace=True,
+            nrows=max_rows + 1,
+        )
+    except pd.errors.EmptyDataError:
+        raise ValueError(
+            "The file is empty: upload a CSV with a header row and some rows."
+        ) from None
+    except (pd.errors.ParserError, csv.Error) as error:
+        raise ValueError(f"This is not a readable CSV file: {error}") from None
+    frame.columns = [str(c).strip() for c in frame.columns]
+    frame = frame.apply(lambda column: column.str.strip())
+    if frame.empty:
+        raise ValueError(
+            "The file has a header but no rows: add one row per text under the header."
+        )
+    if len(frame) > max_rows:
+        raise ValueError(
+            f"The file has more than {max_rows:,} rows; the limit is {max_rows:,} (a "
+            "projection of more points gets slow and unreadable). Upload a sample of at most "
+            f"{max_rows:,} rows."
+        )
+    return frame.reset_index(drop=True)
+
+
+def guess_text_column(frame: pd.DataFrame) -> str:
+    """The column most likely to hold the texts: one named like ``text``, else the longest."""
+    for column in frame.columns:
+        if column.strip().lower() in _TEXT_NAMES:
+            return column
+    lengths = {column: frame[column].str.len().mean() for column in frame.columns}
+    return max(lengths, key=lambda column: lengths[column])
+
+
+def labelled_texts(
+    frame: pd.DataFrame, text_column: str, label_column: str | None = None
+) -> LabelledTexts:
+    """Texts (and labels) from two columns of ``frame``; rows with an empty text are dropped.
+
+    Empty label cells become :data:`NO_LABEL`. ``dropped`` counts the rows left out. Raises
+    ``ValueError`` for a missing column or when no row has text.
+    """
+    columns = list(frame.columns)
+    for column in (text_column, label_column):
+        if column is not None and column not in columns:
+            raise ValueError(f"There is no column {column!r}; the columns are: {columns}.")
+    texts = frame[text_column].astype(str).str.strip()
+    keep = texts != ""
+    if not keep.any():
+        raise ValueError(f"The column {text_column!r} has no text in any row.")
+    labels = None
+    if label_column is not None:
+        cells = frame.loc[keep, label_column].astype(str).str.strip()
+        labels = tuple(cell or NO_LABEL for cell in cells)
+    return LabelledTexts(texts=tuple(texts[keep]), labels=labels, dropped=int((~keep).sum()))
+
+
+def from_lists(texts: Sequence[str], labels: Sequence[str] | None = None) -> LabelledTexts:
+    """:class:`LabelledTexts` from plain lists (for built-in datasets and pasted lines)."""
+    if labels is not None and len(labels) != len(texts):
+        raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
+    return LabelledTexts(
+        texts=tuple(texts), labels=None if labels is None else tuple(map(str, labels))
+    )

@@ -1,0 +1,160 @@
+"""AppTest of the Projections page: defaults, widgets change the figure, bad input, uploads."""
+
+from __future__ import annotations
+
+import base64
+import json
+
+import numpy as np
+import pytest
+
+pytestmark = pytest.mark.slow
+
+
+def _figures(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def _values(array) -> list:
+    """A trace's x/y/customdata: plotly stores numpy arrays as base64 ``bdata``."""
+    if isinstance(array, dict) and "bdata" in array:
+        return np.frombuffer(base64.b64decode(array["bdata"]), dtype=array["dtype"]).tolist()
+    return list(array)
+
+
+def _legend(figure: dict) -> list[str]:
+    return [trace["name"] for trace in figure["data"] if trace.get("showlegend", True)]
+
+
+def _ok(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def test_first_load_shows_topics_with_pca_and_trustworthiness(page):
+    at = page("projections")
+    assert not at.error and not at.warning
+    figures = _figures(at)
+    assert len(figures) == 1
+    figure = figures[0]
+    assert _legend(figure) == ["sports", "food", "technology", "weather"]
+    rows = sorted(i for trace in figure["data"] for i in _values(trace["customdata"]))
+    assert rows == list(range(240))
+    assert "PCA of 240 sentence vectors" in figure["layout"]["title"]["text"]
+    assert figure["layout"]["xaxis"]["title"]["text"].startswith("PC1 (")
+    metrics = {m.label: m.value for m in at.metric}
+    assert float(metrics["Trustworthiness (5 neighbours)"]) > 0.5
+    assert metrics["Variance explained"].endswith("%")
+    assert any("Trustworthiness" in c.value for c in at.caption)
+    assert any("Select points with the box or lasso tool" in c.value for c in at.caption)
+    code = at.code[0].value
+    assert "PCA(n_components=2" in code and "mean = (hidden * mask)" in code
+
+
+def test_changing_pooling_and_layers_changes_the_figure(page):
+    at = page("projections")
+    before = _figures(at)[0]
+    at.selectbox(key="projections.pooling").select("cls").run()
+    _ok(at)
+    after = _figures(at)[0]
+    assert _values(after["data"][0]["x"]) != _values(before["data"][0]["x"])
+    assert "[CLS] token" in after["layout"]["title"]["text"]
+    at.selectbox(key="projections.layers").select("concat_last4").run()
+    _ok(at)
+    assert "Concatenation of last four layers" in _figures(at)[0]["layout"]["title"]["text"]
+    assert "torch.cat([pooled[L], pooled[L - 1]" in at.code[0].value
+
+
+def test_tsne_and_umap_and_3d(page):
+    at = page("projections")
+    at.radio(key="projections.method").set_value("tsne").run()
+    _ok(at)
+    figure = _figures(at)[0]
+    assert figure["layout"]["xaxis"]["title"]["text"] == "t-SNE 1"
+    assert "Variance explained" not in {m.label for m in at.metric}
+    at.radio(key="projections.method").set_value("umap").run()  # may compile numba (~30 s)
+    _ok(at)
+    assert _figures(at)[0]["layout"]["xaxis"]["title"]["text"] == "UMAP 1"
+    assert "umap.UMAP(n_components=2, n_neighbors=15" in at.code[0].value
+    at.radio(key="projections.dims").set_value(3).run()
+    _ok(at)
+    figure = _figures(at)[0]
+    assert figure["data"][0]["type"] == "scatter3d"
+    assert figure["layout"]["scene"]["zaxis"]["title"]["text"] == "UMAP 3"
+    assert any("2-D only" in c.value for c in at.caption)
+
+
+def test_compare_poolings_shows_a_2x2_grid(page):
+    at = page("projections")
+    at.toggle(key="projections.compare").set_value(True).run()
+    _ok(at)
+    figures = _figures(at)
+    assert len(figures) == 2
+    subtitles = [a["text"] for a in figures[1]["layout"]["annotations"]]
+    assert len(subtitles) == 4 and all("trustworthiness" in s for s in subtitles)
+    assert subtitles[0].startswith("[CLS] token")
+
+
+def test_pasted_lines_too_few_points_is_a_clear_message(page):
+    at = page("projections")
+    at.radio(key="projections.source").set_value("paste").run()
+    _ok(at)
+    assert len(_figures(at)) == 1  # the default lines project fine
+    at.text_area(key="projections.lines").input("One sentence.\nAnother one.").run()
+    _ok(at)
+    assert [w.value for w in at.warning] == [
+        "PCA in 2-D needs at least 3 points; you have 2. Add more texts (or sentences "
+        "with more occurrences of the word)."
+    ]
+    assert not _figures(at)
+    at.text_area(key="projections.lines").input("  \n ").run()
+    _ok(at)
+    assert "paste one sentence per line" in at.error[0].value
+
+
+def test_word_level_defaults_to_bank_coloured_by_sense(page):
+    at = page("projections")
+    at.radio(key="projections.level").set_value("words").run()
+    _ok(at)
+    figure = _figures(at)[0]
+    assert sorted(_legend(figure)) == ["finance", "river"]
+    assert "occurrences of “bank”" in figure["layout"]["title"]["text"]
+    hovers = [h for trace in figure["data"] for h in trace["text"]]
+    assert all("<b>bank</b>" in h.lower() for h in hovers)
+    assert "word_vector(text, start, end)" in at.code[0].value
+    at.radio(key="projections.colour_by").set_value("sentence").run()
+    _ok(at)
+    assert _legend(_figures(at)[0])[0] == "Sentence 1"
+    at.text_input(key="projections.word").input("zebra").run()
+    _ok(at)
+    assert "'zebra' does not occur" in at.warning[0].value
+    assert not _figures(at)
+
+
+def test_csv_upload(page):
+    at = page("projections")
+    at.radio(key="projections.source").set_value("upload").run()
+    _ok(at)
+    assert "Upload a CSV file" in at.info[0].value
+    rows = "".join(f"Sentence {i} is about {('dogs', 'cats')[i % 2]}.,{i % 2}\n" for i in range(12))
+    data = "review,label\n" + rows + ",1\n"  # the last row has no text
+    at.file_uploader(key="projections.csv").set_value(("mine.csv", data.encode(), "text/csv"))
+    at.run()
+    _ok(at)
+    assert at.selectbox(key="projections.text_column").value == "review"
+    assert "1 row(s) with an empty 'review' cell were left out; 12 texts remain." in [
+        w.value for w in at.warning
+    ]
+    assert len(_figures(at)[0]["data"]) == 1  # no label column chosen yet
+    at.selectbox(key="projections.label_column").select("label").run()
+    _ok(at)
+    assert sorted(_legend(_figures(at)[0])) == ["0", "1"]
+
+
+def test_bad_csv_upload_is_an_error_not_a_traceback(page):
+    at = page("projections")
+    at.radio(key="projections.source").set_value("upload").run()
+    latin1 = "text\nCafé crème\n".encode("latin-1")
+    at.file_uploader(key="projections.csv").set_value(("bad.csv", latin1, "text/csv"))
+    at.run()
+    _ok(at)
+    assert "not UTF-8" in at.error[0].value

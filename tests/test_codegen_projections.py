@@ -1,0 +1,132 @@
+"""The Projections page's "Show code" snippets run and give the library's numbers."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer.codegen.projections import (
+    MAX_TEXTS,
+    combine_expression,
+    projection_snippet,
+    word_projection_snippet,
+)
+from explorer.projection import Projector
+
+TEXTS = [
+    "The bank approved the loan.",
+    "We sat on the grassy river bank all afternoon.",
+    "Rain again.",
+    "Stocks fell sharply today, and the bank lost money on all of them.",
+    "This soup needs more salt.",
+    "Our team won the final on penalties after a dramatic, nervous evening.",
+]
+
+
+def _run(code: str) -> tuple[dict, str]:
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(code, "<snippet>", "exec"), namespace)
+    return namespace, out.getvalue()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("pooling", "layers"),
+    [
+        ("mean", "sum_last4"),
+        ("max", "concat_last4"),
+        ("mean_max", "last"),
+        ("mean_max", "concat_last4"),
+        ("cls", "sum_all"),
+        ("mean", -2),
+    ],
+)
+def test_snippet_vectors_equal_the_library(bundled, pooling, layers):
+    code = projection_snippet(bundled.name, TEXTS, pooling, layers, "pca")
+    namespace, out = _run(code)
+    expected = explorer.sentence_embeddings(bundled, TEXTS, pooling, layers)
+    assert namespace["vectors"].shape == expected.shape
+    np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
+    projector = Projector("pca").fit(expected)
+    printed = re.search(r"explained variance per axis: \[([^\]]+)\]", out).group(1).split()
+    np.testing.assert_allclose(
+        [float(v) for v in printed], projector.explained_variance_ratio_, atol=1e-4
+    )
+    total = float(re.search(r"total: ([\d.]+)", out).group(1))
+    assert total == pytest.approx(projector.explained_variance_ratio_.sum(), abs=1e-4)
+    trust = float(re.search(r"trustworthiness \(2 neighbours\): ([\d.]+)", out).group(1))
+    assert trust == pytest.approx(projector.trustworthiness_, abs=1e-4)
+
+
+@pytest.mark.slow
+def test_tsne_snippet_prints_shape_and_first_vectors(bundled):
+    code = projection_snippet(bundled.name, TEXTS, "mean", "last", "tsne", perplexity=1.6)
+    assert "perplexity=1.6" in code and "random_state=0" in code
+    namespace, out = _run(code)
+    assert "vectors: (6, 384)" in out
+    assert namespace["coords"].shape == (6, 2)
+    expected = explorer.sentence_embeddings(bundled, TEXTS, "mean", "last")
+    np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
+
+
+def test_umap_snippet_compiles_and_names_its_parameters():
+    code = projection_snippet("bert-base-uncased", TEXTS, "cls", "embeddings", "umap", 3, 7, 5)
+    compile(code, "<snippet>", "exec")
+    assert "umap.UMAP(n_components=3, n_neighbors=5, random_state=7, n_jobs=1)" in code
+    assert "name = 'bert-base-uncased'" in code
+    assert "pooled = hidden[:, :, 0]" in code and "return pooled[0]" in code
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layers", ["sum_last4", "concat_last4", "last"])
+def test_word_snippet_vectors_equal_the_library(bundled, layers):
+    texts = [*TEXTS, "A bank, another bank and an embankment."]
+    occurrences, expected = explorer.word_vectors(bundled, texts, "bank", layers)
+    spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
+    code = word_projection_snippet(bundled.name, texts, spans, "bank", layers, "pca", 3)
+    assert "Rain again." not in code  # only texts with the word are written
+    namespace, _ = _run(code)
+    np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
+    assert namespace["coords"].shape == (5, 3)
+
+
+@pytest.mark.slow
+def test_word_snippet_averages_subwords(bundled):
+    texts = ["Contextual embeddings are useful.", "We study embeddings.", "Embeddings!"]
+    occurrences, expected = explorer.word_vectors(bundled, texts, "embeddings", "last")
+    assert occurrences[0].num_tokens > 1
+    spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
+    namespace, _ = _run(word_projection_snippet(bundled.name, texts, spans, "embeddings"))
+    np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
+
+
+def test_long_corpora_are_cut_with_a_note():
+    texts = [f"text number {i}" for i in range(MAX_TEXTS + 5)]
+    code = projection_snippet("bert-base-uncased", texts)
+    assert f"first {MAX_TEXTS} are written here" in code
+    assert f"'text number {MAX_TEXTS - 1}'" in code and f"'text number {MAX_TEXTS}'" not in code
+    compile(code, "<snippet>", "exec")
+
+
+def test_texts_are_safe_literals():
+    texts = ['It\'s "quoted"\nwith a newline', "'''; import os; '''"]
+    code = projection_snippet("bert-base-uncased", texts)
+    namespace: dict = {}
+    texts_source = code[code.index("texts = [") : code.index("vectors = np.concatenate")]
+    exec(texts_source, namespace)
+    assert namespace["texts"] == texts
+
+
+def test_combine_expressions():
+    assert combine_expression("last") == "x[L]"
+    assert combine_expression(0) == "x[0]"
+    assert combine_expression("sum_all", "mean") == "mean[1:].sum(dim=0)"
+    with pytest.raises(ValueError, match="Unknown layer strategy"):
+        combine_expression("middle")

@@ -1,0 +1,158 @@
+"""Projector: shapes, explained variance, trustworthiness, small inputs, reproducibility."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from explorer.projection import PROJECTIONS, Projector, min_points, total_explained_variance
+
+
+def _blobs(n: int = 60, d: int = 20, seed: int = 0) -> np.ndarray:
+    """Three well-separated clusters in ``d`` dimensions, ``(n, d)`` float32."""
+    rng = np.random.default_rng(seed)
+    centres = rng.normal(scale=10, size=(3, d))
+    return (centres[np.arange(n) % 3] + rng.normal(size=(n, d))).astype(np.float32)
+
+
+def _plane(n: int = 200, d: int = 10, seed: int = 0) -> np.ndarray:
+    """Points on a random 2-D plane inside ``d`` dimensions."""
+    rng = np.random.default_rng(seed)
+    basis = np.linalg.qr(rng.normal(size=(d, 2)))[0].T  # (2, d), orthonormal rows
+    return (rng.normal(size=(n, 2)) @ basis + rng.normal(size=d)).astype(np.float32)
+
+
+def _fit_without_warnings(projector: Projector, X: np.ndarray) -> Projector:
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        warnings.filterwarnings("ignore", category=DeprecationWarning)
+        return projector.fit(X)
+
+
+@pytest.mark.parametrize("k", [2, 3])
+@pytest.mark.parametrize("method", ["pca", pytest.param("umap", marks=pytest.mark.slow), "tsne"])
+def test_shapes_and_learned_attributes(method, k):
+    X = _blobs(100)  # enough points that UMAP and t-SNE keep their default parameters
+    projector = _fit_without_warnings(Projector(method, n_components=k), X)
+    assert projector.embedding_.shape == (100, k)
+    assert projector.embedding_.dtype == np.float32
+    assert np.isfinite(projector.embedding_).all()
+    assert 0.0 <= projector.trustworthiness_ <= 1.0
+    assert projector.trustworthiness_neighbors_ == 5
+    assert projector.notes_ == []
+    np.testing.assert_array_equal(Projector(method, k).fit_transform(X), projector.embedding_)
+    if method == "pca":
+        ratios = projector.explained_variance_ratio_
+        assert ratios.shape == (k,) and np.all(ratios > 0) and ratios.sum() <= 1 + 1e-6
+        assert np.all(np.diff(ratios) <= 0)
+        assert total_explained_variance(ratios) == pytest.approx(float(ratios.sum()))
+    else:
+        assert projector.explained_variance_ratio_ is None
+        assert total_explained_variance(None) is None
+
+
+def test_pca_of_a_plane_is_trustworthy_and_explains_everything():
+    projector = Projector("pca").fit(_plane())
+    assert projector.trustworthiness_ > 0.9
+    assert projector.explained_variance_ratio_.sum() == pytest.approx(1.0, abs=1e-4)
+
+
+def test_clusters_stay_together_under_tsne():
+    projector = _fit_without_warnings(Projector("tsne"), _blobs())
+    assert projector.trustworthiness_ > 0.9
+    assert projector.perplexity_ == 19.6  # lowered to (60 - 1) / 3 for 60 points
+    assert "perplexity was lowered from 30 to 19.6" in projector.notes_[0]
+
+
+def test_unknown_method_lists_the_valid_ones():
+    with pytest.raises(ValueError, match="Unknown projection 'lda'") as error:
+        Projector("lda").fit(_blobs())
+    assert str(PROJECTIONS) in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"n_components": 4}, "n_components must be 2 or 3"),
+        ({"n_neighbors": 1}, "n_neighbors must be at least 2"),
+        ({"n_neighbors": 2.5}, "n_neighbors must be an integer"),
+        ({"perplexity": 0}, "perplexity must be positive"),
+    ],
+)
+def test_bad_parameters_raise_in_fit(kwargs, match):
+    projector = Projector(**kwargs)  # stored, not checked, as scikit-learn does
+    with pytest.raises(ValueError, match=match):
+        projector.fit(_blobs())
+
+
+@pytest.mark.parametrize(
+    ("method", "k", "n", "message"),
+    [
+        ("pca", 2, 2, "PCA in 2-D needs at least 3 points; you have 2"),
+        ("pca", 3, 3, "PCA in 3-D needs at least 4 points; you have 3"),
+        ("umap", 2, 3, "UMAP needs at least 4 points; you have 3"),
+        ("tsne", 2, 4, "t-SNE needs at least 5 points; you have 4"),
+    ],
+)
+def test_too_few_points_raise_a_clear_message(method, k, n, message):
+    assert min_points(method, k) == n + 1
+    with pytest.raises(ValueError, match=message):
+        Projector(method, k).fit(_blobs(n))
+
+
+def test_bad_inputs_raise():
+    with pytest.raises(ValueError, match="2-D array"):
+        Projector().fit(np.zeros(10))
+    with pytest.raises(ValueError, match="NaN"):
+        Projector().fit(np.full((5, 4), np.nan))
+    with pytest.raises(ValueError, match="identical"):
+        Projector().fit(np.ones((6, 4)))
+    with pytest.raises(ValueError, match="dimension"):
+        Projector(n_components=3).fit(_blobs(10, d=2))
+
+
+@pytest.mark.parametrize("n", [5, 6, 12])
+def test_small_inputs_lower_tsne_perplexity_and_say_so(n):
+    projector = _fit_without_warnings(Projector("tsne"), _blobs(n))
+    assert projector.embedding_.shape == (n, 2)
+    assert projector.perplexity_ <= (n - 1) / 3
+    assert len(projector.notes_) == 1 and f"only {n} points" in projector.notes_[0]
+    assert projector.trustworthiness_neighbors_ == min(5, (n - 1) // 2)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("n", "k"), [(4, 2), (4, 3), (7, 3), (10, 2)])
+def test_small_inputs_lower_umap_neighbours_and_say_so(n, k):
+    projector = _fit_without_warnings(Projector("umap", k), _blobs(n))
+    assert projector.embedding_.shape == (n, k)
+    assert projector.n_neighbors_ == n - 1
+    assert projector.notes_ == [
+        f"UMAP's number of neighbours was lowered from 15 to {n - 1} because there are only "
+        f"{n} points."
+    ]
+    assert 0.0 <= projector.trustworthiness_ <= 1.0
+
+
+def test_trustworthiness_needs_three_points():
+    projector = Projector("pca").fit(_blobs(3))
+    assert projector.trustworthiness_neighbors_ == 1
+    assert projector.trustworthiness_ is not None
+
+
+@pytest.mark.parametrize("method", ["tsne", pytest.param("umap", marks=pytest.mark.slow)])
+def test_random_state_makes_it_reproducible(method):
+    X = _blobs(40)
+    first = Projector(method, random_state=3).fit_transform(X)
+    again = Projector(method, random_state=3).fit_transform(X)
+    np.testing.assert_array_equal(first, again)
+
+
+@pytest.mark.slow
+def test_umap_seed_changes_the_picture():
+    # t-SNE starts from the PCA layout, so its seed hardly matters; UMAP's does.
+    X = _blobs(40)
+    first = Projector("umap", random_state=3).fit_transform(X)
+    other = Projector("umap", random_state=4).fit_transform(X)
+    assert not np.allclose(first, other)
