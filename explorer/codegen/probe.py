@@ -1,0 +1,157 @@
+""" "Show code" for the "Which layer?" page: one layer's vectors and the same probe.
+
+The snippet computes the vectors of one layer (a pooled sentence vector, or the vector of
+each text's word) with plain transformers + torch, then runs the page's cross-validated
+probe (standardise, logistic regression, stratified k-fold with the same seed; one probe per
+word when the words differ) and prints accuracy mean ± std and the majority baseline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer.codegen import literal, model_preamble
+from explorer.pooling import validate_pooling
+from explorer.words import SUBWORD_MODES
+
+_SUBWORD_EXPRESSIONS = {
+    "first": "span[0]",
+    "last": "span[-1]",
+    "mean": "span.mean(dim=0)",
+    "max": "span.amax(dim=0)",
+    "sum": "span.sum(dim=0)",
+}
+_POOLING_EXPRESSIONS = {
+    "cls": "hidden[:, 0]",
+    "mean": "(hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)",
+    "max": "hidden.masked_fill(~mask, torch.finfo(hidden.dtype).min).amax(dim=1)",
+}
+
+
+def _sentence_features(layer: int, pooling: str) -> str:
+    if pooling == "mean_max":
+        pooled = f"torch.cat([{_POOLING_EXPRESSIONS['mean']},\n" + (
+            f"                        {_POOLING_EXPRESSIONS['max']}], dim=-1)"
+        )
+    else:
+        pooled = _POOLING_EXPRESSIONS[pooling]
+    return (
+        f"layer, pooling = {int(layer)}, {pooling!r}  # layer 0 = embedding output\n\n\n"
+        "def features(texts):\n"
+        '    """(texts, hidden) pooled vectors of one layer, 32 texts a batch."""\n'
+        "    parts = []\n"
+        "    for i in range(0, len(texts), 32):\n"
+        "        batch = tokenizer(texts[i : i + 32], padding=True, truncation=True, "
+        'return_tensors="pt")\n'
+        "        with torch.inference_mode():\n"
+        "            output = model(**batch, output_hidden_states=True)\n"
+        "        hidden = output.hidden_states[layer]  # (batch, tokens, hidden)\n"
+        '        mask = batch["attention_mask"].bool()[:, :, None]  # padding never counts\n'
+        f"        parts.append({pooled})\n"
+        "    return torch.cat(parts).numpy()\n\n\n"
+        "X = features(texts)\n"
+    )
+
+
+def _word_features(layer: int, subwords: str) -> str:
+    return (
+        f"layer, subwords = {int(layer)}, {subwords!r}  # layer 0 = embedding output\n\n\n"
+        "def word_vector(text, start, end):\n"
+        '    """The vector of the word at characters start:end of text (its subwords '
+        'combined)."""\n'
+        "    batch = tokenizer(text, truncation=True, return_offsets_mapping=True, "
+        'return_tensors="pt")\n'
+        '    offsets = batch.pop("offset_mapping")[0].tolist()\n'
+        "    with torch.inference_mode():\n"
+        "        output = model(**batch, output_hidden_states=True)\n"
+        "    tokens = [i for i, (a, b) in enumerate(offsets) if b > a and a < end and b > start]\n"
+        "    span = output.hidden_states[layer][0, tokens]  # (subwords, hidden)\n"
+        f"    return {_SUBWORD_EXPRESSIONS[subwords]}\n\n\n"
+        "X = np.stack([word_vector(t, a, b).numpy() for t, (a, b) in zip(texts, spans)])\n"
+    )
+
+
+def probe_snippet(
+    model_name: str,
+    texts: Sequence[str],
+    labels: Sequence[object],
+    layer: int,
+    strategy: str = "mean",
+    folds: int = 5,
+    random_state: int = 0,
+    words: Sequence[str] | None = None,
+    spans: Sequence[tuple[int, int]] | None = None,
+) -> str:
+    """A runnable program: layer ``layer``'s vectors, then the page's cross-validated probe.
+
+    Sentence task (``words=None``): ``strategy`` is a pooling. Word task: ``words`` has one
+    word per text, ``spans`` the ``(char_start, char_end)`` of the occurrence used in each
+    text (from :func:`explorer.probe.first_occurrences`) and ``strategy`` is a subword mode.
+    ``folds`` should be the folds the page used (after any lowering). Leaves ``X``
+    ``(texts, hidden)``, ``scores`` ``(folds,)`` and ``baseline`` in its namespace.
+    """
+    texts = list(texts)
+    if len(labels) != len(texts):
+        raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
+    if words is None:
+        validate_pooling(strategy)
+        rows = "".join(
+            f"    ({literal(t)}, {literal(str(y))}),\n" for t, y in zip(texts, labels, strict=True)
+        )
+        data = f"rows = [  # (text, label)\n{rows}]\ntexts = [t for t, _ in rows]\n"
+        data += "labels = np.array([y for _, y in rows])\ngroups = np.zeros(len(texts))\n"
+        features = _sentence_features(layer, strategy)
+        what = f"{strategy} pooling"
+    else:
+        if strategy not in SUBWORD_MODES:
+            raise ValueError(f"Unknown subword mode {strategy!r}; choose one of {SUBWORD_MODES}")
+        if spans is None or len(spans) != len(texts) or len(words) != len(texts):
+            raise ValueError("A word task needs one word and one (start, end) span per text.")
+        rows = "".join(
+            f"    ({literal(t)}, {literal(str(w).strip())}, {int(a)}, {int(b)}, "
+            f"{literal(str(y))}),\n"
+            for t, w, (a, b), y in zip(texts, words, spans, labels, strict=True)
+        )
+        data = (
+            f"rows = [  # (text, word, first character, end character, label)\n{rows}]\n"
+            "texts = [r[0] for r in rows]\n"
+            "spans = [(r[2], r[3]) for r in rows]\n"
+            "labels = np.array([r[4] for r in rows])\n"
+            "groups = np.array([r[1] for r in rows])  # one probe per word\n"
+        )
+        features = _word_features(layer, strategy)
+        what = f"the word's vector ({strategy} of its subwords)"
+    return (
+        f"# Linear probe on layer {int(layer)}: {what}, {int(folds)}-fold cross-validation\n"
+        "import numpy as np\n"
+        "from sklearn.linear_model import LogisticRegression\n"
+        "from sklearn.model_selection import StratifiedKFold\n"
+        "from sklearn.pipeline import make_pipeline\n"
+        "from sklearn.preprocessing import StandardScaler\n"
+        + model_preamble(model_name)
+        + "\n"
+        + data
+        + "\n"
+        + features
+        + "\n"
+        f"folds, seed = {int(folds)}, {int(random_state)}\n"
+        "correct, tested = np.zeros(folds), np.zeros(folds)\n"
+        "majority = 0\n"
+        "for group in dict.fromkeys(groups.tolist()):  # each group is split and probed alone\n"
+        "    rows_g = np.flatnonzero(groups == group)\n"
+        "    y = labels[rows_g]\n"
+        "    majority += np.unique(y, return_counts=True)[1].max()\n"
+        "    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)\n"
+        "    for k, (train, test) in enumerate(splitter.split(np.zeros(len(y)), y)):\n"
+        "        probe = make_pipeline(\n"
+        "            StandardScaler(), LogisticRegression(max_iter=2000, random_state=seed)\n"
+        "        )\n"
+        "        probe.fit(X[rows_g[train]], y[train])\n"
+        "        correct[k] += (probe.predict(X[rows_g[test]]) == y[test]).sum()\n"
+        "        tested[k] += len(test)\n\n"
+        "scores = correct / tested  # accuracy of each fold\n"
+        "baseline = majority / len(labels)  # always guess the most common label\n"
+        'print(f"layer {layer}: accuracy {scores.mean():.4f} ± {scores.std():.4f} '
+        '(folds: {np.round(scores, 4)})")\n'
+        'print(f"majority-class baseline: {baseline:.4f}")\n'
+    )

@@ -1,0 +1,143 @@
+""" "Show code" for the Similarity & search page.
+
+:func:`similarity_snippet` prints the cosine-similarity matrix of a list of sentences under
+each pooling and the Spearman correlation between the poolings' pairwise similarities;
+:func:`search_snippet` prints the top-k corpus texts for a query. Both pool every layer
+over its tokens with the attention mask (padding never counts) and then combine layers,
+as the library does (``mean_max`` combines mean and max separately, then concatenates).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer.codegen import literal, model_preamble
+from explorer.codegen.projections import combine_expression
+from explorer.layers import LayerStrategy, strategy_label
+from explorer.pooling import POOLINGS, validate_pooling
+
+MAX_TEXTS = 300
+"""Most corpus texts written into a snippet; longer corpora are cut with a note."""
+
+
+def _pooled_function(layers: LayerStrategy) -> str:
+    """Source of ``pooled_vectors(texts) -> {pooling: (n, dim) numpy}`` (one forward pass)."""
+    mean, maxed = combine_expression(layers, "mean"), combine_expression(layers, "maxed")
+    return (
+        "L = model.config.num_hidden_layers  # hidden states: 0 = embeddings, L = last layer\n\n\n"
+        "def pooled_vectors(texts):\n"
+        '    """{pooling: (texts, dim)}: pool each layer over its tokens, then combine layers."""\n'
+        "    parts = []\n"
+        "    for i in range(0, len(texts), 32):\n"
+        "        batch = tokenizer(texts[i : i + 32], padding=True, truncation=True, "
+        'return_tensors="pt")\n'
+        "        with torch.inference_mode():\n"
+        "            output = model(**batch, output_hidden_states=True)\n"
+        "        hidden = torch.stack(output.hidden_states)  # (L + 1, batch, tokens, hidden)\n"
+        '        mask = batch["attention_mask"].bool()[None, :, :, None]  # padding never counts\n'
+        "        cls = hidden[:, :, 0]  # the first token ([CLS]) of every layer\n"
+        "        mean = (hidden * mask).sum(dim=2) / mask.sum(dim=2).clamp(min=1e-9)\n"
+        "        maxed = hidden.masked_fill(~mask, torch.finfo(hidden.dtype).min).amax(dim=2)\n"
+        "        parts.append({\n"
+        f'            "cls": {combine_expression(layers, "cls")},\n'
+        f'            "mean": {mean},\n'
+        f'            "max": {maxed},\n'
+        f'            "mean_max": torch.cat([{mean}, {maxed}], dim=-1),\n'
+        "        })\n"
+        "    return {p: torch.cat([part[p] for part in parts]).numpy() for p in parts[0]}\n\n\n"
+        "def cosine(a, b):\n"
+        '    """Cosine similarity of the rows of a (n, d) and b (m, d): (n, m)."""\n'
+        "    a = a / np.maximum(np.linalg.norm(a, axis=1, keepdims=True), 1e-12)\n"
+        "    b = b / np.maximum(np.linalg.norm(b, axis=1, keepdims=True), 1e-12)\n"
+        "    return np.clip(a.astype(np.float64) @ b.T.astype(np.float64), -1.0, 1.0)\n"
+    )
+
+
+def _list_block(name: str, texts: Sequence[str], limit: int | None = None) -> str:
+    texts = list(texts)
+    shown = texts if limit is None else texts[:limit]
+    note = ""
+    if len(shown) < len(texts):
+        note = (
+            f"# The page uses {len(texts):,} texts; the first {len(shown)} are written here, so\n"
+            "# the results can differ. Read all of yours from a file, e.g.\n"
+            f"# {name} = open('corpus.txt', encoding='utf-8').read().splitlines()\n"
+        )
+    lines = "".join(f"    {literal(t)},\n" for t in shown)
+    return f"{note}{name} = [\n{lines}]\n"
+
+
+def similarity_snippet(
+    model_name: str,
+    sentences: Sequence[str],
+    poolings: Sequence[str] = POOLINGS,
+    layers: LayerStrategy = "last",
+) -> str:
+    """A runnable program printing each pooling's similarity matrix and Spearman agreement.
+
+    Leaves ``similarity`` (``{pooling: (n, n)}``) and ``agreement`` (``{(a, b): rho}``) in
+    its namespace.
+    """
+    poolings = [validate_pooling(p) for p in poolings]
+    return (
+        f"# Cosine similarity under {', '.join(poolings)} pooling · {strategy_label(layers)}\n"
+        "import numpy as np\n"
+        + model_preamble(model_name)
+        + "\n"
+        + _pooled_function(layers)
+        + "\n\n"
+        "def ranks(x):\n"
+        '    """Average ranks (ties share their mean rank), as in scipy.stats.rankdata."""\n'
+        "    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)\n"
+        "    return (np.cumsum(counts) - (counts - 1) / 2)[inverse]\n\n\n"
+        "def spearman(a, b):\n"
+        '    """Spearman correlation of two similarity matrices\' pairs above the diagonal."""\n'
+        "    upper = np.triu_indices(len(a), k=1)\n"
+        "    return np.corrcoef(ranks(a[upper]), ranks(b[upper]))[0, 1]\n\n\n"
+        + _list_block("sentences", sentences)
+        + f"poolings = {literal(list(poolings))}\n\n"
+        "vectors = pooled_vectors(sentences)\n"
+        "similarity = {p: cosine(vectors[p], vectors[p]) for p in poolings}\n"
+        "np.set_printoptions(precision=3, suppress=True, linewidth=120)\n"
+        "for p in poolings:\n"
+        '    print(f"{p} pooling: cosine similarity (sentence x sentence)")\n'
+        "    print(similarity[p])\n\n"
+        "agreement = {}\n"
+        "for i, a in enumerate(poolings):\n"
+        "    for b in poolings[i + 1 :]:\n"
+        "        agreement[a, b] = spearman(similarity[a], similarity[b])\n"
+        '        print(f"Spearman {a} vs {b}: {agreement[a, b]:.4f}")\n'
+    )
+
+
+def search_snippet(
+    model_name: str,
+    corpus: Sequence[str],
+    query: str,
+    pooling: str = "mean",
+    layers: LayerStrategy = "last",
+    k: int = 5,
+) -> str:
+    """A runnable program printing the ``k`` corpus texts most similar to ``query``.
+
+    Leaves ``scores`` (``(n,)`` cosine of the query with every text) and ``top`` (indices,
+    best first) in its namespace.
+    """
+    validate_pooling(pooling)
+    return (
+        f"# Semantic search · {pooling} pooling · {strategy_label(layers)}\n"
+        "import numpy as np\n"
+        + model_preamble(model_name)
+        + "\n"
+        + _pooled_function(layers)
+        + "\n\n"
+        + _list_block("corpus", corpus, MAX_TEXTS)
+        + f"query = {literal(query)}\n"
+        f"pooling, k = {pooling!r}, {int(k)}\n\n"
+        "corpus_vectors = pooled_vectors(corpus)[pooling]  # embed the corpus once, keep it\n"
+        "query_vector = pooled_vectors([query])[pooling]\n"
+        "scores = cosine(query_vector, corpus_vectors)[0]\n"
+        'top = np.argsort(-scores, kind="stable")[:k]\n'
+        "for rank, i in enumerate(top, start=1):\n"
+        '    print(f"{rank}. {scores[i]:.4f}  {corpus[i]}")\n'
+    )

@@ -1,0 +1,122 @@
+"""Figures for the "Similarity & search" page: similarity heatmaps side by side, and the
+rank agreement between poolings."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+from plotly.subplots import make_subplots
+
+ANNOTATE_UP_TO = 10
+"""Write the values into the cells when there are at most this many sentences."""
+
+
+def _short(text: str, width: int = 60) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def similarity_heatmaps(
+    matrices: Mapping[str, np.ndarray],
+    sentences: Sequence[str],
+    labels: Mapping[str, str] | None = None,
+    title: str = "Cosine similarity of every pair of sentences",
+) -> go.Figure:
+    """One heatmap per pooling, side by side, on one shared colour scale.
+
+    ``matrices[name]`` is ``(n, n)``; sentences are numbered 1..n on the axes and shown in
+    full on hover. The scale runs from the lowest off-diagonal similarity (or 0) to 1, so a
+    pooling that makes every pair look alike shows up as one flat colour.
+    """
+    labels = dict(labels or {})
+    names = list(matrices)
+    n = len(sentences)
+    ticks = [str(i + 1) for i in range(n)]
+    off = [pair for m in matrices.values() for pair in np.asarray(m)[~np.eye(n, dtype=bool)]]
+    low = float(min(0.0, min(off))) if off else 0.0
+    short = [_short(s) for s in sentences]
+    hover = [[[short[i], short[j]] for j in range(n)] for i in range(n)]
+    figure = make_subplots(
+        rows=1,
+        cols=len(names),
+        subplot_titles=[labels.get(name, name) for name in names],
+        horizontal_spacing=0.04,
+    )
+    for col, name in enumerate(names, start=1):
+        matrix = np.asarray(matrices[name])
+        figure.add_trace(
+            go.Heatmap(
+                z=matrix,
+                x=ticks,
+                y=ticks,
+                customdata=hover,
+                zmin=low,
+                zmax=1.0,
+                coloraxis="coloraxis",
+                texttemplate="%{z:.2f}" if n <= ANNOTATE_UP_TO else None,
+                name=labels.get(name, name),
+                hovertemplate=(
+                    f"<b>{labels.get(name, name)}</b><br>%{{y}}: %{{customdata[0]}}<br>"
+                    "%{x}: %{customdata[1]}<br>cosine %{z:.3f}<extra></extra>"
+                ),
+            ),
+            row=1,
+            col=col,
+        )
+        every = {"tickmode": "array", "tickvals": ticks} if n <= 20 else {}
+        figure.update_xaxes(title_text="Sentence", row=1, col=col, constrain="domain", **every)
+        figure.update_yaxes(
+            autorange="reversed",
+            constrain="domain",
+            scaleanchor=f"x{col if col > 1 else ''}",
+            row=1,
+            col=col,
+            title_text="Sentence" if col == 1 else None,
+            **every,
+        )
+    figure.update_layout(
+        title=title,
+        coloraxis={
+            "colorscale": "Viridis",
+            "cmin": low,
+            "cmax": 1.0,
+            "colorbar": {"title": "cosine"},
+        },
+        margin={"t": 80, "b": 10},
+        height={1: 540, 2: 460, 3: 380}.get(len(names), 340),
+    )
+    return figure
+
+
+def agreement_figure(
+    table: pd.DataFrame,
+    labels: Mapping[str, str] | None = None,
+    title: str = "Do the poolings rank sentence pairs alike? (Spearman ρ)",
+) -> go.Figure:
+    """Heatmap of the Spearman correlations between strategies (``k x k`` table)."""
+    labels = dict(labels or {})
+    names = [labels.get(str(name), str(name)) for name in table.index]
+    figure = go.Figure(
+        go.Heatmap(
+            z=table.to_numpy(dtype=float),
+            x=names,
+            y=names,
+            zmin=-1.0,
+            zmax=1.0,
+            colorscale="RdBu",
+            texttemplate="%{z:.2f}",
+            colorbar={"title": "ρ"},
+            name="Spearman ρ",
+            hovertemplate="%{y} vs %{x}<br>Spearman ρ %{z:.3f}<extra></extra>",
+        )
+    )
+    figure.update_layout(
+        title=title,
+        xaxis={"title": "Pooling"},
+        yaxis={"title": "Pooling", "autorange": "reversed"},
+        margin={"t": 60, "b": 10},
+        height=360,
+    )
+    return figure

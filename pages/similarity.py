@@ -1,0 +1,242 @@
+"""Similarity & search: sentence similarity under each pooling, and semantic search."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer import cache, corpora, export, search, uploads
+from explorer.codegen.similarity import search_snippet, similarity_snippet
+from explorer.figures.similarity import agreement_figure, similarity_heatmaps
+from explorer.layers import strategy_label
+from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import POOLINGS
+
+URL = "query-params"  # widgets bound to the URL: a shared link opens the same view
+DEFAULT_SENTENCES = (
+    "The bank raised its interest rates again.\n"
+    "She opened a savings account at the bank.\n"
+    "We had a picnic on the grassy bank of the river.\n"
+    "The canoe drifted slowly towards the muddy bank.\n"
+    "The striker scored twice in the second half.\n"
+    "Our team lost the final on penalties."
+)
+DEFAULT_QUERY = "Which team won the game?"
+CORPORA = {"builtin": "Built-in (240 remarks)", "paste": "Paste lines", "upload": "Upload a CSV"}
+
+st.title("Similarity & search")
+st.markdown(
+    "How alike are two sentences? That depends on how each sentence's token vectors become "
+    "one vector (*pooling*). Below, the same sentences are compared under every pooling, "
+    "side by side, and **Spearman's ρ** says whether two poolings at least *rank* the pairs "
+    "the same way (1 = same order of most to least similar pairs)."
+)
+
+model = cache.current_model()
+name = cache.current_model_name()
+
+# -- similarity under each pooling ----------------------------------------------------------
+left, right = st.columns([3, 2])
+text = left.text_area(
+    "Sentences, one per line",
+    DEFAULT_SENTENCES,
+    height=170,
+    key="similarity.text",
+    bind=URL,
+    help=f"3 to {search.MAX_SENTENCES} sentences.",
+)
+valid_layers = search.layer_choices(model.num_layers)
+layers = right.selectbox(
+    "Layers",
+    tuple(valid_layers),
+    index=valid_layers.index("last"),
+    format_func=strategy_label,
+    key="similarity.strategy",
+    bind=URL,
+    help="Which hidden layers give the token vectors (pooled per layer, then combined). "
+    "Also used by the search below.",
+)
+poolings = right.multiselect(
+    "Poolings",
+    POOLINGS,
+    default=list(POOLINGS),
+    format_func=POOLING_LABELS.get,
+    key="similarity.pooling",
+    bind=URL,
+    help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
+)
+
+sentences: list[str] = []  # stays empty unless the comparison below succeeds
+try:
+    lines = search.sentence_lines(text)
+    if len(lines) < 3:
+        raise ValueError(
+            f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
+            "pairs to rank."
+        )
+    corpus = cache.embed_corpus_with_progress(name, tuple(lines))
+    matrices = search.similarity_matrices(corpus, poolings, layers)
+    agreement = search.spearman_agreement(matrices)
+except ValueError as error:
+    st.error(str(error))
+else:
+    sentences = lines
+    st.plotly_chart(
+        similarity_heatmaps(
+            matrices,
+            sentences,
+            POOLING_LABELS,
+            title=f"Cosine similarity of every pair of sentences · {strategy_label(layers)}",
+        ),
+        width="stretch",
+        key="similarity.heatmaps",
+    )
+    numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(sentences, start=1))
+    st.caption("Sentences on the axes:\n\n" + numbered)
+    if len(poolings) > 1:
+        plot, note = st.columns([3, 2])
+        plot.plotly_chart(
+            agreement_figure(agreement, POOLING_LABELS), width="stretch", key="similarity.rho"
+        )
+        note.markdown(
+            "**Reading it.** ρ near 1: the two poolings put the pairs in nearly the same "
+            "order, even if their similarity values differ (max pooling tends to make every "
+            "pair look similar). ρ well below 1: they disagree about which sentences are "
+            "close, so a search or a clustering would give different answers."
+        )
+    downloads = st.columns([2, 1, 1], vertical_alignment="bottom")
+    download_pooling = downloads[0].selectbox(
+        "Vectors to download",
+        tuple(poolings),
+        format_func=POOLING_LABELS.get,
+        key="similarity.download_pooling",
+    )
+    vectors = corpus.sentence(download_pooling, layers)
+    stem = f"sentences_{download_pooling}_{layers}"
+    downloads[1].download_button(
+        f"Vectors (.npy, {vectors.shape[0]} × {vectors.shape[1]})",
+        export.to_npy_bytes(vectors),
+        file_name=f"{stem}.npy",
+        mime="application/octet-stream",
+        on_click="ignore",
+        key="similarity.download_npy",
+    )
+    downloads[2].download_button(
+        "Vectors with text (.csv)",
+        export.to_csv_bytes(export.vectors_frame(vectors, sentences)),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="similarity.download_csv",
+    )
+
+# -- semantic search -------------------------------------------------------------------------
+st.subheader("Semantic search")
+st.markdown(
+    "Embed a corpus once, then rank its texts by cosine similarity to a query, under the "
+    "pooling you choose and the layers chosen above."
+)
+row = st.columns([2, 3])
+corpus_source = row[0].radio(
+    "Corpus", tuple(CORPORA), format_func=CORPORA.get, key="similarity.corpus", bind=URL
+)
+corpus_labels = None
+with row[1]:
+    try:
+        if corpus_source == "builtin":
+            topics = corpora.load_topics()
+            corpus_texts = list(topics["text"])
+            corpus_labels = list(topics["topic"] + " · " + topics["sentiment"])
+            st.caption(corpora.DATASETS["Topics"])
+        elif corpus_source == "paste":
+            pasted = st.text_area(
+                "Corpus, one text per line",
+                "\n".join(corpora.load_topics()["text"][::30]),
+                height=150,
+                key="similarity.corpus_text",
+            )
+            corpus_texts = uploads.texts_from_lines(pasted)
+        else:
+            uploaded = st.file_uploader(
+                "CSV with a text column (UTF-8, header row)",
+                type=["csv"],
+                key="similarity.corpus_file",
+                help=f"At most {uploads.MAX_ROWS:,} rows; the column named 'text' (or the "
+                "only column) is searched.",
+            )
+            corpus_texts = None
+            if uploaded is None:
+                st.info("Upload a CSV file to search it.")
+            else:
+                corpus_texts = search.corpus_texts(uploads.read_csv(uploaded.getvalue()))
+    except ValueError as error:
+        st.error(str(error))
+        corpus_texts = None
+
+controls = st.columns([4, 2, 2])
+query = controls[0].text_input("Query", DEFAULT_QUERY, key="similarity.query", bind=URL)
+search_pooling = controls[1].selectbox(
+    "Pooling",
+    POOLINGS,
+    index=POOLINGS.index("mean"),
+    format_func=POOLING_LABELS.get,
+    key="similarity.search_pooling",
+    bind=URL,
+)
+k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
+
+results = None
+if corpus_texts:
+    try:
+        if not query.strip():
+            raise ValueError("The query is empty: type what you are looking for.")
+        embedded = cache.embed_corpus_with_progress(name, tuple(corpus_texts))
+        query_vector = cache.embed_corpus(name, (query.strip(),)).sentence(search_pooling, layers)
+        results = search.top_k(
+            query_vector[0], embedded.sentence(search_pooling, layers), corpus_texts, k
+        )
+    except ValueError as error:
+        st.error(str(error))
+if results is not None:
+    if corpus_labels is not None:
+        results["label"] = [corpus_labels[i] for i in results["index"]]
+    results["index"] = results["index"] + 1
+    st.dataframe(
+        results,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
+            "score": st.column_config.ProgressColumn(
+                "Cosine", format="%.3f", min_value=0.0, max_value=1.0, width="small"
+            ),
+            "text": st.column_config.TextColumn("Text", width="large"),
+            "index": st.column_config.NumberColumn("Row", format="%d", width="small"),
+            "label": "Label",
+        },
+        key="similarity.results",
+    )
+    st.caption(
+        f"{len(corpus_texts):,} texts embedded once and cached: a new query, pooling or k "
+        "runs the model on the query only."
+    )
+    st.download_button(
+        "Results (.csv)",
+        export.to_csv_bytes(results),
+        file_name="search_results.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="similarity.download_results",
+    )
+
+with st.expander("Show code"):
+    st.caption(
+        "Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
+        "then the search. Each prints the numbers the page shows."
+    )
+    if sentences and poolings:
+        st.code(similarity_snippet(name, sentences, poolings, layers), language="python")
+    if corpus_texts and query.strip():
+        st.code(
+            search_snippet(name, corpus_texts, query.strip(), search_pooling, layers, k),
+            language="python",
+        )

@@ -1,0 +1,101 @@
+"""AppTest of the "Which layer?" page: built-in defaults, URL state, uploads and bad CSVs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import APP, TIMEOUT
+from streamlit.testing.v1 import AppTest
+
+pytestmark = pytest.mark.slow
+
+
+def _ok(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def _figures(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def test_word_senses_by_default_layer_zero_near_baseline(page):
+    at = page("probe")
+    assert not at.error and not at.warning
+    metrics = {m.label: m.value for m in at.metric}
+    baseline = float(metrics["Majority baseline"])
+    assert baseline == pytest.approx(0.47, abs=0.01)
+    assert abs(float(metrics["Embedding layer (0)"]) - baseline) < 0.1
+    best = next(label for label in metrics if label.startswith("Best: layer"))
+    assert float(metrics[best].split("±")[0]) > baseline + 0.3
+    layers, heads = _figures(at)
+    assert [t["name"] for t in layers["data"]][0] == "Mean of subwords"  # single-token words
+    assert "baseline" in layers["data"][-1]["name"].lower()
+    assert [t["name"] for t in heads["data"]][0].startswith("Accuracy")
+    assert at.dataframe[0].value.loc[0, "strategy"] == "Mean of subwords"
+    assert len(at.get("download_button")) == 3
+    assert "LogisticRegression" in at.code[0].value and "StratifiedKFold" in at.code[0].value
+
+
+def test_url_query_parameters_restore_the_view():
+    """A shared link: Streamlit's bound widgets put their displayed labels in the URL."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(
+        {
+            "probe.dataset": "Sentiment (sentence level)",
+            "probe.poolings": ["[CLS] token", "Mean of tokens"],
+            "probe.folds": "3",
+            "probe.layer": "2",
+            "probe.strategy": "[CLS] token",
+        }
+    )
+    at.run()
+    at.switch_page("pages/probe.py").run()
+    _ok(at)
+    assert at.selectbox(key="probe.dataset").value == "sentiment"
+    assert at.multiselect(key="probe.poolings").value == ["cls", "mean"]
+    assert at.slider(key="probe.folds").value == 3
+    assert at.selectbox(key="probe.layer").value == 2
+    assert at.selectbox(key="probe.strategy").value == "cls"
+    layers, heads = _figures(at)
+    assert [t["name"] for t in layers["data"]][:2] == ["[CLS] token", "Mean of tokens"]
+    assert "3-fold" in layers["layout"]["title"]["text"]
+    assert heads["layout"]["title"]["text"] == "Layer 2: two heads"
+    assert not [box for box in at.selectbox if box.key == "probe.word"]  # a sentence task
+
+
+def _upload(at, data: bytes) -> AppTest:
+    at.file_uploader(key="probe.upload").set_value(("data.csv", data, "text/csv"))
+    return at.run()
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        (b"text,topic\na,b\n", "no 'label' column"),
+        (b"text,label\na,x\nb,x\nc,x\n", "Only one class"),
+        (b"text,label\na,x\nb,x\nc,y\n", "single example"),
+        (b"text,label\n" + b"a,x\n" * 5001, "5,000"),
+        (b"text,word,label\nthe bank,bank,x\nthe bat,bank,y\nbank,bank,x\nbank,bank,y\n", "1 of 4"),
+    ],
+)
+def test_bad_uploads_show_clear_errors(page, data, message):
+    at = page("probe")
+    at.radio(key="probe.source").set_value("upload").run()
+    _ok(at)
+    assert at.info and "text,label" in at.info[0].value
+    _upload(at, data)
+    _ok(at)
+    assert at.error and message in at.error[0].value, [e.value for e in at.error]
+
+
+def test_uploaded_sentence_task_lowers_folds(page):
+    at = page("probe")
+    at.radio(key="probe.source").set_value("upload").run()
+    rows = [f"I love this {w}!,pos" for w in ("cake", "song", "film", "town")]
+    rows += [f"I hate this {w}.,neg" for w in ("cake", "song", "film")]
+    _upload(at, ("text,label\n" + "\n".join(rows)).encode())
+    _ok(at)
+    assert not at.error
+    assert any("3-fold" in i.value for i in at.info)
+    assert len(_figures(at)) == 2

@@ -1,0 +1,88 @@
+"""AppTest of the Similarity & search page: defaults, URL state, bad input, a new query."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import APP, TIMEOUT
+from streamlit.testing.v1 import AppTest
+
+pytestmark = pytest.mark.slow
+
+
+def _ok(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def _figures(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+
+
+def test_defaults_show_heatmaps_agreement_and_search(page):
+    at = page("similarity")
+    assert not at.error and not at.warning
+    heatmaps, agreement = _figures(at)
+    assert [a["text"] for a in heatmaps["layout"]["annotations"]] == [
+        "[CLS] token",
+        "Mean of tokens",
+        "Max over tokens",
+        "Mean + max (concatenated)",
+    ]
+    assert agreement["data"][0]["type"] == "heatmap"
+    results = at.dataframe[0].value
+    assert len(results) == 5 and results["score"].is_monotonic_decreasing
+    assert results["label"].str.startswith("sports").sum() >= 3  # "Which team won the game?"
+    assert len(at.get("download_button")) == 3
+    code = "\n".join(block.value for block in at.code)
+    assert "def spearman" in code and "top = np.argsort" in code
+
+
+def test_url_query_parameters_restore_the_view():
+    """A shared link: Streamlit's bound widgets put their displayed labels in the URL."""
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(
+        {
+            "similarity.text": "A cat sat.\nA dog ran.\nStocks fell sharply.",
+            "similarity.pooling": ["[CLS] token", "Max over tokens"],
+            "similarity.strategy": "Sum of last four layers",
+            "similarity.query": "Share prices dropped",
+            "similarity.search_pooling": "[CLS] token",
+            "similarity.k": "3",
+        }
+    )
+    at.run()
+    at.switch_page("pages/similarity.py").run()
+    _ok(at)
+    assert (
+        at.text_area(key="similarity.text").value == "A cat sat.\nA dog ran.\nStocks fell sharply."
+    )
+    assert at.multiselect(key="similarity.pooling").value == ["cls", "max"]
+    assert at.selectbox(key="similarity.strategy").value == "sum_last4"
+    assert at.text_input(key="similarity.query").value == "Share prices dropped"
+    assert at.selectbox(key="similarity.search_pooling").value == "cls"
+    assert at.slider(key="similarity.k").value == 3
+    heatmaps, _ = _figures(at)
+    assert len(heatmaps["data"]) == 2 and "Sum of last four" in heatmaps["layout"]["title"]["text"]
+    assert len(at.dataframe[0].value) == 3
+
+
+def test_bad_input_gets_messages_and_a_new_query_new_results(page):
+    at = page("similarity")
+    before = at.dataframe[0].value["text"].tolist()
+    at.text_area(key="similarity.text").input("Only one line.\nAnd two.").run()
+    _ok(at)
+    assert "at least 3" in at.error[0].value
+    assert len(at.dataframe) == 1  # the search still works
+    assert len(at.code) == 1 and "def spearman" not in at.code[0].value  # search code only
+    at.text_input(key="similarity.query").input("The soup was cold and bland").run()
+    _ok(at)
+    after = at.dataframe[0].value
+    assert after["text"].tolist() != before and after["label"].str.startswith("food").any()
+    at.text_input(key="similarity.query").input("   ").run()
+    assert any("query is empty" in e.value for e in at.error)
+    at.radio(key="similarity.corpus").set_value("upload").run()
+    at.file_uploader(key="similarity.corpus_file").set_value(("c.csv", b"a,b\nx,y\n", "text/csv"))
+    at.run()
+    _ok(at)
+    assert any("no 'text' column" in e.value for e in at.error)

@@ -1,0 +1,65 @@
+"""The Similarity & search page's snippets run and print the library's numbers."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import re
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer import search
+from explorer.codegen.similarity import search_snippet, similarity_snippet
+
+SENTENCES = [
+    "The bank raised its interest rates again.",
+    "We had a picnic on the grassy bank of the river.",
+    "The striker scored twice in the second half.",
+    'A "quoted" line with a backslash \\ in it.',
+]
+
+
+def _run(source: str) -> tuple[dict, str]:
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<similarity snippet>", "exec"), namespace)  # noqa: S102
+    return namespace, out.getvalue()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("layers", ["last", "concat_last4"])
+def test_similarity_snippet_matches_the_library(bundled, layers):
+    poolings = list(explorer.POOLINGS)
+    namespace, printed = _run(
+        similarity_snippet(explorer.DEFAULT_MODEL, SENTENCES, poolings, layers)
+    )
+    matrices = search.similarity_matrices(
+        explorer.embed_corpus(bundled, SENTENCES), poolings, layers
+    )
+    agreement = search.spearman_agreement(matrices)
+    for pooling in poolings:
+        np.testing.assert_allclose(namespace["similarity"][pooling], matrices[pooling], atol=1e-4)
+    for (a, b), rho in namespace["agreement"].items():
+        assert rho == pytest.approx(agreement.loc[a, b], abs=1e-4)
+        assert re.search(rf"Spearman {a} vs {b}: {agreement.loc[a, b]:.4f}", printed)
+
+
+@pytest.mark.slow
+def test_search_snippet_matches_the_library(bundled):
+    corpus = SENTENCES + ["Our team lost the final on penalties.", "Bread smells wonderful."]
+    query = "Who won the football match?"
+    source = search_snippet(explorer.DEFAULT_MODEL, corpus, query, "cls", "sum_last4", k=3)
+    namespace, printed = _run(source)
+    vectors = explorer.embed_corpus(bundled, corpus).sentence("cls", "sum_last4")
+    query_vector = explorer.embed_corpus(bundled, [query]).sentence("cls", "sum_last4")[0]
+    results = search.top_k(query_vector, vectors, corpus, k=3)
+    assert list(namespace["top"]) == list(results["index"])
+    np.testing.assert_allclose(namespace["scores"][namespace["top"]], results["score"], atol=1e-4)
+    first = printed.splitlines()[0]
+    assert (
+        first.startswith(f"1. {results.loc[0, 'score']:.4f}")
+        and corpus[results.loc[0, "index"]] in first
+    )
