@@ -55,9 +55,11 @@ name = cache.current_model_name()
 
 left, right = st.columns([3, 1])
 with left:
-    text = st.text_area("Sentences, one per line", key="context.text", height=130)
+    text = st.text_area(
+        "Sentences, one per line", key="context.text", bind="query-params", height=130
+    )
 with right:
-    word = st.text_input("Word to compare", key="context.word")
+    word = st.text_input("Word to compare", key="context.word", bind="query-params")
     st.selectbox(
         "Load an example",
         corpora.SENSE_WORDS,
@@ -76,6 +78,7 @@ strategy = options[0].selectbox(
     index=strategies.index(DEFAULT_STRATEGY),
     format_func=strategy_label,
     key="context.strategy",
+    bind="query-params",
     help="How the hidden states of all layers become one vector per occurrence. The last "
     "layer is the default: it is the most contextual, and its numbers are the right-hand "
     "end of the layer-by-layer chart below.",
@@ -86,11 +89,13 @@ subwords = options[1].selectbox(
     index=explorer.SUBWORD_MODES.index("mean"),
     format_func=lambda mode: f"{mode} ({SUBWORD_HELP[mode]})",
     key="context.subwords",
+    bind="query-params",
     help="A word split into several tokens (em ##bed ##ding ##s) gets one vector from these.",
 )
 center = options[2].toggle(
     "Mean-centre (remove the common direction)",
     key="context.center",
+    bind="query-params",
     help="Subtract, at every layer, the mean vector of all tokens of these sentences ([CLS] "
     "and [SEP] left out) before "
     "taking cosines. Raw contextual vectors share a large common direction (anisotropy), so "

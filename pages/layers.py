@@ -31,7 +31,7 @@ st.markdown(
 )
 
 model_name = cache.current_model_name()
-text = st.text_area("Text", value=TUTORIAL, key="layers.text", height=80)
+text = st.text_area("Text", value=TUTORIAL, key="layers.text", bind="query-params", height=80)
 try:
     tokenization = cache.tokenize(model_name, text)
     hidden = cache.hidden_states(model_name, text)  # (L + 1, T, H), one cached forward pass
@@ -57,6 +57,7 @@ token = left.selectbox(
     index=min(DEFAULT_TOKEN, num_tokens - 1),
     format_func=lambda i: labels[i],
     key="layers.token",
+    bind="query-params",
     help="Position: token, as the tokenizer cut the text.",
 )
 layer = middle.slider(
@@ -65,6 +66,7 @@ layer = middle.slider(
     num_layers,
     value=min(DEFAULT_LAYER, num_layers),
     key="layers.layer",
+    bind="query-params",
     help=f"0 = the embedding output (before any attention), {num_layers} = the last layer.",
 )
 include_special = right.toggle(

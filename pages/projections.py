@@ -60,9 +60,13 @@ name = cache.current_model_name()
 
 # -- what to project ----------------------------------------------------------------------
 top = st.columns([2, 2, 3])
-level = top[0].radio("Points", tuple(LEVELS), format_func=LEVELS.get, key="projections.level")
+level = top[0].radio(
+    "Points", tuple(LEVELS), format_func=LEVELS.get, key="projections.level", bind="query-params"
+)
 words = level == "words"
-source = top[1].radio("Texts", tuple(SOURCES), format_func=SOURCES.get, key="projections.source")
+source = top[1].radio(
+    "Texts", tuple(SOURCES), format_func=SOURCES.get, key="projections.source", bind="query-params"
+)
 uploaded = None
 with top[2]:
     if source == "builtin":
@@ -72,6 +76,7 @@ with top[2]:
                 corpora.DATASET_NAMES,
                 index=corpora.DATASET_NAMES.index(SENSES),
                 key="projections.word_dataset",
+                bind="query-params",
                 help="Word senses: sentences about ambiguous words, labelled by sense.",
             )
         else:
@@ -80,6 +85,7 @@ with top[2]:
                 corpora.DATASET_NAMES,
                 index=corpora.DATASET_NAMES.index("Topics"),
                 key="projections.dataset",
+                bind="query-params",
                 help=corpora.DATASETS["Topics"],
             )
         st.caption(corpora.DATASETS[dataset])
@@ -103,7 +109,11 @@ if words:
     word = (
         middle[0]
         .text_input(
-            "Word", DEFAULT_WORD, key="projections.word", help="Every occurrence becomes a point."
+            "Word",
+            DEFAULT_WORD,
+            key="projections.word",
+            bind="query-params",
+            help="Every occurrence becomes a point.",
         )
         .strip()
     )
@@ -115,6 +125,7 @@ else:
         index=explorer.POOLINGS.index("mean"),
         format_func=POOLING_LABELS.get,
         key="projections.pooling",
+        bind="query-params",
         help="How the token vectors of a text become one vector: the [CLS] token, the mean "
         "or the maximum over the tokens (padding excluded), or mean and max side by side.",
     )
@@ -124,6 +135,7 @@ layers = middle[1].selectbox(
     index=explorer.LAYER_STRATEGIES.index("last"),
     format_func=strategy_label,
     key="projections.layers",
+    bind="query-params",
     help="Which hidden layers are used, and how they are combined (after pooling each one).",
 )
 method = middle[2].radio(
@@ -132,6 +144,7 @@ method = middle[2].radio(
     format_func=proj.LABELS.get,
     horizontal=True,
     key="projections.method",
+    bind="query-params",
 )
 dims = middle[3].radio(
     "Dimensions",
@@ -139,6 +152,7 @@ dims = middle[3].radio(
     format_func=lambda k: f"{k}-D",
     horizontal=True,
     key="projections.dims",
+    bind="query-params",
 )
 
 bottom = st.columns(4, vertical_alignment="bottom")

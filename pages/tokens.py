@@ -44,14 +44,17 @@ st.markdown(
     "Every token gets its own contextual vector on the other pages."
 )
 
-text = st.text_area("Text", DEFAULT_TEXT, key="tokens.text", height=100)
+text = st.text_area("Text", DEFAULT_TEXT, key="tokens.text", bind="query-params", height=100)
 pair = None
 if st.checkbox(
     "Add a second sentence (sentence pair)",
     key="tokens.pair_on",
+    bind="query-params",
     help="BERT was trained on pairs of sentences; the second one gets segment id 1.",
 ):
-    pair = st.text_area("Second sentence", DEFAULT_PAIR, key="tokens.pair", height=68)
+    pair = st.text_area(
+        "Second sentence", DEFAULT_PAIR, key="tokens.pair", bind="query-params", height=68
+    )
 
 try:
     tokenization = cache.tokenize(model.name, text, pair)
@@ -112,6 +115,7 @@ word = st.text_input(
     "A word to split",
     DEFAULT_WORD,
     key="tokens.word",
+    bind="query-params",
     help="Words missing from the vocabulary are cut into the longest pieces it has.",
 )
 try:

@@ -1,0 +1,46 @@
+"""A shared link restores a page: widgets bound to the URL read their value from it."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from tests.app.conftest import APP, TIMEOUT
+
+
+def _open(page: str, params: dict[str, str]) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at.query_params.update(params)
+    at.run()
+    at.switch_page(f"pages/{page}.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    return at
+
+
+def test_tokens_text_from_the_url():
+    at = _open("tokens", {"tokens.text": "Unbelievable tokenization"})
+    assert at.text_area(key="tokens.text").value == "Unbelievable tokenization"
+    tokens = at.dataframe[0].value["token"].tolist()
+    assert "##ization" in tokens
+
+
+def test_context_word_and_strategy_from_the_url():
+    at = _open(
+        "context",
+        {
+            "context.text": "The bat flew out of the cave.\nHe swung the bat hard.",
+            "context.word": "bat",
+            "context.strategy": "Embedding layer (static)",
+        },
+    )
+    assert at.text_input(key="context.word").value == "bat"
+    assert at.selectbox(key="context.strategy").value == "embeddings"
+    assert not at.error
+
+
+def test_projections_pooling_and_method_from_the_url():
+    at = _open(
+        "projections",
+        {"projections.pooling": "[CLS] token", "projections.method": "t-SNE"},
+    )
+    assert at.selectbox(key="projections.pooling").value == "cls"
+    assert at.selectbox(key="projections.method").value == "tsne"
