@@ -43,4 +43,4 @@ def test_projections_pooling_and_method_from_the_url():
         {"projections.pooling": "[CLS] token", "projections.method": "t-SNE"},
     )
     assert at.selectbox(key="projections.pooling").value == "cls"
-    assert at.selectbox(key="projections.method").value == "tsne"
+    assert at.radio(key="projections.method").value == "tsne"
