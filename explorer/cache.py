@@ -8,8 +8,6 @@ hashed (progress callbacks) start with an underscore.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import streamlit as st
 
@@ -17,6 +15,9 @@ import explorer
 from explorer.backend import DEFAULT_MODEL, Model, Tokenization
 from explorer.embeddings import CorpusEmbeddings
 from explorer.words import Occurrence
+
+PROGRESS_MIN_TEXTS = 32
+"""Corpora at least this large show a progress bar while they are embedded."""
 
 MODEL_KEY = "model_name"
 """Session-state key of the model every page uses (the last one that loaded)."""
@@ -74,19 +75,6 @@ def word_layer_vectors(
     return explorer.word_layer_vectors(get_model(model_name), list(texts), word, subwords)
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def embed_corpus(
-    model_name: str,
-    texts: tuple[str, ...],
-    exclude_special: bool = False,
-    _progress: Callable[[int, int], None] | None = None,
-) -> CorpusEmbeddings:
-    """Cached :func:`explorer.embed_corpus`; ``_progress(done, total)`` is not part of the key."""
-    return explorer.embed_corpus(
-        get_model(model_name), list(texts), _progress, exclude_special=exclude_special
-    )
-
-
 @st.cache_data(show_spinner="Running the model…", max_entries=32)
 def context_token_states(model_name: str, texts: tuple[str, ...]) -> np.ndarray:
     """Cached :func:`explorer.context.content_token_states`: ``(layers + 1, tokens, hidden)``,
@@ -96,22 +84,32 @@ def context_token_states(model_name: str, texts: tuple[str, ...]) -> np.ndarray:
     return content_token_states(get_model(model_name), list(texts))
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def embed_corpus_with_progress(
+def _progress_bar(text: str):
+    """An ``st.progress`` bar and a ``(done, total)`` callback that moves it."""
+    bar = st.progress(0.0, text=text)
+
+    def report(done: int, total: int) -> None:
+        bar.progress(min(done / max(total, 1), 1.0), text=f"{text} {done:,} of {total:,}")
+
+    return bar, report
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def embed_corpus(
     model_name: str, texts: tuple[str, ...], exclude_special: bool = False
 ) -> CorpusEmbeddings:
-    """Cached :func:`explorer.embed_corpus` that shows an ``st.progress`` bar while it runs.
+    """Cached :func:`explorer.embed_corpus`, with an ``st.progress`` bar for large corpora.
 
     The bar is created here, inside the cached function, because Streamlit records the
     elements a cached function touches and replays them on a cache hit: a bar made by the
-    caller and moved through ``embed_corpus(_progress=...)`` is replayed onto a block of an
-    earlier run and fails with ``CacheReplayClosureError``. The bar is emptied at the end.
+    caller and moved from inside would be replayed onto a block of an earlier run and fail
+    with ``CacheReplayClosureError``. The bar is emptied at the end.
     """
-    bar = st.progress(0.0, text=f"Embedding {len(texts):,} texts…")
-
-    def report(done: int, total: int) -> None:
-        bar.progress(done / total, text=f"Embedding texts… {done:,} of {total:,}")
-
+    if len(texts) < PROGRESS_MIN_TEXTS:
+        return explorer.embed_corpus(
+            get_model(model_name), list(texts), exclude_special=exclude_special
+        )
+    bar, report = _progress_bar(f"Embedding {len(texts):,} texts…")
     try:
         return explorer.embed_corpus(
             get_model(model_name), list(texts), report, exclude_special=exclude_special
@@ -133,11 +131,11 @@ def sentence_projection(
     perplexity: float = 30.0,
 ):
     """Cached fitted :class:`explorer.projection.Projector` of the sentence vectors of
-    ``texts`` (``pooling`` then ``layers``); reuses :func:`embed_corpus_with_progress`, so
+    ``texts`` (``pooling`` then ``layers``); reuses :func:`embed_corpus`, so
     it runs no forward pass once the corpus is embedded. ``embedding_`` is ``(texts, k)``."""
     from explorer.projection import Projector
 
-    vectors = embed_corpus_with_progress(model_name, texts).sentence(pooling, layers)
+    vectors = embed_corpus(model_name, texts).sentence(pooling, layers)
     return Projector(method, n_components, random_state, n_neighbors, perplexity).fit(vectors)
 
 
@@ -167,20 +165,10 @@ def word_projection(
 # -- "Which layer?" (probe) page ------------------------------------------------------------
 
 
-def _progress_bar(text: str):
-    """An ``st.progress`` bar and a ``(done, total)`` callback that moves it."""
-    bar = st.progress(0.0, text=text)
-
-    def report(done: int, total: int) -> None:
-        bar.progress(min(done / max(total, 1), 1.0), text=f"{text} {done:,} of {total:,}")
-
-    return bar, report
-
-
 @st.cache_data(show_spinner=False, max_entries=8)
 def probe_word_features(model_name: str, texts: tuple[str, ...], words: tuple[str, ...]):
     """Cached :func:`explorer.probe.word_features` (every subword mode, one forward pass),
-    with a progress bar made here (see :func:`embed_corpus_with_progress` for why)."""
+    with a progress bar made here (see :func:`embed_corpus` for why)."""
     from explorer.probe import word_features
 
     bar, report = _progress_bar("Running the model…")
@@ -194,7 +182,7 @@ def _probe_stack(
     model_name: str, texts: tuple[str, ...], words: tuple[str, ...] | None, strategy: str
 ) -> np.ndarray:
     if words is None:
-        return embed_corpus_with_progress(model_name, texts).per_layer(strategy)
+        return embed_corpus(model_name, texts).per_layer(strategy)
     return probe_word_features(model_name, texts, words).vectors[strategy]
 
 

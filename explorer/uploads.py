@@ -120,9 +120,8 @@ def read_csv(data: bytes, max_rows: int = MAX_ROWS) -> pd.DataFrame:
         )
     if len(frame) > max_rows:
         raise ValueError(
-            f"The file has more than {max_rows:,} rows; the limit is {max_rows:,} (a "
-            "projection of more points gets slow and unreadable). Upload a sample of at most "
-            f"{max_rows:,} rows."
+            f"The file has more than {max_rows:,} rows; the limit is {max_rows:,}, so that "
+            f"embedding stays quick on a CPU. Upload a sample of at most {max_rows:,} rows."
         )
     return frame.reset_index(drop=True)
 

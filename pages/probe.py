@@ -122,7 +122,7 @@ try:
     if task == "word":
         features = cache.probe_word_features(name, texts, words)
     else:
-        corpus = cache.embed_corpus_with_progress(name, texts)
+        corpus = cache.embed_corpus(name, texts)
 except ValueError as error:
     st.error(str(error))
     st.stop()

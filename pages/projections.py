@@ -279,7 +279,7 @@ try:
             legend_title = "Sentence"
         title = projection_title(method, len(occurrences), layers=layers, word=word)
     else:
-        cache.embed_corpus_with_progress(name, texts)
+        cache.embed_corpus(name, texts)
         with st.spinner(spinner):
             projector = cache.sentence_projection(
                 name, texts, pooling, layers, method, dims, seed, n_neighbors, perplexity

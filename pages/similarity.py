@@ -73,7 +73,7 @@ try:
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
             "pairs to rank."
         )
-    corpus = cache.embed_corpus_with_progress(name, tuple(lines))
+    corpus = cache.embed_corpus(name, tuple(lines))
     matrices = search.similarity_matrices(corpus, poolings, layers)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
@@ -189,7 +189,7 @@ if corpus_texts:
     try:
         if not query.strip():
             raise ValueError("The query is empty: type what you are looking for.")
-        embedded = cache.embed_corpus_with_progress(name, tuple(corpus_texts))
+        embedded = cache.embed_corpus(name, tuple(corpus_texts))
         query_vector = cache.embed_corpus(name, (query.strip(),)).sentence(search_pooling, layers)
         results = search.top_k(
             query_vector[0], embedded.sentence(search_pooling, layers), corpus_texts, k
