@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer import cache
 from explorer.backend import DEFAULT_MODEL
+from explorer.markup import escape_markdown
 
 st.set_page_config(page_title="Contextual Embedding Explorer", page_icon="🔎", layout="wide")
 
@@ -58,7 +59,8 @@ def model_picker() -> None:
             else:
                 st.session_state[cache.MODEL_KEY] = wanted
         if wanted in failed:
-            st.sidebar.error(f"{failed[wanted]}\n\nStill using **{cache.current_model_name()}**.")
+            message = escape_markdown(failed[wanted])
+            st.sidebar.error(f"{message}\n\nStill using **{cache.current_model_name()}**.")
     model = cache.current_model()
     st.sidebar.caption(f"In use: **{model.name}**")
     st.sidebar.caption(

@@ -14,6 +14,7 @@ import streamlit as st
 import explorer
 from explorer.backend import DEFAULT_MODEL, Model, Tokenization
 from explorer.embeddings import CorpusEmbeddings
+from explorer.markup import escape_markdown
 from explorer.words import Occurrence
 
 PROGRESS_MIN_TEXTS = 32
@@ -42,6 +43,12 @@ def require_router() -> None:
     if PagesManager.uses_pages_directory:
         PagesManager.uses_pages_directory = False
         st.rerun()
+
+
+def show_error(error: Exception) -> None:
+    """Show a library error on the page as plain text (``st.error`` renders Markdown, and
+    messages quote the user's own text)."""
+    st.error(escape_markdown(str(error)))
 
 
 def current_model_name() -> str:

@@ -19,8 +19,6 @@ Plain Python and NumPy; no Streamlit.
 
 from __future__ import annotations
 
-import html
-import re
 from collections.abc import Sequence
 
 import numpy as np
@@ -35,6 +33,7 @@ from explorer.layers import (
     strategy_label,
     validate_strategy,
 )
+from explorer.markup import escape_markdown
 from explorer.similarity import cosine_similarity
 from explorer.words import Occurrence
 
@@ -144,21 +143,18 @@ def pair_labels(n: int) -> list[str]:
     return [f"#{i + 1} vs #{j + 1}" for i, j in pair_indices(n)]
 
 
+MAX_OCCURRENCES = 12
+"""Most occurrences the page compares: n occurrences make n(n-1)/2 pairs (66 for 12)."""
+
+
+def cap_occurrences(occurrences: list, per_layer: np.ndarray, limit: int = MAX_OCCURRENCES):
+    """The first ``limit`` occurrences and their ``(layers + 1, limit, hidden)`` vectors."""
+    return occurrences[:limit], per_layer[:, :limit]
+
+
 def pair_members(labels: Sequence[str]) -> list[tuple[str, str]]:
     """``(labels[i], labels[j])`` for every pair, in the order of :func:`pair_indices`."""
     return [(labels[i], labels[j]) for i, j in pair_indices(len(labels))]
-
-
-_MARKDOWN_SPECIALS = re.compile(r"([\\`*_{}\[\]()#+\-.!|~$:])")
-
-
-def escape_markdown(text: str) -> str:
-    """``text`` safe for ``st.markdown`` (also with ``unsafe_allow_html=True``).
-
-    Markdown specials (``*``, ``_``, ``$``, ``[``, ``:``, ...) are backslash-escaped, then
-    ``&``, ``<`` and ``>`` HTML-escaped, so user text never formats, links or runs anything.
-    """
-    return html.escape(_MARKDOWN_SPECIALS.sub(r"\\\1", text), quote=False)
 
 
 def highlight_html(text: str, char_start: int, char_end: int) -> str:

@@ -108,9 +108,16 @@ try:
     occurrences, per_layer = cache.word_layer_vectors(name, tuple(sentences), word, subwords)
     token_states = cache.context_token_states(name, tuple(sentences))
 except ValueError as error:
-    st.error(str(error))
+    cache.show_error(error)
     st.stop()
 
+if len(occurrences) > ctx.MAX_OCCURRENCES:
+    st.warning(
+        f"The word occurs {len(occurrences)} times; the page compares the first "
+        f"{ctx.MAX_OCCURRENCES} ({ctx.MAX_OCCURRENCES * (ctx.MAX_OCCURRENCES - 1) // 2} pairs). "
+        "Remove some sentences to compare others."
+    )
+    occurrences, per_layer = ctx.cap_occurrences(occurrences, per_layer)
 labels = ctx.occurrence_labels(occurrences, sentences)
 st.subheader(
     f"{len(occurrences)} occurrence{'' if len(occurrences) == 1 else 's'} of "

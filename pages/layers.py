@@ -36,7 +36,7 @@ try:
     tokenization = cache.tokenize(model_name, text)
     hidden = cache.hidden_states(model_name, text)  # (L + 1, T, H), one cached forward pass
 except ValueError as error:
-    st.error(str(error))
+    cache.show_error(error)
     st.stop()
 
 num_layers, num_tokens, hidden_size = hidden.shape[0] - 1, hidden.shape[1], hidden.shape[2]

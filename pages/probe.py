@@ -77,7 +77,7 @@ else:
     try:
         frame, task = probe.read_labelled_csv(uploaded.getvalue())
     except ValueError as error:
-        st.error(str(error))
+        cache.show_error(error)
         st.stop()
 
 if task == "word":
@@ -112,7 +112,7 @@ folds = settings[0].slider(
 try:
     plan = probe.plan_folds(labels, words, folds)
 except ValueError as error:
-    st.error(str(error))
+    cache.show_error(error)
     st.stop()
 for note in plan.notes:
     st.info(note)
@@ -124,7 +124,7 @@ try:
     else:
         corpus = cache.embed_corpus(name, texts)
 except ValueError as error:
-    st.error(str(error))
+    cache.show_error(error)
     st.stop()
 
 if task == "word":

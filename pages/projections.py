@@ -243,7 +243,7 @@ try:
                 f"{len(data):,} texts remain."
             )
 except ValueError as error:
-    st.error(str(error))
+    cache.show_error(error)
     st.stop()
 
 texts = data.texts

@@ -8,6 +8,7 @@ from explorer import cache, corpora, export, search, uploads
 from explorer.codegen.similarity import search_snippet, similarity_snippet
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import strategy_label
+from explorer.markup import escape_markdown
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import POOLINGS
 
@@ -77,7 +78,7 @@ try:
     matrices = search.similarity_matrices(corpus, poolings, layers)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
-    st.error(str(error))
+    cache.show_error(error)
 else:
     sentences = lines
     st.plotly_chart(
@@ -90,7 +91,7 @@ else:
         width="stretch",
         key="similarity.heatmaps",
     )
-    numbered = "\n".join(f"{i}. {s}" for i, s in enumerate(sentences, start=1))
+    numbered = "\n".join(f"{i}. {escape_markdown(s)}" for i, s in enumerate(sentences, start=1))
     st.caption("Sentences on the axes:\n\n" + numbered)
     if len(poolings) > 1:
         plot, note = st.columns([3, 2])
@@ -169,7 +170,7 @@ with row[1]:
             else:
                 corpus_texts = search.corpus_texts(uploads.read_csv(uploaded.getvalue()))
     except ValueError as error:
-        st.error(str(error))
+        cache.show_error(error)
         corpus_texts = None
 
 controls = st.columns([4, 2, 2])
@@ -195,7 +196,7 @@ if corpus_texts:
             query_vector[0], embedded.sentence(search_pooling, layers), corpus_texts, k
         )
     except ValueError as error:
-        st.error(str(error))
+        cache.show_error(error)
 if results is not None:
     if corpus_labels is not None:
         results["label"] = [corpus_labels[i] for i in results["index"]]

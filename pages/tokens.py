@@ -59,7 +59,7 @@ if st.checkbox(
 try:
     tokenization = cache.tokenize(model.name, text, pair)
 except ValueError as error:
-    st.error(str(error))
+    cache.show_error(error)
     st.stop()
 
 counts = token_counts(tokenization)

@@ -87,7 +87,7 @@ def test_figure_has_one_trace_per_label_with_row_indices():
     assert figure.layout.legend.title.text == "Label"
     assert figure.data[0].marker.color != figure.data[1].marker.color
     assert "&lt;script&gt;" in figure.data[0].text[1]
-    assert figure.data[0].hovertemplate.startswith("<i>finance</i><br>%{text}")
+    assert figure.data[0].hovertemplate.startswith("<i>%{fullData.name}</i><br>%{text}")
 
 
 def test_figure_highlights_the_word_in_hover():

@@ -116,6 +116,10 @@ def artifacts_dir() -> Path:
 # --- the app server -------------------------------------------------------------------------
 
 
+SERVER_PIDS: dict[str, int] = {}
+"""Process id of every running :func:`streamlit_server`, by base URL (see :func:`server_memory`)."""
+
+
 class ServerError(RuntimeError):
     """The app server did not start; the message ends with the tail of its log."""
 
@@ -195,6 +199,7 @@ def streamlit_server(
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, so one killpg ends it all
         )
+    SERVER_PIDS[url] = process.pid
     try:
         deadline = time.monotonic() + timeout_s
         while not _healthy(url):
@@ -211,6 +216,7 @@ def streamlit_server(
             time.sleep(0.25)
         yield url
     finally:
+        SERVER_PIDS.pop(url, None)
         _stop(process)
 
 
@@ -412,6 +418,188 @@ def failure_report(what: str, problems: list[str], tab: Tab, server_log: Path) -
         f"{what}:\n  " + "\n  ".join(problems) + "\n--- browser console ---\n" + tab.report()
         + f"\n--- last lines of {server_log} ---\n" + log_tail(server_log, 60)
     )  # fmt: skip
+
+
+# --- widgets, injected markup, server memory (hardening and load tests) --------------------
+
+INJECTED_MARKUP = """() => [...document.querySelectorAll('[data-testid="stApp"] *')]
+    .filter(element => {
+        const tag = element.tagName.toLowerCase();
+        const link = element.getAttribute("href") || element.getAttribute("xlink:href") || "";
+        return (tag === "img" && element.getAttribute("src") === "x")
+            || (tag === "script" && element.textContent.includes("alert("))
+            || [...element.attributes].some(a => a.name.toLowerCase().startsWith("on"))
+            || /^\\s*javascript:/i.test(link);
+    })
+    .map(element => element.outerHTML.slice(0, 200))"""
+"""Elements that pasted ``<script>``, ``<img src=x onerror=...>`` or ``javascript:`` links
+would create if a page inserted user text as HTML: anywhere in the app (main area, sidebar,
+charts, hover labels). Streamlit's own markup has none of them."""
+
+
+def widget(page: Page, key: str) -> Locator:
+    """The element of the widget (or keyed element) ``key``: Streamlit gives it the class
+    ``st-key-<key>``, every character but letters, digits, ``_`` and ``-`` made ``-``."""
+    css_class = "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
+    return page.locator(f'[data-testid="stApp"] .{css_class}').first
+
+
+def injected_markup(page: Page) -> list[str]:
+    """The start of every element that :data:`INJECTED_MARKUP` finds (empty when none)."""
+    return page.evaluate(INJECTED_MARKUP)
+
+
+def type_text(page: Page, key: str, text: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """Type ``text`` into the text area or text input ``key`` and apply it (Ctrl+Enter or
+    Enter), without waiting: :func:`wait_for_run` waits for the rerun it starts. ``text``
+    must differ from the widget's value (an unchanged value starts no rerun)."""
+    box = widget(page, key).locator("textarea, input").first
+    box.wait_for(timeout=timeout_s * 1000)
+    watch_runs(page)
+    box.fill(text)
+    is_area = box.evaluate("element => element.tagName === 'TEXTAREA'")
+    box.press("Control+Enter" if is_area else "Enter")
+
+
+def submit_text(page: Page, key: str, text: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """:func:`type_text`, then wait until the rerun is over."""
+    type_text(page, key, text, timeout_s)
+    wait_for_run(page, timeout_s)
+    widget(page, key).locator("textarea, input").first.blur()
+
+
+def metrics(page: Page) -> dict[str, str]:
+    """The ``st.metric`` values of the main area, by label (as shown, e.g. ``"1,234"``)."""
+    shown = page.locator(MAIN).locator('[data-testid="stMetric"]')
+    return shown.evaluate_all(
+        """metrics => Object.fromEntries(metrics.map(metric => [
+            metric.querySelector('[data-testid="stMetricLabel"]')?.innerText.trim(),
+            metric.querySelector('[data-testid="stMetricValue"]')?.innerText.trim(),
+        ]))"""
+    )
+
+
+def choose_radio(page: Page, key: str, label: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """Click the option labelled ``label`` of the radio ``key`` and wait for the rerun."""
+    watch_runs(page)
+    widget(page, key).get_by_text(label, exact=True).click()
+    wait_for_run(page, timeout_s)
+
+
+def choose_option(page: Page, key: str, label: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """Open the selectbox ``key``, pick the option labelled ``label``, wait for the rerun."""
+    watch_runs(page)
+    widget(page, key).click()
+    page.get_by_role("option", name=label, exact=True).click()
+    wait_for_run(page, timeout_s)
+
+
+def upload_file(page: Page, key: str, path: Path, timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """Give the file uploader ``key`` the file at ``path`` and wait for the rerun."""
+    watch_runs(page)
+    widget(page, key).locator('input[type="file"]').set_input_files(str(path))
+    wait_for_run(page, timeout_s)
+
+
+def plotly_traces(page: Page, key: str) -> list[dict]:
+    """The traces of the Plotly chart ``key`` as the browser drew them: ``name``, ``x``,
+    ``y``, ``z`` (nested lists of numbers or strings) and ``customdata``."""
+    plot = widget(page, key).locator(".js-plotly-plot").first
+    return plot.evaluate(
+        """plot => {
+            // Plotly keeps a base64 array ({dtype, bdata, shape}) with its decoded
+            // _inputArray beside it.
+            const plain = value => value == null ? null
+                : value._inputArray ? plain(value._inputArray)
+                : (ArrayBuffer.isView(value) || Array.isArray(value))
+                    ? Array.from(value, plain) : value;
+            return plot.data.map(trace => ({
+                name: trace.name ?? null, x: plain(trace.x), y: plain(trace.y),
+                z: plain(trace.z), customdata: plain(trace.customdata),
+            }));
+        }"""
+    )
+
+
+class RunCounter:
+    """Counts the script runs the server reports finished to one tab, from its websocket.
+
+    :func:`wait_for_run` watches the app's ``data-test-script-state`` attribute, and a browser
+    that is slower than the server (several busy tabs on a small machine) can receive a run's
+    start and end in one batch, so the attribute never changes and the wait times out. The
+    server's ``script_finished`` message cannot be missed that way. Create the counter right
+    after :func:`open_tab`, before the page is loaded (see :func:`wait_for_runs`).
+    """
+
+    def __init__(self, page: Page) -> None:
+        self.finished = 0
+        page.on("websocket", lambda socket: socket.on("framereceived", self._on_frame))
+
+    def _on_frame(self, payload: str | bytes) -> None:
+        from google.protobuf.message import DecodeError
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        if isinstance(payload, str):
+            return
+        message = ForwardMsg()
+        try:
+            message.ParseFromString(payload)
+        except DecodeError:
+            return
+        if (
+            message.WhichOneof("type") == "script_finished"
+            and message.script_finished != ForwardMsg.FINISHED_EARLY_FOR_RERUN
+        ):
+            self.finished += 1
+
+
+def wait_for_runs(
+    page: Page, counter: RunCounter, finished_before: int, timeout_s: float = PAGE_TIMEOUT_S
+) -> None:
+    """Wait until ``counter`` has seen a run finish after ``finished_before`` (its count when
+    the click or edit was made) and the app is idle again. Raises Playwright's
+    ``TimeoutError`` when that takes longer than ``timeout_s``."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    deadline = time.monotonic() + timeout_s
+    while counter.finished <= finished_before:
+        if time.monotonic() > deadline:
+            raise PlaywrightTimeoutError(
+                f"no script run finished within {timeout_s:.0f} s ({counter.finished} so far)"
+            )
+        page.wait_for_timeout(100)  # also lets Playwright deliver the websocket frames
+    wait_until_idle(page, max(deadline - time.monotonic(), 1.0))
+
+
+def _process_tree(pid: int) -> list[int]:
+    """``pid`` and its descendants, from ``/proc/<pid>/task/*/children`` (Linux)."""
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        found.append(current)
+        for children in Path(f"/proc/{current}/task").glob("*/children"):
+            with contextlib.suppress(OSError):
+                todo += [int(child) for child in children.read_text().split()]
+    return found
+
+
+def server_memory(url: str) -> dict[str, int]:
+    """Resident memory of the :func:`streamlit_server` at ``url`` and its child processes,
+    from ``/proc/<pid>/status``: ``rss`` (now) and ``hwm`` (the peak so far), in bytes.
+
+    Raises ``KeyError`` for a URL no running ``streamlit_server`` serves, ``OSError`` where
+    there is no ``/proc``.
+    """
+    totals = {"rss": 0, "hwm": 0}
+    for pid in _process_tree(SERVER_PIDS[url]):
+        try:
+            status = Path(f"/proc/{pid}/status").read_text()
+        except OSError:
+            continue  # the process ended meanwhile
+        for name, field_name in (("rss", "VmRSS"), ("hwm", "VmHWM")):
+            match = re.search(rf"^{field_name}:\s+(\d+) kB", status, re.MULTILINE)
+            totals[name] += int(match.group(1)) * 1024 if match else 0
+    return totals
 
 
 # --- the command ----------------------------------------------------------------------------

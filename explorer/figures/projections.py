@@ -110,7 +110,7 @@ def projection_title(
     """Figure title naming the method, what the points are, the pooling and layer strategy."""
     validate_method(method)
     if word is not None:
-        what = f"{n_points} occurrences of “{word}”"
+        what = f"{n_points} occurrences of “{html.escape(word)}”"
         how = strategy_label(layers)
     else:
         what = f"{n_points} sentence vectors"
@@ -150,13 +150,15 @@ def _traces(
     for label, rows in groups.items():
         labelled = label != UNLABELLED
         common = {
-            "name": label,
+            "name": html.escape(label),  # legend entries render HTML
             "legendgroup": label,
             "showlegend": showlegend and labelled,
             "mode": "markers",
             "customdata": rows,
             "text": [hovers[i] for i in rows],
-            "hovertemplate": (f"<i>{html.escape(label)}</i><br>" if labelled else "")
+            # the label goes in through the trace name: text spliced into a template would
+            # be read as template syntax ("%{x}" in a CSV label)
+            "hovertemplate": ("<i>%{fullData.name}</i><br>" if labelled else "")
             + "%{text}<extra></extra>",
             "marker": {"size": size, "color": colours[label], "opacity": 0.85},
         }
@@ -197,7 +199,7 @@ def projection_figure(
     )
     figure.update_layout(
         title={"text": title},
-        legend={"title": {"text": legend_title}, "itemsizing": "constant"},
+        legend={"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"},
         height=620,
         hoverlabel={"align": "left"},
         margin={"t": 90},

@@ -3,6 +3,7 @@ rank agreement between poolings."""
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -36,7 +37,7 @@ def similarity_heatmaps(
     ticks = [str(i + 1) for i in range(n)]
     off = [pair for m in matrices.values() for pair in np.asarray(m)[~np.eye(n, dtype=bool)]]
     low = float(min(0.0, min(off))) if off else 0.0
-    short = [_short(s) for s in sentences]
+    short = [html.escape(_short(s)) for s in sentences]  # hover labels render HTML
     hover = [[[short[i], short[j]] for j in range(n)] for i in range(n)]
     figure = make_subplots(
         rows=1,

@@ -157,4 +157,4 @@ def test_bad_csv_upload_is_an_error_not_a_traceback(page):
     at.file_uploader(key="projections.csv").set_value(("bad.csv", latin1, "text/csv"))
     at.run()
     _ok(at)
-    assert "not UTF-8" in at.error[0].value
+    assert "not UTF" in at.error[0].value

@@ -1,0 +1,400 @@
+"""Many sessions at once on the real server, with the one shared cached model.
+
+Eight browser contexts (eight Streamlit sessions) go through Tokens, Layers, Word in context
+and Projections together, each with its own texts, for a bounded time: every step is started
+in all eight tabs before any is waited for, so the server runs eight scripts at once. Each
+number a session shows must equal what the library computes for that session's input in this
+process (what one session alone shows), no session may show an exception box, and the
+server's resident memory is sampled throughout. One session also asks for a model that is not
+available offline: it gets its sidebar error, keeps the bundled model, and nobody else notices.
+
+The figures (sessions, page visits, script runs, peak RSS, wall time) are printed and written
+to ``$EXPLORER_ARTIFACTS/load-test.json``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer import context as ctx
+from explorer import layerstats
+from explorer.projection import Projector, total_explained_variance
+from tools.screenshots import (
+    ERROR_ALERT,
+    EXCEPTION,
+    MAIN,
+    SIDEBAR_LINK,
+    RunCounter,
+    Tab,
+    log_tail,
+    metrics,
+    open_tab,
+    plotly_traces,
+    save_full_page,
+    server_memory,
+    sidebar_link,
+    type_text,
+    wait_for_runs,
+    wait_until_idle,
+    watch_runs,
+    widget,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+SESSIONS = 8
+DURATION_S = 60.0
+"""No new round starts after this; a round takes every session through every page."""
+MAX_ROUNDS = 2
+RSS_LIMIT = 4 * 1024**3
+SAMPLE_EVERY_S = 0.25
+MISSING_MODEL = "bert-base-uncased"
+"""Not in the offline cache: loading it fails with a ValueError the sidebar shows."""
+FAILING = SESSIONS - 1
+"""The session that asks for :data:`MISSING_MODEL`."""
+WORDS = ("bank", "river", "money", "vault")
+LAYER, TOKEN = 5, 5
+"""The Layers page's default view (``layers.layer``, ``layers.token``)."""
+SIDEBAR = '[data-testid="stSidebar"]'
+
+
+# -- what each session types, and what it must see ---------------------------------------------
+
+
+def tokens_text(i: int, r: int) -> str:
+    return f"Session {i}, round {r}: " + "the river bank " * (i + 1) + "unbelievably " * r
+
+
+def layers_text(i: int, r: int) -> str:
+    return f"Visitor {i} saw {r + 2} banks by the river" + ", and one more bank" * (i + r)
+
+
+def context_input(i: int, r: int) -> tuple[list[str], str]:
+    word = WORDS[(i + r) % len(WORDS)]
+    sentences = [
+        f"Visitor {i} put money in the {word} on day {r}.",
+        f"The {word} number {i} was by the river.",
+        f"Nobody saw the {word} again" + " and again" * i + ".",
+    ]
+    return sentences, word
+
+
+def projection_lines(i: int, r: int) -> list[str]:
+    topics = ("the bank raised its rates", "the team won the final", "the soup needs salt")
+    return [f"Line {k} of session {i}, round {r}: {topics[k % 3]}." for k in range(5 + i)]
+
+
+@dataclass
+class Expected:
+    """The library's numbers for one session's inputs in one round (single-session truth)."""
+
+    tokens: int
+    layer_tokens: int
+    norm: float
+    occurrences: int
+    heatmap: np.ndarray
+    points: int
+    variance: float
+
+
+def expected(model: explorer.Model, i: int, r: int) -> Expected:
+    hidden = model.hidden_states(layers_text(i, r))
+    token = min(TOKEN, hidden.shape[1] - 1)
+    sentences, word = context_input(i, r)
+    occurrences, per_layer = explorer.word_layer_vectors(model, sentences, word, "mean")
+    lines = projection_lines(i, r)
+    vectors = explorer.embed_corpus(model, lines).sentence("mean", "last")
+    projector = Projector("pca", 2, 0).fit(vectors)
+    return Expected(
+        tokens=len(model.tokenize(tokens_text(i, r))),
+        layer_tokens=hidden.shape[1],
+        norm=layerstats.vector_statistics(hidden[LAYER, token])["norm"],
+        occurrences=len(occurrences),
+        heatmap=ctx.similarity_matrix(per_layer, "last"),
+        points=len(lines),
+        variance=100 * total_explained_variance(projector.explained_variance_ratio_),
+    )
+
+
+# -- the sessions --------------------------------------------------------------------------------
+
+
+@dataclass
+class Session:
+    index: int
+    tab: Tab
+    counter: RunCounter
+    failures: list[str] = field(default_factory=list)
+    visits: int = 0
+    runs: int = 0
+
+    @property
+    def page(self):
+        return self.tab.page
+
+    def fail(self, where: str, message: str) -> None:
+        self.failures.append(f"session {self.index}, {where}: {message}")
+
+
+APP_STATE = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    const status = document.querySelector('[data-testid="stStatusWidget"]');
+    return {
+        connection: app?.dataset.testConnectionState, script: app?.dataset.testScriptState,
+        runSeen: window.__explorerRunSeen ?? null,
+        status: status && status.getClientRects().length > 0 ? status.innerText : null,
+        stale: document.querySelectorAll('[data-stale="true"]').length,
+        skeletons: [...document.querySelectorAll('[data-testid="stSkeleton"]')]
+            .filter(s => s.getClientRects().length > 0).length,
+    };
+}"""
+"""What :func:`tools.screenshots.wait_until_idle` waits on, for a message when it times out."""
+
+Action = Callable[[Session], bool]
+"""Starts something in a session's tab; ``False`` when there was nothing to do (no rerun)."""
+
+
+def run_together(sessions: list[Session], phases: list[dict[int, Action]], where: str) -> None:
+    """For each phase: start every session's action, then wait for all of their reruns.
+
+    A session whose rerun does not end in time is recorded as failed (and left out of the
+    following phases); the others carry on."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    for number, phase in enumerate(phases):
+        live = [s for s in sessions if s.index in phase and not s.failures]
+        before = {s.index: s.counter.finished for s in live}
+        started = [s for s in live if phase[s.index](s)]
+        for session in started:
+            try:
+                wait_for_runs(session.page, session.counter, before[session.index])
+            except PlaywrightTimeoutError as error:
+                state = session.page.evaluate(APP_STATE)
+                session.fail(f"{where}, step {number}", f"{error.message.splitlines()[0]} {state}")
+            else:
+                session.runs += 1
+
+
+def navigate(title: str) -> Action:
+    def start(session: Session) -> bool:
+        watch_runs(session.page)
+        sidebar_link(session.page, title).click()
+        session.visits += 1
+        return True
+
+    return start
+
+
+def text(key: str, value: Callable[[int], str]) -> Action:
+    def start(session: Session) -> bool:
+        wanted = value(session.index)
+        box = widget(session.page, key).locator("textarea, input").first
+        if box.input_value() == wanted:  # kept from an earlier visit: no rerun
+            return False
+        type_text(session.page, key, wanted)
+        return True
+
+    return start
+
+
+def choose_paste(session: Session) -> bool:
+    option = widget(session.page, "projections.source").get_by_role("radio", name="Paste lines")
+    if option.is_checked():
+        return False
+    watch_runs(session.page)
+    widget(session.page, "projections.source").get_by_text("Paste lines", exact=True).click()
+    return True
+
+
+def choose_missing_model(session: Session) -> bool:
+    watch_runs(session.page)
+    widget(session.page, "sidebar.model_choice").click()
+    session.page.get_by_role("option", name=MISSING_MODEL, exact=True).click()
+    return True
+
+
+def everyone(sessions: list[Session], action: Action) -> dict[int, Action]:
+    return {s.index: action for s in sessions}
+
+
+def check_page(session: Session, where: str) -> None:
+    """No exception box anywhere, no st.error in the main area; the sidebar error only in
+    the session that asked for the missing model, and it names that model."""
+    page = session.page
+    for box in page.locator(EXCEPTION).all():
+        session.fail(where, f"exception box {box.inner_text()[:300]!r}")
+    for alert in page.locator(MAIN).locator(ERROR_ALERT).all():
+        session.fail(where, f"st.error {alert.inner_text()[:300]!r}")
+    sidebar_errors = page.locator(SIDEBAR).locator(ERROR_ALERT).all_inner_texts()
+    if session.index == FAILING and not any(MISSING_MODEL in e for e in sidebar_errors):
+        session.fail(where, f"no sidebar error about {MISSING_MODEL}: {sidebar_errors}")
+    if session.index != FAILING and sidebar_errors:
+        session.fail(where, f"sidebar error in a session that loaded nothing: {sidebar_errors}")
+
+
+def _number(shown: str | None) -> float:
+    return float(re.sub(r"[^0-9.\-]", "", shown or "nan") or "nan")
+
+
+def check_tokens(session: Session, want: Expected) -> None:
+    shown = metrics(session.page).get("Tokens")
+    if _number(shown) != want.tokens:
+        session.fail("Tokens", f"'Tokens' shows {shown!r}, the library counts {want.tokens}")
+
+
+def check_layers(session: Session, want: Expected) -> None:
+    caption = session.page.locator(MAIN).get_by_text("hidden states of shape").inner_text()
+    shape = re.search(r"shape \((\d+), (\d+), (\d+)\)", caption)
+    if not shape or int(shape.group(2)) != want.layer_tokens:
+        session.fail("Layers", f"{caption!r}; the library has {want.layer_tokens} tokens")
+    shown = metrics(session.page).get("norm (L2)")
+    if abs(_number(shown) - want.norm) > 2e-4:
+        session.fail("Layers", f"norm shows {shown!r}, the library has {want.norm:.4f}")
+
+
+def check_context(session: Session, want: Expected) -> None:
+    heading = session.page.locator(MAIN).get_by_text(re.compile(r"occurrences? of")).first
+    count = heading.inner_text().split()[0]
+    if count != str(want.occurrences):
+        session.fail("Word in context", f"{heading.inner_text()!r}, not {want.occurrences}")
+    shown = np.asarray(plotly_traces(session.page, "context.heatmap")[0]["z"], dtype=float)
+    if shown.shape != want.heatmap.shape or not np.allclose(shown, want.heatmap, atol=1e-4):
+        session.fail("Word in context", f"heatmap {shown.round(4)} != {want.heatmap.round(4)}")
+
+
+def check_projections(session: Session, want: Expected) -> None:
+    shown = metrics(session.page)
+    points, variance = shown.get("Points"), shown.get("Variance explained")
+    if _number(points) != want.points:
+        session.fail("Projections", f"'Points' shows {points!r}, not {want.points}")
+    if abs(_number(variance) - want.variance) > 0.051:
+        session.fail("Projections", f"variance shows {variance!r}, not {want.variance:.1f} %")
+
+
+def drive_round(sessions: list[Session], r: int, want: dict[int, Expected]) -> None:
+    """One round: every session through Tokens, Layers, Word in context and Projections."""
+    typing = everyone(sessions, text("tokens.text", lambda i: tokens_text(i, r)))
+    phases = [everyone(sessions, navigate("Tokens")), typing]
+    if r == 0:  # while the others type, one session asks for a model it cannot have
+        phases[1:] = [{**typing, FAILING: choose_missing_model}, {FAILING: typing[FAILING]}]
+    steps: list[tuple[str, list[dict[int, Action]], Callable[[Session, Expected], None]]] = [
+        ("Tokens", phases, check_tokens),
+        (
+            "Layers",
+            [
+                everyone(sessions, navigate("Layers")),
+                everyone(sessions, text("layers.text", lambda i: layers_text(i, r))),
+            ],
+            check_layers,
+        ),
+        (
+            "Word in context",
+            [
+                everyone(sessions, navigate("Word in context")),
+                everyone(
+                    sessions, text("context.text", lambda i: "\n".join(context_input(i, r)[0]))
+                ),
+                everyone(sessions, text("context.word", lambda i: context_input(i, r)[1])),
+            ],
+            check_context,
+        ),
+        (
+            "Projections",
+            [
+                everyone(sessions, navigate("Projections")),
+                everyone(sessions, choose_paste),
+                everyone(
+                    sessions,
+                    text("projections.lines", lambda i: "\n".join(projection_lines(i, r))),
+                ),
+            ],
+            check_projections,
+        ),
+    ]
+    for title, step_phases, check in steps:
+        run_together(sessions, step_phases, f"round {r}, {title}")
+        for session in sessions:
+            if not session.failures:
+                check_page(session, f"round {r}, {title}")
+                check(session, want[session.index])
+
+
+class MemorySampler(threading.Thread):
+    """Samples the server's resident memory every :data:`SAMPLE_EVERY_S` until stopped."""
+
+    def __init__(self, url: str) -> None:
+        super().__init__(daemon=True)
+        self.url = url
+        self.start_rss = server_memory(url)["rss"]
+        self.peak_rss = self.start_rss
+        self.samples = 0
+        self.done = threading.Event()
+
+    def run(self) -> None:
+        while not self.done.wait(SAMPLE_EVERY_S):
+            with contextlib.suppress(KeyError, OSError):
+                self.peak_rss = max(self.peak_rss, server_memory(self.url)["rss"])
+                self.samples += 1
+
+
+def test_eight_sessions_at_once_get_their_own_correct_results(
+    browser, app_url: str, bundled: explorer.Model, artifacts: Path, server_log: Path
+) -> None:
+    want = {r: {i: expected(bundled, i, r) for i in range(SESSIONS)} for r in range(MAX_ROUNDS)}
+    sampler = MemorySampler(app_url)
+    sampler.start()
+    started = time.monotonic()
+    rounds = 0
+    with contextlib.ExitStack() as stack:
+        tabs = [stack.enter_context(open_tab(browser)) for _ in range(SESSIONS)]
+        sessions = [Session(i, tab, RunCounter(tab.page)) for i, tab in enumerate(tabs)]
+        try:
+            for session in sessions:  # a page load each; their first runs overlap
+                session.page.goto(f"{app_url}/")
+                session.visits += 1
+            for session in sessions:
+                session.page.locator(SIDEBAR_LINK).first.wait_for()
+                wait_until_idle(session.page)
+            while rounds < MAX_ROUNDS and not any(s.failures for s in sessions):
+                if rounds and time.monotonic() - started > DURATION_S:
+                    break
+                drive_round(sessions, rounds, want[rounds])
+                rounds += 1
+        finally:
+            wall = time.monotonic() - started
+            sampler.done.set()
+            sampler.join()
+            failures = [f for s in sessions for f in s.failures]
+            if failures:
+                for s in sessions:
+                    save_full_page(
+                        s.page, artifacts / "screenshots" / f"load-session-{s.index}.png"
+                    )
+            figures = {
+                "sessions": SESSIONS,
+                "rounds": rounds,
+                "page_visits": sum(s.visits for s in sessions),
+                "script_runs": sum(s.runs for s in sessions),
+                "wall_time_s": round(wall, 1),
+                "server_rss_start_mb": round(sampler.start_rss / 2**20),
+                "server_rss_peak_mb": round(sampler.peak_rss / 2**20),
+                "server_hwm_mb": round(server_memory(app_url)["hwm"] / 2**20),
+                "memory_samples": sampler.samples,
+                "failures": len(failures),
+            }
+            (artifacts / "load-test.json").write_text(json.dumps(figures, indent=2) + "\n")
+            print("load test:", json.dumps(figures))
+    assert not failures, "\n".join(failures) + f"\n--- server log ---\n{log_tail(server_log, 60)}"
+    assert rounds >= 1
+    assert sampler.peak_rss < RSS_LIMIT, f"server RSS peaked at {sampler.peak_rss / 2**30:.2f} GB"
