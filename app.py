@@ -7,6 +7,7 @@ import streamlit as st
 from explorer import cache
 from explorer.backend import DEFAULT_MODEL
 from explorer.markup import escape_markdown
+from explorer.warmup import warm_up_umap
 
 st.set_page_config(page_title="Contextual Embedding Explorer", page_icon="🔎", layout="wide")
 
@@ -70,5 +71,8 @@ def model_picker() -> None:
     )
 
 
+# numba compiles UMAP for 10-30 s on first use: do it in the background, once per process,
+# while the first page is read.
+warm_up_umap()
 model_picker()
 st.navigation(PAGES).run()

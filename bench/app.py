@@ -1,0 +1,170 @@
+"""Benchmarks of the app: server start-up, and a rerun of the projections page.
+
+Start-up launches ``streamlit run app.py`` on a free port in 8620-8629 and times, from the
+launch, the health check, the page HTML and (when Playwright and Chromium are available)
+the home page's title rendered in a real browser, which includes running app.py and
+loading the model. The rerun uses Streamlit's ``AppTest`` in this process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PORTS = range(8620, 8630)
+HOME_TITLE = "Contextual Embedding Explorer"
+
+
+def free_port(ports: range = PORTS) -> int:
+    """The first port of ``ports`` nothing listens on (``ValueError`` if none is free)."""
+    for port in ports:
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise ValueError(f"No free port in {ports.start}-{ports.stop - 1}.")
+
+
+def _get(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as response:
+            return response.status, response.read().decode("utf-8", "replace")
+    except (urllib.error.URLError, OSError):
+        return 0, ""
+
+
+def _wait_for(check, deadline: float, interval: float = 0.05) -> bool:
+    while time.perf_counter() < deadline:
+        if check():
+            return True
+        time.sleep(interval)
+    return False
+
+
+def _chromium() -> str | None:
+    for name in ("chromium", "chromium-browser", "google-chrome"):
+        found = shutil.which(name)
+        if found:
+            return found
+    return None
+
+
+def startup(browser: bool = True, timeout: float = 180.0) -> dict:
+    """Seconds from ``streamlit run app.py`` to health, HTML and (optionally) a rendered page."""
+    port = free_port()
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    command = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.port",
+        str(port),
+        "--server.headless",
+        "true",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    base = f"http://127.0.0.1:{port}"
+    start = time.perf_counter()
+    deadline = start + timeout
+    server = subprocess.Popen(
+        command, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
+    result: dict = {"port": port}
+    try:
+        if not _wait_for(lambda: _get(f"{base}/_stcore/health")[0] == 200, deadline):
+            raise ValueError(f"streamlit did not answer on port {port} within {timeout:.0f} s.")
+        result["health_seconds"] = time.perf_counter() - start
+        status, html = _get(f"{base}/")
+        result["html_seconds"] = time.perf_counter() - start
+        result["html_ok"] = status == 200 and "<html" in html.lower()
+        chromium = _chromium() if browser else None
+        if chromium is not None:
+            result["page_seconds"] = _render_seconds(chromium, base, start, deadline)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+    return result
+
+
+def _render_seconds(chromium: str, url: str, start: float, deadline: float) -> float | None:
+    """Seconds from ``start`` until the home page title is visible in Chromium."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return None
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=chromium,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
+        )
+        try:
+            page = browser.new_page()
+            page.goto(url)
+            timeout_ms = max(1.0, deadline - time.perf_counter()) * 1000
+            page.get_by_text(HOME_TITLE, exact=True).first.wait_for(timeout=timeout_ms)
+            return time.perf_counter() - start
+        finally:
+            browser.close()
+
+
+def _navigation_only() -> None:
+    """Make AppTest run pages under app.py's ``st.navigation`` (see tests/app/conftest.py):
+    AppTest re-creates its PagesManager on every run, which falls back to the legacy
+    pages/-folder mode."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if getattr(PagesManager, "_bench_patched", False):
+        return
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init
+    PagesManager._bench_patched = True
+
+
+def projections_rerun(n_texts: int, timeout: float = 600.0) -> dict:
+    """AppTest of the projections page on ``n_texts`` pasted sentences.
+
+    The first run embeds the corpus and projects it (PCA); the timed reruns then switch the
+    pooling to ``max`` (a new projection of cached vectors, no forward pass) and back to
+    ``mean`` (everything cached).
+    """
+    from streamlit.testing.v1 import AppTest
+
+    from bench.sentences import sample_sentences
+
+    _navigation_only()
+    texts, _ = sample_sentences(n_texts)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
+    at.switch_page("pages/projections.py").run()
+    at.radio(key="projections.source").set_value("paste").run()
+    start = time.perf_counter()
+    at.text_area(key="projections.lines").input("\n".join(texts)).run()
+    result = {"texts": n_texts, "first_run_seconds": time.perf_counter() - start}
+    for pooling, key in (("max", "switch_seconds"), ("mean", "back_seconds")):
+        start = time.perf_counter()
+        at.selectbox(key="projections.pooling").set_value(pooling).run()
+        result[key] = time.perf_counter() - start
+    result["exceptions"] = [e.message for e in at.exception]
+    result["points_shown"] = at.metric[0].value if len(at.metric) else None
+    return result

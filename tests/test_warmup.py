@@ -1,0 +1,80 @@
+"""UMAP warm-up: one background thread per process, numba's cache on disk."""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+
+import pytest
+
+from explorer import warmup
+
+
+@pytest.fixture
+def fresh(monkeypatch, tmp_path):
+    """A process with no warm-up started yet, and numba's cache in a temporary folder."""
+    monkeypatch.setattr(warmup, "_thread", None)
+    monkeypatch.setattr(warmup, "_state", {"seconds": None, "error": None, "steps": {}})
+    monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "numba"))
+    if "numba" in sys.modules:
+        monkeypatch.setattr(sys.modules["numba"].config, "CACHE_DIR", str(tmp_path / "numba"))
+    return tmp_path
+
+
+def test_warm_up_starts_one_daemon_thread(fresh, monkeypatch):
+    calls = []
+    release = threading.Event()
+
+    def fake(cache_dir, nn_descent):
+        calls.append((cache_dir, nn_descent))
+        release.wait(10)
+
+    monkeypatch.setattr(warmup, "_warm_up", fake)
+    thread = warmup.warm_up_umap()
+    assert thread.daemon and thread.name == "umap-warm-up"
+    assert warmup.warm_up_umap() is thread  # idempotent while running
+    assert warmup.warm_up_status()["started"] and not warmup.warm_up_status()["done"]
+    release.set()
+    thread.join(10)
+    status = warmup.warm_up_status()
+    assert status["done"] and status["error"] is None and status["seconds"] >= 0
+    assert warmup.warm_up_umap() is thread  # and once finished
+    assert calls == [(None, False)]
+
+
+def test_a_failed_warm_up_is_reported_not_raised(fresh, monkeypatch):
+    def broken(cache_dir, nn_descent):
+        raise ImportError("no umap here")
+
+    monkeypatch.setattr(warmup, "_warm_up", broken)
+    warmup.warm_up_umap().join(10)
+    assert warmup.warm_up_status()["error"] == "ImportError: no umap here"
+
+
+def test_environment_cache_dir_wins(fresh, monkeypatch):
+    assert warmup.configure_numba_cache(fresh / "other") == fresh / "numba"
+    monkeypatch.delenv("NUMBA_CACHE_DIR")
+    folder = warmup.configure_numba_cache(fresh / "other")
+    assert folder == fresh / "other" and folder.is_dir()
+    assert os.environ["NUMBA_CACHE_DIR"] == str(folder)
+
+
+def test_cache_default_is_restored():
+    numba = pytest.importorskip("numba")
+    before = numba.njit, numba.jit
+    with warmup._numba_caches_by_default():
+        assert numba.njit is not before[0]
+    assert (numba.njit, numba.jit) == before
+
+
+@pytest.mark.slow
+def test_real_warm_up_compiles_umap(fresh):
+    from explorer import projection
+
+    thread = warmup.warm_up_umap()
+    thread.join(600)
+    status = warmup.warm_up_status()
+    assert status["done"] and status["error"] is None, status
+    assert set(status["steps"]) == {"import", "exact"}
+    assert projection.umap_compiled()
