@@ -41,6 +41,10 @@ class CorpusEmbeddings:
 
     def __post_init__(self) -> None:
         self._num_layers = self.pooled["cls"].shape[0] - 1
+        # Read-only: the app shares one object between sessions (st.cache_resource), and
+        # sentence()/per_layer() may return views of these arrays.
+        for array in (*self.pooled.values(), self.num_tokens, self.truncated):
+            array.flags.writeable = False
 
     def __len__(self) -> int:
         return len(self.texts)

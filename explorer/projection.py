@@ -30,6 +30,11 @@ MIN_POINTS = {"umap": 4, "tsne": 5}
 """Fewest points UMAP and t-SNE accept (PCA needs ``n_components + 1``)."""
 
 TRUSTWORTHINESS_NEIGHBORS = 5
+TRUSTWORTHINESS_QUERIES = 2000
+"""Above this many points, trustworthiness is estimated from this many random points."""
+
+EXACT_NEIGHBORS_BELOW = 4096
+"""umap-learn finds exact nearest neighbours below this many points (NN-descent above)."""
 
 _umap_compiled = False
 
@@ -65,7 +70,9 @@ class Projector:
     - ``explained_variance_ratio_``: ``(n_components,)`` share of variance per axis for PCA,
       ``None`` otherwise;
     - ``trustworthiness_``: float in [0, 1] (``None`` with fewer than 3 points), computed
-      with ``trustworthiness_neighbors_`` neighbours (at most 5);
+      with ``trustworthiness_neighbors_`` neighbours (at most 5) by :func:`trustworthiness`:
+      exact up to :data:`TRUSTWORTHINESS_QUERIES` points, estimated from
+      ``trustworthiness_sample_`` random points above;
     - ``n_neighbors_`` / ``perplexity_``: the values actually used (lowered for small inputs);
     - ``notes_``: list of sentences about what was adjusted, for the person looking.
     """
@@ -119,11 +126,11 @@ class Projector:
         self.embedding_ = np.asarray(embedding, dtype=np.float32)
         self.trustworthiness_neighbors_ = min(TRUSTWORTHINESS_NEIGHBORS, (n - 1) // 2)
         self.trustworthiness_: float | None = None
+        self.trustworthiness_sample_: int | None = None
         if self.trustworthiness_neighbors_ >= 1:
-            from sklearn.manifold import trustworthiness
-
-            self.trustworthiness_ = float(
-                trustworthiness(X, self.embedding_, n_neighbors=self.trustworthiness_neighbors_)
+            self.trustworthiness_sample_ = min(n, TRUSTWORTHINESS_QUERIES)
+            self.trustworthiness_ = trustworthiness(
+                X, self.embedding_, self.trustworthiness_neighbors_, TRUSTWORTHINESS_QUERIES
             )
         return self
 
@@ -195,14 +202,31 @@ class Projector:
         init = "spectral" if n > 2 * (self.n_components + 1) else "random"
         # A fixed random_state makes the picture reproducible (a teaching tool should show
         # the same map twice); UMAP then runs on one thread, so say so explicitly.
+        exact = n < EXACT_NEIGHBORS_BELOW
         reducer = umap.UMAP(
             n_components=self.n_components,
             n_neighbors=self.n_neighbors_,
             random_state=self.random_state,
             n_jobs=1 if self.random_state is not None else -1,
             init=init,
+            metric="precomputed" if exact else "euclidean",
         )
-        embedding = reducer.fit_transform(X)
+        if exact:
+            # Below 4,096 points umap-learn computes all pairwise distances itself, calling
+            # its numba distance function once per pair through scikit-learn (about 2 s for
+            # 2,000 points). The same Euclidean matrix from scikit-learn's vectorised code
+            # takes 0.05 s and gives the same neighbour graph, hence the same map (only if
+            # that graph falls apart into pieces does umap-learn place them by the average
+            # distance between pieces rather than between their centres).
+            from sklearn.metrics import pairwise_distances
+
+            with warnings.catch_warnings():
+                # "using precomputed metric; inverse_transform will be unavailable": we
+                # never call inverse_transform.
+                warnings.filterwarnings("ignore", message=".*precomputed metric")
+                embedding = reducer.fit_transform(pairwise_distances(X, metric="euclidean"))
+        else:
+            embedding = reducer.fit_transform(X)
         _umap_compiled = True
         return embedding
 
@@ -239,3 +263,61 @@ class Projector:
 def total_explained_variance(ratios: Sequence[float] | np.ndarray | None) -> float | None:
     """Sum of PCA's explained-variance ratios (``None`` for UMAP and t-SNE)."""
     return None if ratios is None else float(np.sum(ratios))
+
+
+def _squared_distances(rows: np.ndarray, points: np.ndarray, points_sq: np.ndarray) -> np.ndarray:
+    return (rows * rows).sum(axis=1)[:, None] + points_sq[None, :] - 2.0 * (rows @ points.T)
+
+
+def trustworthiness(
+    X: np.ndarray,
+    embedding: np.ndarray,
+    n_neighbors: int = TRUSTWORTHINESS_NEIGHBORS,
+    max_queries: int | None = TRUSTWORTHINESS_QUERIES,
+    random_state: int = 0,
+    chunk: int = 256,
+) -> float:
+    """Trustworthiness of ``embedding`` ``(n, k)`` as a picture of ``X`` ``(n, d)``.
+
+    The quantity of ``sklearn.manifold.trustworthiness(X, embedding, n_neighbors=...)``
+    (Venna and Kaski, 2001): each point's ``n_neighbors`` nearest neighbours in the picture
+    that are not among its nearest in ``X`` are penalised by how far down they rank in
+    ``X``; 1.0 means no penalty. Computed in chunks of rows instead of sorting the whole
+    ``n x n`` distance matrix: scikit-learn's function holds two ``n x n`` arrays and took
+    3.5-7 s for 10,000 points on 2 cores, most of a PCA fit's time (this function: 1.7 s
+    exact, 0.3 s estimated). Equal to scikit-learn's value within 1e-6 in the tests (a rank
+    may differ where two distances agree to rounding error).
+
+    With more than ``max_queries`` points (``None``: no limit), the penalty is averaged over
+    ``max_queries`` points drawn at random (``random_state``), each ranked against *all*
+    points: an unbiased estimate of the exact value (standard deviation 0.002 over seeds
+    for a PCA of 10,000 sentence vectors).
+    """
+    X = np.asarray(X, dtype=np.float64)
+    embedding = np.asarray(embedding, dtype=np.float64)
+    n, k = X.shape[0], int(n_neighbors)
+    if embedding.shape[0] != n:
+        raise ValueError(f"X has {n} rows but the embedding has {embedding.shape[0]}.")
+    if not 1 <= k < n / 2:
+        raise ValueError(f"n_neighbors must be at least 1 and below {n / 2:g}, not {k}.")
+    queries = np.arange(n)
+    if max_queries is not None and n > max_queries:
+        rng = np.random.default_rng(random_state)
+        queries = np.sort(rng.choice(n, size=max_queries, replace=False))
+    X_sq = (X * X).sum(axis=1)
+    embedding_sq = (embedding * embedding).sum(axis=1)
+    penalty = 0
+    for start in range(0, len(queries), chunk):
+        rows = queries[start : start + chunk]
+        own = (np.arange(len(rows)), rows)
+        near_in_picture = _squared_distances(embedding[rows], embedding, embedding_sq)
+        near_in_picture[own] = np.inf
+        picked = np.argpartition(near_in_picture, k - 1, axis=1)[:, :k]
+        original = _squared_distances(X[rows], X, X_sq)
+        original[own] = np.inf
+        threshold = np.take_along_axis(original, picked, axis=1)
+        # Rank of each picked neighbour in X: 1 + the points strictly closer to the row.
+        ranks = (original[:, None, :] < threshold[:, :, None]).sum(axis=2) + 1
+        penalty += int(np.maximum(ranks - k, 0).sum())
+    penalty *= n / len(queries)
+    return float(1.0 - penalty * 2.0 / (n * k * (2.0 * n - 3.0 * k - 1.0)))

@@ -7,7 +7,13 @@ import warnings
 import numpy as np
 import pytest
 
-from explorer.projection import PROJECTIONS, Projector, min_points, total_explained_variance
+from explorer.projection import (
+    PROJECTIONS,
+    Projector,
+    min_points,
+    total_explained_variance,
+    trustworthiness,
+)
 
 
 def _blobs(n: int = 60, d: int = 20, seed: int = 0) -> np.ndarray:
@@ -156,3 +162,64 @@ def test_umap_seed_changes_the_picture():
     first = Projector("umap", random_state=3).fit_transform(X)
     other = Projector("umap", random_state=4).fit_transform(X)
     assert not np.allclose(first, other)
+
+
+# -- trustworthiness -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("n, k, d", [(7, 1, 3), (40, 2, 5), (300, 5, 20), (1200, 5, 50)])
+@pytest.mark.parametrize("picture", ["pca", "random"])
+def test_trustworthiness_equals_scikit_learns(n, k, d, picture):
+    from sklearn.decomposition import PCA
+    from sklearn.manifold import trustworthiness as reference
+
+    rng = np.random.default_rng(n)
+    X = rng.normal(size=(n, d))
+    Y = PCA(2).fit_transform(X) if picture == "pca" else rng.normal(size=(n, 2))
+    expected = reference(X, Y, n_neighbors=k)
+    assert trustworthiness(X, Y, k, max_queries=None) == pytest.approx(expected, abs=1e-9)
+    # A chunk size that does not divide n changes nothing.
+    assert trustworthiness(X, Y, k, max_queries=None, chunk=17) == pytest.approx(expected, abs=1e-9)
+
+
+def test_trustworthiness_of_a_perfect_picture_is_one_and_of_a_shuffled_one_is_low():
+    X = _plane(300, d=10)
+    Y = Projector("pca").fit_transform(X)
+    assert trustworthiness(X, Y) == pytest.approx(1.0, abs=1e-9)
+    shuffled = np.random.default_rng(0).permutation(Y)
+    assert trustworthiness(X, shuffled) < 0.6
+
+
+def test_trustworthiness_estimate_is_close_to_the_exact_value():
+    from sklearn.decomposition import PCA
+
+    rng = np.random.default_rng(3)
+    X = _blobs(3000, d=30) + rng.normal(scale=3, size=(3000, 30)).astype(np.float32)
+    Y = PCA(2).fit_transform(X)
+    exact = trustworthiness(X, Y, 5, max_queries=None)
+    estimates = [trustworthiness(X, Y, 5, max_queries=500, random_state=s) for s in range(8)]
+    assert all(abs(e - exact) < 0.02 for e in estimates)
+    assert len(set(estimates)) > 1  # really a sample, not the exact value again
+    assert abs(np.mean(estimates) - exact) < 0.01
+
+
+def test_projector_estimates_trustworthiness_above_the_query_limit(monkeypatch):
+    import explorer.projection as projection
+
+    monkeypatch.setattr(projection, "TRUSTWORTHINESS_QUERIES", 50)
+    X = _blobs(120)
+    projector = Projector("pca").fit(X)
+    assert projector.trustworthiness_sample_ == 50
+    assert projector.trustworthiness_ == trustworthiness(X, projector.embedding_, 5, 50)
+    small = Projector("pca").fit(X[:40])
+    assert small.trustworthiness_sample_ == 40
+
+
+@pytest.mark.parametrize(
+    "shape, k, match",
+    [((10, 3), 5, "n_neighbors"), ((10, 3), 0, "n_neighbors"), ((9, 3), 2, "rows")],
+)
+def test_trustworthiness_rejects_bad_arguments(shape, k, match):
+    X = np.random.default_rng(0).normal(size=(10, 4))
+    with pytest.raises(ValueError, match=match):
+        trustworthiness(X, np.zeros(shape), k)
