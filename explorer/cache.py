@@ -9,8 +9,10 @@ hashed (progress callbacks) start with an underscore.
 from __future__ import annotations
 
 import pickle
+from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import explorer
@@ -264,3 +266,38 @@ def probe_cnn_scores(
         return cnn_scores(sequences, mask, plan, report)
     finally:
         bar.empty()
+
+
+# -- page helpers -----------------------------------------------------------------------------
+
+
+def vector_downloads(
+    columns: Sequence,
+    vectors: np.ndarray,
+    frame: pd.DataFrame,
+    stem: str,
+    key: str,
+    npy_label: str = "Vectors",
+    csv_label: str = "Vectors with text (.csv)",
+) -> None:
+    """Two download buttons in ``columns[0]`` and ``columns[1]``: ``vectors`` ``(n, dim)`` as
+    ``<stem>.npy`` and ``frame`` (from :func:`explorer.export.vectors_frame`) as
+    ``<stem>.csv``; widget keys ``<key>.download_npy`` and ``<key>.download_csv``."""
+    from explorer import export
+
+    columns[0].download_button(
+        f"{npy_label} (.npy, {vectors.shape[0]} × {vectors.shape[1]})",
+        export.to_npy_bytes(vectors),
+        file_name=f"{stem}.npy",
+        mime="application/octet-stream",
+        on_click="ignore",
+        key=f"{key}.download_npy",
+    )
+    columns[1].download_button(
+        csv_label,
+        export.to_csv_bytes(frame),
+        file_name=f"{stem}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key=f"{key}.download_csv",
+    )

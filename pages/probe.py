@@ -292,21 +292,14 @@ else:
 download = export.vectors_frame(vectors, texts, labels, words)
 stem = f"probe_layer{layer}_{strategy}"
 buttons = st.columns(3)
-buttons[0].download_button(
-    f"Vectors of layer {layer} (.npy, {vectors.shape[0]} × {vectors.shape[1]})",
-    export.to_npy_bytes(vectors),
-    file_name=f"{stem}.npy",
-    mime="application/octet-stream",
-    on_click="ignore",
-    key="probe.download_npy",
-)
-buttons[1].download_button(
-    "Vectors with text, label (.csv)",
-    export.to_csv_bytes(download),
-    file_name=f"{stem}.csv",
-    mime="text/csv",
-    on_click="ignore",
-    key="probe.download_csv",
+cache.vector_downloads(
+    buttons,
+    vectors,
+    download,
+    stem,
+    key="probe",
+    npy_label=f"Vectors of layer {layer}",
+    csv_label="Vectors with text, label (.csv)",
 )
 buttons[2].download_button(
     "Accuracy per layer (.csv)",

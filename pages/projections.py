@@ -318,11 +318,20 @@ else:
 scores = st.columns(4)
 scores[0].metric("Points", f"{len(point_texts):,}")
 if projector.trustworthiness_ is not None:
+    sample = projector.trustworthiness_sample_
+    estimated = sample < len(point_texts)
     scores[1].metric(
         f"Trustworthiness ({projector.trustworthiness_neighbors_} "
-        f"neighbour{'s' if projector.trustworthiness_neighbors_ > 1 else ''})",
+        f"neighbour{'s' if projector.trustworthiness_neighbors_ > 1 else ''}"
+        f"{', estimated' if estimated else ''})",
         f"{projector.trustworthiness_:.3f}",
-        help=TRUST_HELP,
+        help=TRUST_HELP
+        + (
+            f" Estimated from {sample:,} random points of {len(point_texts):,}, each "
+            "ranked against all of them (within about 0.005 of the exact value)."
+            if estimated
+            else ""
+        ),
     )
 total = proj.total_explained_variance(projector.explained_variance_ratio_)
 if total is not None:

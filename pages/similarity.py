@@ -112,22 +112,12 @@ else:
         key="similarity.download_pooling",
     )
     vectors = corpus.sentence(download_pooling, layers)
-    stem = f"sentences_{download_pooling}_{layers}"
-    downloads[1].download_button(
-        f"Vectors (.npy, {vectors.shape[0]} × {vectors.shape[1]})",
-        export.to_npy_bytes(vectors),
-        file_name=f"{stem}.npy",
-        mime="application/octet-stream",
-        on_click="ignore",
-        key="similarity.download_npy",
-    )
-    downloads[2].download_button(
-        "Vectors with text (.csv)",
-        export.to_csv_bytes(export.vectors_frame(vectors, sentences)),
-        file_name=f"{stem}.csv",
-        mime="text/csv",
-        on_click="ignore",
-        key="similarity.download_csv",
+    cache.vector_downloads(
+        downloads[1:],
+        vectors,
+        export.vectors_frame(vectors, sentences),
+        stem=f"sentences_{download_pooling}_{layers}",
+        key="similarity",
     )
 
 # -- semantic search -------------------------------------------------------------------------

@@ -79,9 +79,30 @@ def test_tsne_snippet_prints_shape_and_first_vectors(bundled):
 def test_umap_snippet_compiles_and_names_its_parameters():
     code = projection_snippet("bert-base-uncased", TEXTS, "cls", "embeddings", "umap", 3, 7, 5)
     compile(code, "<snippet>", "exec")
-    assert "umap.UMAP(n_components=3, n_neighbors=5, random_state=7, n_jobs=1)" in code
+    assert "n_components=3, n_neighbors=5, random_state=7, n_jobs=1, metric='precomputed'" in code
     assert "name = 'bert-base-uncased'" in code
     assert "pooled = hidden[:, :, 0]" in code and "return pooled[0]" in code
+    assert "estimates" not in code  # 6 points: the page's trustworthiness is exact too
+
+
+def test_large_umap_snippet_lets_umap_find_neighbours_and_says_the_page_estimates():
+    texts = [f"Sentence number {i}." for i in range(4100)]
+    code = projection_snippet("bert-base-uncased", texts, "mean", "last", "umap", 2, 0, 15)
+    compile(code, "<snippet>", "exec")
+    assert "umap.UMAP(n_components=2, n_neighbors=15, random_state=0, n_jobs=1)" in code
+    assert "precomputed" not in code
+    assert "The page estimates this from 2,000 random points" in code
+
+
+@pytest.mark.slow
+def test_umap_snippet_gives_the_pages_coordinates(bundled):
+    texts = [*TEXTS, "Money in the vault.", "Fish by the river.", "A loan for a house."]
+    code = projection_snippet(bundled.name, texts, "mean", "last", "umap", 2, 3, 4)
+    namespace, out = _run(code)
+    projector = Projector("umap", 2, random_state=3, n_neighbors=4).fit(namespace["vectors"])
+    np.testing.assert_allclose(namespace["coords"], projector.embedding_, atol=1e-4)
+    trust = float(re.search(r"trustworthiness \(4 neighbours\): ([\d.]+)", out).group(1))
+    assert trust == pytest.approx(projector.trustworthiness_, abs=1e-4)
 
 
 @pytest.mark.slow

@@ -16,8 +16,12 @@ from explorer.codegen import literal, model_preamble
 from explorer.layers import LayerStrategy, strategy_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import validate_pooling
+from explorer.projection import (
+    EXACT_NEIGHBORS_BELOW,
+    TRUSTWORTHINESS_QUERIES,
+    validate_method,
+)
 from explorer.projection import LABELS as METHOD_LABELS
-from explorer.projection import validate_method
 
 MAX_TEXTS = 300
 """Most texts written into a snippet; longer corpora are cut with a note."""
@@ -63,12 +67,23 @@ def _texts_block(texts: Sequence[str], what: str = "texts") -> str:
 
 
 def _projection_block(
-    method: str, n_components: int, random_state: int, n_neighbors: int, perplexity: float
+    method: str,
+    n_components: int,
+    random_state: int,
+    n_neighbors: int,
+    perplexity: float,
+    n_points: int,
 ) -> str:
     validate_method(method)
     trust = (
         "k = min(5, (len(vectors) - 1) // 2)  # neighbours checked (at most 5)\n"
-        "print(f'trustworthiness ({k} neighbours): "
+        + (
+            f"# The page estimates this from {TRUSTWORTHINESS_QUERIES:,} random points when there "
+            "are more;\n# here it is exact (slower: all pairs of points).\n"
+            if n_points > TRUSTWORTHINESS_QUERIES
+            else ""
+        )
+        + "print(f'trustworthiness ({k} neighbours): "
         "{trustworthiness(vectors, coords, n_neighbors=k):.4f}')\n"
     )
     if method == "pca":
@@ -87,12 +102,23 @@ def _projection_block(
         "print(np.round(vectors[:3, :6], 4))\n"
     )
     if method == "umap":
+        params = (
+            f"n_components={n_components}, n_neighbors={n_neighbors}, "
+            f"random_state={random_state}, n_jobs=1"
+        )
+        if n_points < EXACT_NEIGHBORS_BELOW:
+            fit = (
+                "from sklearn.metrics import pairwise_distances\n\n"
+                "# Below 4,096 points UMAP compares every pair of points; scikit-learn's\n"
+                "# distance matrix gives it the same neighbours much faster.\n"
+                f"reducer = umap.UMAP(\n    {params}, metric='precomputed'\n)\n"
+                "coords = reducer.fit_transform(pairwise_distances(vectors))\n"
+            )
+        else:
+            fit = f"\nreducer = umap.UMAP({params})\ncoords = reducer.fit_transform(vectors)\n"
         return (
             shape + "\nimport umap  # pip install umap-learn; the first call compiles (~20 s)\n"
-            "from sklearn.manifold import trustworthiness\n\n"
-            f"reducer = umap.UMAP(n_components={n_components}, n_neighbors={n_neighbors}, "
-            f"random_state={random_state}, n_jobs=1)\n"
-            "coords = reducer.fit_transform(vectors)\n" + trust
+            "from sklearn.manifold import trustworthiness\n" + fit + trust
         )
     return (
         shape + "\nfrom sklearn.manifold import TSNE, trustworthiness\n\n"
@@ -170,7 +196,7 @@ def projection_snippet(
         header
         + model_preamble(model_name)
         + body
-        + _projection_block(method, n_components, random_state, n_neighbors, perplexity)
+        + _projection_block(method, n_components, random_state, n_neighbors, perplexity, len(texts))
     )
 
 
@@ -226,5 +252,5 @@ def word_projection_snippet(
         header
         + model_preamble(model_name)
         + body
-        + _projection_block(method, n_components, random_state, n_neighbors, perplexity)
+        + _projection_block(method, n_components, random_state, n_neighbors, perplexity, len(spans))
     )

@@ -158,3 +158,20 @@ def test_bad_csv_upload_is_an_error_not_a_traceback(page):
     at.run()
     _ok(at)
     assert "not UTF" in at.error[0].value
+
+
+def test_trustworthiness_says_when_it_is_estimated(page, monkeypatch):
+    import explorer.projection
+    from explorer import cache
+
+    monkeypatch.setattr(explorer.projection, "TRUSTWORTHINESS_QUERIES", 100)
+    cache.sentence_projection.clear()  # a projection cached by another test was exact
+    try:
+        at = page("projections")
+    finally:
+        cache.sentence_projection.clear()  # nor should later tests get this estimate
+    _ok(at)
+    metric = next(m for m in at.metric if m.label.startswith("Trustworthiness"))
+    assert metric.label == "Trustworthiness (5 neighbours, estimated)"
+    assert "Estimated from 100 random points of 240" in metric.help
+    assert 0.5 < float(metric.value) <= 1.0
