@@ -178,9 +178,9 @@ def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int = 10) 
     groups = [range(i, min(i + group, len(batches))) for i in range(0, len(batches), group)]
 
     def forward(indices: range, precision: str) -> None:
-        with model._autocast(precision):
+        with model.autocast(precision):
             for i in indices:
-                model._layer_states(batches[i], precision)
+                model.layer_states(batches[i], precision)
 
     result = {
         "texts": n_texts,

@@ -363,17 +363,17 @@ class Model:
         ``precision="bfloat16"`` runs under CPU autocast (faster on CPUs with bf16 support,
         slightly less exact); the result is always float32.
         """
-        return torch.stack(self._layer_states(batch, precision))
+        return torch.stack(self.layer_states(batch, precision))
 
-    def _layer_states(self, batch: Batch, precision: str = "float32") -> list[torch.Tensor]:
+    def layer_states(self, batch: Batch, precision: str = "float32") -> list[torch.Tensor]:
         """The ``layers + 1`` hidden states of one batch, each ``(batch, tokens, hidden)``
         float32, without stacking them (pooling one layer at a time copies nothing)."""
-        with self._lock, torch.inference_mode(), self._autocast(precision):
+        with self._lock, torch.inference_mode(), self.autocast(precision):
             output = self.encoder(**batch.inputs, output_hidden_states=True, return_dict=True)
             return [state.float() for state in output.hidden_states]
 
     @staticmethod
-    def _autocast(precision: str) -> contextlib.AbstractContextManager:
+    def autocast(precision: str) -> contextlib.AbstractContextManager:
         """CPU bfloat16 autocast for ``"bfloat16"``, nothing for ``"float32"``.
 
         Autocast keeps the bfloat16 copies of the weights until its outermost context exits,

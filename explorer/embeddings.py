@@ -91,7 +91,7 @@ def embed_corpus(
     vectors above 0.9999 on MiniLM). Raises ``ValueError`` for an empty list, a text with no
     tokens or an unknown precision.
     """
-    autocast = model._autocast(precision)  # validates precision before any work
+    autocast = model.autocast(precision)  # validates precision before any work
     encoded = model.encode_batch(texts)
     n = len(encoded)
     shape = (model.num_layers + 1, n, model.hidden_size)
@@ -100,7 +100,7 @@ def embed_corpus(
     done = 0
     with autocast:  # one context around all batches: the weights are cast to bf16 once
         for batch in model.batches(encoded, max_batch_size, max_batch_tokens):
-            _pool_batch(model._layer_states(batch, precision), batch, exclude_special, pooled)
+            _pool_batch(model.layer_states(batch, precision), batch, exclude_special, pooled)
             done += len(batch.indices)
             if progress is not None:
                 progress(done, n)

@@ -11,15 +11,16 @@ only for functions decorated with ``cache=True``. pynndescent (UMAP's neighbour 
 176 of its 339 functions so; umap-learn 0.5.12 marks 1 of about 120, so every new process
 compiled the rest again. :func:`import_umap` imports umap-learn with ``cache=True`` as the
 default of ``numba.njit``/``numba.jit`` for the duration of the import. Measured on a 2-core
-machine (bench/README.md), the first UMAP fit of 2,000 points in a new process took 23 s with
-an empty cache, 13 s with umap-learn's own caching only, and 6 s with this.
+machine (bench/README.md), the first UMAP fit of 2,000 points in a new process took 25 s with
+an empty cache, 12 s with umap-learn's own caching only, and 5 s with this.
 
 Only the exact-neighbours path (fewer than 4,096 points) is warmed up by default. The
 NN-descent path of larger inputs compiles functions that pynndescent builds at run time,
 which numba cannot cache: 25-55 s in every new process, during which other work in the
 server ran about 1.5x slower (the compiler holds the GIL); ``nn_descent=True`` warms it too.
 
-Plain Python: no Streamlit here (the app wraps :func:`warm_up_umap` in ``st.cache_resource``).
+Plain Python: no Streamlit here (app.py calls :func:`warm_up_umap` on every run; it starts
+the thread only once per process).
 """
 
 from __future__ import annotations

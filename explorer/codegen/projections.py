@@ -108,9 +108,11 @@ def _projection_block(
         )
         if n_points < EXACT_NEIGHBORS_BELOW:
             fit = (
+                "import warnings\n\n"
                 "from sklearn.metrics import pairwise_distances\n\n"
                 "# Below 4,096 points UMAP compares every pair of points; scikit-learn's\n"
                 "# distance matrix gives it the same neighbours much faster.\n"
+                "warnings.filterwarnings('ignore', message='using precomputed metric')\n"
                 f"reducer = umap.UMAP(\n    {params}, metric='precomputed'\n)\n"
                 "coords = reducer.fit_transform(pairwise_distances(vectors))\n"
             )

@@ -74,7 +74,7 @@ def test_tsne_and_umap_and_3d(page):
     at.radio(key="projections.method").set_value("umap").run()  # may compile numba (~30 s)
     _ok(at)
     assert _figures(at)[0]["layout"]["xaxis"]["title"]["text"] == "UMAP 1"
-    assert "umap.UMAP(n_components=2, n_neighbors=15" in at.code[0].value
+    assert "n_components=2, n_neighbors=15, random_state=0, n_jobs=1, metric=" in at.code[0].value
     at.radio(key="projections.dims").set_value(3).run()
     _ok(at)
     figure = _figures(at)[0]
