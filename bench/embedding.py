@@ -157,15 +157,21 @@ def matmul_peak(size: int, dtype: torch.dtype = torch.float32, calls: int = 3) -
     return 2 * size**3 / best / 1e9
 
 
+def _ignore(batch, states) -> None:
+    """A ``forward_batches`` handler that keeps nothing (only the passes are timed)."""
+
+
 def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int = 10) -> dict:
     """Achieved GFLOP/s of the forward passes of ``embed_corpus`` vs a large ``torch.mm``.
 
-    The texts are tokenized and batched as ``embed_corpus`` does; only the forward passes
-    are timed. Peak and forward alternate: the peak is measured before every ``group``
-    batches, and each group's GFLOP/s is divided by that peak. The fraction reported is the
-    median over all groups of all rounds.
+    The texts are tokenized and batched as ``embed_corpus`` does, and the forward passes run
+    as there (:func:`explorer.embeddings.forward_batches`, parallel workers by default); only
+    they are timed, not the pooling. Peak and forward alternate: the peak is measured before
+    every ``group`` batches, and each group's GFLOP/s is divided by that peak. The fraction
+    reported is the median over all groups of all rounds.
     """
     from explorer.backend import load_model
+    from explorer.embeddings import default_workers, forward_batches
 
     texts, _ = sample_sentences(n_texts)
     model = load_model()
@@ -178,9 +184,8 @@ def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int = 10) 
     groups = [range(i, min(i + group, len(batches))) for i in range(0, len(batches), group)]
 
     def forward(indices: range, precision: str) -> None:
-        with model.autocast(precision):
-            for i in indices:
-                model.layer_states(batches[i], precision)
+        # As embed_corpus runs them (parallel workers by default), without the pooling.
+        forward_batches(model, [batches[i] for i in indices], _ignore, precision)
 
     result = {
         "texts": n_texts,
@@ -188,6 +193,7 @@ def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int = 10) 
         "padding": padded_tokens / real_tokens - 1,
         "gflop": sum(flops) / 1e9,
         "threads": torch.get_num_threads(),
+        "workers": default_workers(group),
         "matmul_size": matmul_size,
     }
     precisions = ["float32"] + (["bfloat16"] if bfloat16_supported() else [])

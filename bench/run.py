@@ -144,7 +144,7 @@ def measure_gflops(sizes: Sizes) -> tuple[dict, list[Row]]:
             "Forward pass GFLOP/s vs float32 torch.mm peak",
             f"{100 * fraction:.0f} % ({data['forward_gflops']:.0f} of "
             f"{data['peak_gflops']:.0f} GFLOP/s, {data['matmul_size']}^2 mm; "
-            f"padding {100 * data['padding']:.1f} %)",
+            f"padding {100 * data['padding']:.1f} %; {data['workers']} workers)",
             ">= 70 %",
             fraction >= 0.70,
             fraction,

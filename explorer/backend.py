@@ -365,10 +365,19 @@ class Model:
         """
         return torch.stack(self.layer_states(batch, precision))
 
-    def layer_states(self, batch: Batch, precision: str = "float32") -> list[torch.Tensor]:
+    def layer_states(
+        self, batch: Batch, precision: str = "float32", exclusive: bool = True
+    ) -> list[torch.Tensor]:
         """The ``layers + 1`` hidden states of one batch, each ``(batch, tokens, hidden)``
-        float32, without stacking them (pooling one layer at a time copies nothing)."""
-        with self._lock, torch.inference_mode(), self.autocast(precision):
+        float32, without stacking them (pooling one layer at a time copies nothing).
+
+        ``exclusive`` holds the model's lock during the pass, so passes of several sessions
+        take turns instead of competing for the cores. The encoder itself is safe to call
+        from several threads (inference keeps no state):
+        :func:`explorer.embeddings.forward_batches` runs its workers with ``exclusive=False``.
+        """
+        lock = self._lock if exclusive else contextlib.nullcontext()
+        with lock, torch.inference_mode(), self.autocast(precision):
             output = self.encoder(**batch.inputs, output_hidden_states=True, return_dict=True)
             return [state.float() for state in output.hidden_states]
 
