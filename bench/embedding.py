@@ -161,14 +161,17 @@ def _ignore(batch, states) -> None:
     """A ``forward_batches`` handler that keeps nothing (only the passes are timed)."""
 
 
-def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int = 10) -> dict:
+def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int | None = None) -> dict:
     """Achieved GFLOP/s of the forward passes of ``embed_corpus`` vs a large ``torch.mm``.
 
     The texts are tokenized and batched as ``embed_corpus`` does, and the forward passes run
     as there (:func:`explorer.embeddings.forward_batches`, parallel workers by default); only
     they are timed, not the pooling. Peak and forward alternate: the peak is measured before
-    every ``group`` batches, and each group's GFLOP/s is divided by that peak. The fraction
-    reported is the median over all groups of all rounds.
+    every ``group`` batches (default: all of them, one corpus pass as ``embed_corpus`` runs
+    it), and each group's GFLOP/s is divided by that peak. The fraction reported is the
+    median over all groups of all rounds. Small groups understate the parallel workers:
+    each group ends with one worker idle while the other finishes the last batch, which a
+    corpus pays once.
     """
     from explorer.backend import load_model
     from explorer.embeddings import default_workers, forward_batches
@@ -181,6 +184,7 @@ def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int = 10) 
     flops = [encoder_flops(config, len(b.indices), max(b.lengths), pooler) for b in batches]
     real_tokens = sum(sum(b.lengths) for b in batches)
     padded_tokens = sum(len(b.indices) * max(b.lengths) for b in batches)
+    group = group or len(batches)
     groups = [range(i, min(i + group, len(batches))) for i in range(0, len(batches), group)]
 
     def forward(indices: range, precision: str) -> None:
