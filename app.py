@@ -20,8 +20,9 @@ COMMON_MODELS = (
     "roberta-base",
 )
 
+HOME = st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)
 PAGES = [
-    st.Page("pages/home.py", title="Home", icon=":material/home:", default=True),
+    HOME,
     st.Page("pages/tokens.py", title="Tokens", icon=":material/text_fields:"),
     st.Page("pages/layers.py", title="Layers", icon=":material/stacks:"),
     st.Page("pages/context.py", title="Word in context", icon=":material/compare_arrows:"),
@@ -31,8 +32,10 @@ PAGES = [
 ]
 
 
-def model_picker() -> None:
-    """Sidebar: choose a model; keep the previous one working if the new one fails to load."""
+def model_picker():
+    """Sidebar: choose a model; keep the previous one working if the new one fails to load.
+
+    Returns an empty sidebar slot for :func:`model_info`."""
     st.sidebar.header("Model")
     choice = st.sidebar.selectbox(
         "Encoder",
@@ -62,17 +65,32 @@ def model_picker() -> None:
         if wanted in failed:
             message = escape_markdown(failed[wanted])
             st.sidebar.error(f"{message}\n\nStill using **{cache.current_model_name()}**.")
-    model = cache.current_model()
-    st.sidebar.caption(f"In use: **{model.name}**")
-    st.sidebar.caption(
-        f"{model.num_layers} layers · hidden size {model.hidden_size} · "
-        f"vocabulary {model.vocab_size:,} · {model.num_parameters / 1e6:.1f} M parameters · "
-        f"up to {model.max_length} tokens · {'uncased' if model.lowercase else 'cased'}"
-    )
+    return st.sidebar.empty()
+
+
+def model_info(slot) -> None:
+    """The model in use, in ``slot`` (loads it if no page has yet)."""
+    with slot.container():
+        model = cache.current_model()
+        st.caption(f"In use: **{model.name}**")
+        st.caption(
+            f"{model.num_layers} layers · hidden size {model.hidden_size} · "
+            f"vocabulary {model.vocab_size:,} · {model.num_parameters / 1e6:.1f} M parameters "
+            f"· up to {model.max_length} tokens · {'uncased' if model.lowercase else 'cased'}"
+        )
 
 
 # numba compiles UMAP for 10-30 s on first use: do it in the background, once per process,
 # while the first page is read.
 warm_up_umap()
-model_picker()
-st.navigation(PAGES).run()
+info = model_picker()
+page = st.navigation(PAGES)
+if page.url_path == HOME.url_path:
+    # The home page needs no model: on a fresh server it is drawn first and the model loads
+    # after it (about 4 s sooner on screen). Other pages may st.stop() on bad input, which
+    # would drop anything drawn after them, so their sidebar is filled first.
+    page.run()
+    model_info(info)
+else:
+    model_info(info)
+    page.run()

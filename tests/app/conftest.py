@@ -39,3 +39,9 @@ def open_page(page: str) -> AppTest:
 @pytest.fixture
 def page():
     return open_page
+
+
+@pytest.fixture
+def fresh_app() -> AppTest:
+    """app.py as a new, not yet run AppTest (set query parameters before the first run)."""
+    return AppTest.from_file(APP, default_timeout=TIMEOUT)

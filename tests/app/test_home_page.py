@@ -59,3 +59,19 @@ def test_tokens_page_still_works_after_a_failed_model_choice(page):
     at.switch_page("pages/tokens.py").run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.dataframe, "the tokens table should render with the bundled model"
+
+
+def _sidebar_says_model_in_use(at) -> bool:
+    captions = [c.value for c in at.sidebar.caption]
+    return any(c.startswith(f"In use: **{DEFAULT_MODEL}**") for c in captions) and any(
+        "6 layers · hidden size 384" in c for c in captions
+    )
+
+
+def test_sidebar_names_the_model_on_home_and_on_a_page_stopped_by_bad_input(page):
+    at = page("home")  # home is drawn before the model info (it needs no model)
+    assert _sidebar_says_model_in_use(at)
+    at.switch_page("pages/tokens.py").run()
+    at.text_area(key="tokens.text").input("").run()
+    assert at.error and "Text is empty" in at.error[0].value  # the page stopped early
+    assert _sidebar_says_model_in_use(at)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import APP, TIMEOUT
 from streamlit.testing.v1 import AppTest
 
 pytestmark = pytest.mark.slow
@@ -37,9 +36,9 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     assert "LogisticRegression" in at.code[0].value and "StratifiedKFold" in at.code[0].value
 
 
-def test_url_query_parameters_restore_the_view():
+def test_url_query_parameters_restore_the_view(fresh_app):
     """A shared link: Streamlit's bound widgets put their displayed labels in the URL."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = fresh_app
     at.query_params.update(
         {
             "probe.dataset": "Sentiment (sentence level)",

@@ -5,8 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from conftest import APP, TIMEOUT
-from streamlit.testing.v1 import AppTest
 
 pytestmark = pytest.mark.slow
 
@@ -38,9 +36,9 @@ def test_defaults_show_heatmaps_agreement_and_search(page):
     assert "def spearman" in code and "top = np.argsort" in code
 
 
-def test_url_query_parameters_restore_the_view():
+def test_url_query_parameters_restore_the_view(fresh_app):
     """A shared link: Streamlit's bound widgets put their displayed labels in the URL."""
-    at = AppTest.from_file(APP, default_timeout=TIMEOUT)
+    at = fresh_app
     at.query_params.update(
         {
             "similarity.text": "A cat sat.\nA dog ran.\nStocks fell sharply.",
