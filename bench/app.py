@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import time
@@ -145,9 +146,12 @@ def _navigation_only() -> None:
 def projections_rerun(n_texts: int, timeout: float = 600.0) -> dict:
     """AppTest of the projections page on ``n_texts`` pasted sentences.
 
-    The first run embeds the corpus and projects it (PCA); the timed reruns then switch the
-    pooling to ``max`` (a new projection of cached vectors, no forward pass) and back to
-    ``mean`` (everything cached).
+    The first run embeds the corpus and projects it (PCA). The timed reruns start once
+    app.py's background UMAP warm-up has finished (it runs once per server process, holds
+    the GIL while numba loads or compiles, and slowed reruns during it by up to 2x). Each
+    switch of the pooling to ``max``, ``cls``, ``max`` projects cached vectors (no forward
+    pass; the projection cache is cleared before each, so every one is a new PCA) and
+    ``switch_seconds`` is their median; switching back to ``mean`` hits every cache.
     """
     from streamlit.testing.v1 import AppTest
 
@@ -161,10 +165,24 @@ def projections_rerun(n_texts: int, timeout: float = 600.0) -> dict:
     start = time.perf_counter()
     at.text_area(key="projections.lines").input("\n".join(texts)).run()
     result = {"texts": n_texts, "first_run_seconds": time.perf_counter() - start}
-    for pooling, key in (("max", "switch_seconds"), ("mean", "back_seconds")):
+    from explorer import cache
+    from explorer.warmup import warm_up_status, warm_up_umap
+
+    warm_up_umap().join(timeout=timeout)
+    result["umap_warm_up_seconds"] = warm_up_status()["seconds"]
+    switches = []
+    for pooling in ("max", "cls", "max"):
+        cache.sentence_projection.clear()
         start = time.perf_counter()
         at.selectbox(key="projections.pooling").set_value(pooling).run()
-        result[key] = time.perf_counter() - start
+        switches.append(time.perf_counter() - start)
+    result["switches_seconds"] = switches
+    result["switch_seconds"] = statistics.median(switches)
+    at.selectbox(key="projections.pooling").set_value("mean").run()  # its projection again
+    at.selectbox(key="projections.pooling").set_value("max").run()
+    start = time.perf_counter()
+    at.selectbox(key="projections.pooling").set_value("mean").run()
+    result["back_seconds"] = time.perf_counter() - start
     result["exceptions"] = [e.message for e in at.exception]
     result["points_shown"] = at.metric[0].value if len(at.metric) else None
     return result

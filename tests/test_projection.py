@@ -223,3 +223,14 @@ def test_trustworthiness_rejects_bad_arguments(shape, k, match):
     X = np.random.default_rng(0).normal(size=(10, 4))
     with pytest.raises(ValueError, match=match):
         trustworthiness(X, np.zeros(shape), k)
+
+
+def test_trustworthiness_of_many_float32_vectors_matches_scikit_learn_closely():
+    from sklearn.decomposition import PCA
+    from sklearn.manifold import trustworthiness as reference
+
+    X = _blobs(1500, d=64) + np.random.default_rng(5).normal(size=(1500, 64)).astype(np.float32)
+    assert X.dtype == np.float32  # compared in float32 above 1,000 points
+    Y = PCA(2).fit_transform(X)
+    exact = reference(X, Y, n_neighbors=5)
+    assert trustworthiness(X, Y, 5, max_queries=None) == pytest.approx(exact, abs=1e-5)

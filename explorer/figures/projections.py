@@ -7,6 +7,7 @@ to the texts reliably (:func:`selected_rows`), and a hover label with its text, 
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Mapping, Sequence
@@ -133,7 +134,17 @@ def _groups(labels: Sequence[str] | None, n: int) -> dict[str, np.ndarray]:
 def _hovers(texts: Sequence[str], spans: Sequence[tuple[int, int] | None] | None) -> list[str]:
     if spans is not None and len(spans) != len(texts):
         raise ValueError(f"Got {len(texts)} texts but {len(spans)} spans.")
-    return [hover_text(t, spans[i] if spans else None) for i, t in enumerate(texts)]
+    spans = spans or [None] * len(texts)
+    return [
+        _cached_hover(t, None if s is None else tuple(s)) for t, s in zip(texts, spans, strict=True)
+    ]
+
+
+@functools.lru_cache(maxsize=16384)
+def _cached_hover(text: str, span: tuple[int, int] | None) -> str:
+    """:func:`hover_text`, remembered: a page rerun shows the same texts again (2,000 hovers
+    took 0.04 s of a 0.3 s rerun of the projections page)."""
+    return hover_text(text, span)
 
 
 def _traces(
