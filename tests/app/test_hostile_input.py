@@ -94,6 +94,19 @@ class _Tags(HTMLParser):
             self.bad.append(self.get_starttag_text() or tag)
 
 
+def _failures_after(at, name: str, what: str) -> list[str]:
+    """What is wrong with the page after the hostile input ``name``: an exception, no result
+    and no alert either, or ``what`` (the user's text) rendered as live HTML."""
+    failures = []
+    if at.exception:
+        failures.append(f"{name}: exception {_problems(at)}")
+    elif not (_has_result(at) or _alerts(at)):
+        failures.append(f"{name}: neither a result nor an error/warning/info element")
+    if markup := live_markup(at):
+        failures.append(f"{name}: {what} became live HTML: {markup}")
+    return failures
+
+
 def live_markup(at) -> list[str]:
     """Tags in ``st.html`` bodies and ``unsafe_allow_html`` Markdown that user text could have
     made: ``<script>``, ``<img>``, event handlers, ``javascript:`` links (empty when none)."""
@@ -186,12 +199,7 @@ def test_hostile_text_gives_a_result_or_a_clear_message(page, field: Field) -> N
     failures: list[str] = []
     for name in HOSTILE:
         _text_widget(at, field.key).input(_value(name, field.lines)).run()
-        if at.exception:
-            failures.append(f"{name}: exception {_problems(at)}")
-        elif not (_has_result(at) or _alerts(at)):
-            failures.append(f"{name}: neither a result nor an error/warning/info element")
-        if markup := live_markup(at):
-            failures.append(f"{name}: user text became live HTML: {markup}")
+        failures += _failures_after(at, name, "user text")
         _text_widget(at, field.key).input(default).run()
         if at.exception or at.error or not _has_result(at):
             failures.append(
@@ -291,12 +299,7 @@ def test_bad_csv_files_give_a_clear_message(page, upload: Upload) -> None:
     failures: list[str] = []
     for name, data in CSV_CASES.items():
         _upload(at, upload.key, name, data)
-        if at.exception:
-            failures.append(f"{name}: exception {_problems(at)}")
-        elif not (_has_result(at) or _alerts(at)):
-            failures.append(f"{name}: neither a result nor an error/warning/info element")
-        if markup := live_markup(at):
-            failures.append(f"{name}: a cell became live HTML: {markup}")
+        failures += _failures_after(at, name, "a cell")
         _upload(at, upload.key, "good", GOOD_CSV)
         if at.exception or at.error or not _has_result(at):
             failures.append(f"{name}: the good file does not render after it: {_alerts(at)}")
