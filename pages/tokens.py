@@ -121,7 +121,7 @@ word = st.text_input(
 try:
     pieces = cache.tokenize(model.name, word)
 except ValueError as error:
-    st.info(str(error))
+    cache.show_error(error, st.info)
 else:
     st.html(token_chips_html(pieces, show_special=False))
     found = token_counts(pieces)
