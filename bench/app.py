@@ -1,6 +1,6 @@
 """Benchmarks of the app: server start-up, and a rerun of the projections page.
 
-Start-up launches ``streamlit run app.py`` on a free port in 8620-8629 and times, from the
+Start-up launches ``streamlit run app.py`` on a free port and times, from the
 launch, the health check, the page HTML and (when Playwright and Chromium are available)
 the home page's title rendered in a real browser, which includes running app.py and
 loading the model. The rerun uses Streamlit's ``AppTest`` in this process.
@@ -9,8 +9,6 @@ loading the model. The rerun uses Streamlit's ``AppTest`` in this process.
 from __future__ import annotations
 
 import os
-import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -19,21 +17,10 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
+from tools.screenshots import browser_unavailable, chromium, free_port
+
 ROOT = Path(__file__).resolve().parents[1]
-PORTS = range(8620, 8630)
 HOME_TITLE = "Contextual Embedding Explorer"
-
-
-def free_port(ports: range = PORTS) -> int:
-    """The first port of ``ports`` nothing listens on (``ValueError`` if none is free)."""
-    for port in ports:
-        with socket.socket() as probe:
-            try:
-                probe.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            return port
-    raise ValueError(f"No free port in {ports.start}-{ports.stop - 1}.")
 
 
 def _get(url: str) -> tuple[int, str]:
@@ -50,14 +37,6 @@ def _wait_for(check, deadline: float, interval: float = 0.05) -> bool:
             return True
         time.sleep(interval)
     return False
-
-
-def _chromium() -> str | None:
-    for name in ("chromium", "chromium-browser", "google-chrome"):
-        found = shutil.which(name)
-        if found:
-            return found
-    return None
 
 
 def startup(browser: bool = True, timeout: float = 180.0) -> dict:
@@ -91,9 +70,8 @@ def startup(browser: bool = True, timeout: float = 180.0) -> dict:
         status, html = _get(f"{base}/")
         result["html_seconds"] = time.perf_counter() - start
         result["html_ok"] = status == 200 and "<html" in html.lower()
-        chromium = _chromium() if browser else None
-        if chromium is not None:
-            result["page_seconds"] = _render_seconds(chromium, base, start, deadline)
+        if browser and browser_unavailable() is None:
+            result["page_seconds"] = _render_seconds(base, start, deadline)
     finally:
         server.terminate()
         try:
@@ -104,25 +82,14 @@ def startup(browser: bool = True, timeout: float = 180.0) -> dict:
     return result
 
 
-def _render_seconds(chromium: str, url: str, start: float, deadline: float) -> float | None:
+def _render_seconds(url: str, start: float, deadline: float) -> float:
     """Seconds from ``start`` until the home page title is visible in Chromium."""
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        return None
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=chromium,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            page = browser.new_page()
-            page.goto(url)
-            timeout_ms = max(1.0, deadline - time.perf_counter()) * 1000
-            page.get_by_text(HOME_TITLE, exact=True).first.wait_for(timeout=timeout_ms)
-            return time.perf_counter() - start
-        finally:
-            browser.close()
+    with chromium() as browser:
+        page = browser.new_page()
+        page.goto(url)
+        timeout_ms = max(1.0, deadline - time.perf_counter()) * 1000
+        page.get_by_text(HOME_TITLE, exact=True).first.wait_for(timeout=timeout_ms)
+        return time.perf_counter() - start
 
 
 def _navigation_only() -> None:
