@@ -9,7 +9,7 @@ hashed (progress callbacks) start with an underscore.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -63,11 +63,10 @@ def require_router() -> None:
         st.rerun()
 
 
-def show_error(error: Exception, alert: Callable[[str], object] = st.error) -> None:
-    """Show a library error on the page as plain text with ``alert`` (``st.error``,
-    ``st.warning`` or ``st.info``: they render Markdown, and messages quote the user's own
-    text)."""
-    alert(escape_markdown(str(error)))
+def show_error(error: Exception) -> None:
+    """Show a library error on the page as plain text (``st.error`` renders Markdown, and
+    messages quote the user's own text)."""
+    st.error(escape_markdown(str(error)))
 
 
 def current_model_name() -> str:

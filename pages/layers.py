@@ -79,7 +79,7 @@ include_special = right.toggle(
 try:
     keep = layerstats.token_mask(num_tokens, include_special, tokenization.special)
 except ValueError as error:
-    cache.show_error(error, st.warning)
+    st.warning(str(error))
     include_special = True
     keep = layerstats.token_mask(num_tokens)
 token_name = f"token {token} ({tokenization.tokens[token]!r})"

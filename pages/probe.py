@@ -260,7 +260,7 @@ linear = scores[(scores["strategy"] == strategy) & (scores["layer"] == layer)].i
 try:
     cnn = cache.probe_cnn_scores(name, texts, labels, words, layer, folds).iloc[0]
 except ValueError as error:
-    cache.show_error(error, st.warning)
+    st.warning(str(error))
     cnn = None
 if cnn is not None:
     heads = pd.DataFrame(

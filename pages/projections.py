@@ -287,7 +287,7 @@ try:
         point_texts, spans, point_labels = list(texts), None, labels
         title = projection_title(method, len(texts), layers=layers, pooling=pooling)
 except ValueError as error:
-    cache.show_error(error, st.warning)
+    st.warning(str(error))
     st.stop()
 
 for note in projector.notes_:
@@ -377,7 +377,7 @@ if compare and not words:
                 for p in explorer.POOLINGS
             }
     except ValueError as error:
-        cache.show_error(error, st.warning)
+        st.warning(str(error))
     else:
         st.plotly_chart(
             pooling_grid(

@@ -121,7 +121,7 @@ word = st.text_input(
 try:
     pieces = cache.tokenize(model.name, word)
 except ValueError as error:
-    cache.show_error(error, st.info)
+    st.info(str(error))
 else:
     st.html(token_chips_html(pieces, show_special=False))
     found = token_counts(pieces)

@@ -128,9 +128,6 @@ def test_word_level_defaults_to_bank_coloured_by_sense(page):
     _ok(at)
     assert "'zebra' does not occur" in at.warning[0].value
     assert not _figures(at)
-    at.text_input(key="projections.word").input("**zebra**").run()
-    _ok(at)
-    assert r"'\*\*zebra\*\*' does not occur" in at.warning[0].value  # shown, not bold
 
 
 def test_csv_upload(page):
