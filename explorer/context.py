@@ -35,6 +35,7 @@ from explorer.layers import (
 )
 from explorer.markup import escape_markdown
 from explorer.similarity import cosine_similarity
+from explorer.uploads import texts_from_lines
 from explorer.words import Occurrence
 
 MAX_SENTENCES = 100
@@ -52,19 +53,13 @@ DEFAULT_SENTENCES = (
 DEFAULT_WORD = "bank"
 
 
-def parse_sentences(text: str) -> list[str]:
-    """One sentence per non-blank line of ``text``, stripped.
+def parse_sentences(text: str | None) -> list[str]:
+    """One sentence per non-blank line of ``text``, stripped, at most :data:`MAX_SENTENCES`.
 
-    Raises ``ValueError`` when there is no sentence or more than :data:`MAX_SENTENCES`.
+    :func:`explorer.uploads.texts_from_lines` with this page's limit; ``ValueError`` when
+    there is no sentence or too many.
     """
-    sentences = [line.strip() for line in (text or "").splitlines() if line.strip()]
-    if not sentences:
-        raise ValueError("There are no sentences: type one sentence per line.")
-    if len(sentences) > MAX_SENTENCES:
-        raise ValueError(
-            f"{len(sentences)} sentences is too many to compare: use at most {MAX_SENTENCES}."
-        )
-    return sentences
+    return texts_from_lines(text, MAX_SENTENCES)
 
 
 def sense_examples(word: str, per_sense: int = 3) -> list[str]:

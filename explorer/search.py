@@ -22,6 +22,7 @@ from explorer.embeddings import CorpusEmbeddings
 from explorer.layers import LAYER_STRATEGIES, LayerStrategy, validate_strategy
 from explorer.pooling import POOLINGS, validate_pooling
 from explorer.similarity import cosine_similarity
+from explorer.uploads import texts_from_lines
 
 MAX_SENTENCES = 60
 """Most sentences the side-by-side heatmaps take (beyond that the cells are unreadable)."""
@@ -40,12 +41,13 @@ def layer_choices(num_layers: int) -> list[str]:
     return choices
 
 
-def sentence_lines(text: str) -> list[str]:
-    """Non-empty, stripped lines of ``text``; ``ValueError`` if there are none."""
-    lines = [line.strip() for line in str(text).splitlines() if line.strip()]
-    if not lines:
-        raise ValueError("No sentences: type one sentence per line.")
-    return lines
+def sentence_lines(text: str | None) -> list[str]:
+    """Non-blank, stripped lines of ``text``; ``ValueError`` if there are none.
+
+    :func:`explorer.uploads.texts_from_lines` without a limit: :func:`similarity_matrices`
+    caps the sentences with its own message.
+    """
+    return texts_from_lines(text, None)
 
 
 def similarity_matrices(

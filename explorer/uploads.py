@@ -39,18 +39,20 @@ class LabelledTexts:
         return len(self.texts)
 
 
-def texts_from_lines(text: str, max_rows: int = MAX_ROWS) -> list[str]:
-    """One text per non-empty line of ``text`` (surrounding spaces stripped), in order.
+def texts_from_lines(text: str | None, max_rows: int | None = MAX_ROWS) -> list[str]:
+    """One text per non-blank line of ``text`` (surrounding spaces stripped), in order.
 
-    Raises ``ValueError`` when there is no line with text or more than ``max_rows`` lines.
+    The one parser of pasted or typed lines: every page's text box goes through it, each with
+    its own limit (``max_rows``; ``None`` for none, when the caller caps the texts itself).
+    Raises ``ValueError`` when no line has text or there are more than ``max_rows`` lines.
     """
-    lines = [line.strip() for line in (text or "").splitlines()]
+    lines = [line.strip() for line in str(text or "").splitlines()]
     lines = [line for line in lines if line]
     if not lines:
-        raise ValueError("No text: paste one sentence per line.")
-    if len(lines) > max_rows:
+        raise ValueError("No sentences: type or paste one sentence per line.")
+    if max_rows is not None and len(lines) > max_rows:
         raise ValueError(
-            f"You pasted {len(lines):,} lines; the limit is {max_rows:,}. Paste fewer lines."
+            f"{len(lines):,} lines is too many: use at most {max_rows:,} (one sentence per line)."
         )
     return lines
 

@@ -32,7 +32,7 @@ def test_parse_sentences_drops_blank_lines_and_strips():
 
 @pytest.mark.parametrize("text", ["", "   \n \n", None])
 def test_parse_sentences_rejects_empty_input(text):
-    with pytest.raises(ValueError, match="no sentences"):
+    with pytest.raises(ValueError, match="No sentences"):
         ctx.parse_sentences(text)
 
 

@@ -18,8 +18,21 @@ def test_no_lines_is_an_error(text):
 
 
 def test_too_many_lines_is_an_error():
-    with pytest.raises(ValueError, match="You pasted 6 lines; the limit is 5"):
+    with pytest.raises(ValueError, match="6 lines is too many: use at most 5"):
         uploads.texts_from_lines("\n".join("abcdef"), max_rows=5)
+    assert len(uploads.texts_from_lines("\n".join("abcdef"), max_rows=None)) == 6
+
+
+def test_every_text_box_uses_the_one_parser():
+    """The pages' three names for pasted lines differ only in their limit."""
+    from explorer import context, search
+
+    assert context.parse_sentences(" a \n\n b") == search.sentence_lines(" a \n\n b") == ["a", "b"]
+    with pytest.raises(ValueError, match="at most 100"):
+        context.parse_sentences("a\n" * 101)
+    assert len(search.sentence_lines("a\n" * 101)) == 101
+    with pytest.raises(ValueError, match="No sentences"):
+        search.sentence_lines(None)
 
 
 def test_good_csv_with_bom_and_quoted_commas():
