@@ -2,7 +2,7 @@
 
 The "Word in context" page compares every occurrence of a word (the three "bank"s of the
 tutorial sentence, a river bank and a savings bank, ...) by cosine similarity, under each
-layer strategy and layer by layer. Two things make raw cosines hard to read, and this module
+layer choice and layer by layer. Two things make raw cosines hard to read, and this module
 offers a remedy for each:
 
 * **Anisotropy.** Contextual vectors share a large common direction, so even two unrelated
@@ -10,9 +10,9 @@ offers a remedy for each:
   mean cosine of random token pairs of the same sentences, layer by layer.
 * **Mean-centring.** Subtracting, per layer, the mean token vector of the given sentences
   (:func:`layer_means`) removes that common direction; what is left is far more telling.
-  Under a layer strategy the per-layer means are combined with the *same* strategy, which is
-  the same as centring each layer first because every strategy is linear (select, sum,
-  mean or concatenate layers): ``combine(v) - combine(m) == combine(v - m)``.
+  Under a layer choice the per-layer means are combined the *same* way, which is the same
+  as centring each layer first because every layer choice is linear (select, sum, mean or
+  concatenate layers): ``combine(v) - combine(m) == combine(v - m)``.
 
 Plain Python and NumPy; no Streamlit.
 """
@@ -28,10 +28,11 @@ from explorer import corpora
 from explorer.backend import Model
 from explorer.layers import (
     LAYER_STRATEGIES,
-    LayerStrategy,
+    Layers,
     combine_layers,
-    strategy_label,
-    validate_strategy,
+    layer_choices,
+    layers_label,
+    validate_layers,
 )
 from explorer.markup import escape_markdown
 from explorer.similarity import cosine_similarity
@@ -73,16 +74,8 @@ def sense_examples(word: str, per_sense: int = 3) -> list[str]:
     return senses.groupby("sense", sort=False).head(per_sense)["text"].tolist()
 
 
-def valid_strategies(num_layers: int) -> list[str]:
-    """The named strategies of :data:`LAYER_STRATEGIES` a model with ``num_layers`` supports."""
-    valid = []
-    for strategy in LAYER_STRATEGIES:
-        try:
-            validate_strategy(strategy, num_layers)
-        except ValueError:
-            continue
-        valid.append(strategy)
-    return valid
+valid_strategies = layer_choices
+"""Old name of :func:`explorer.layers.layer_choices`."""
 
 
 # -- labels -----------------------------------------------------------------------------
@@ -269,17 +262,17 @@ def anisotropy_baseline(
 
 
 def similarity_matrix(
-    per_layer: np.ndarray, strategy: LayerStrategy, center: np.ndarray | None = None
+    per_layer: np.ndarray, layers: Layers, center: np.ndarray | None = None
 ) -> np.ndarray:
-    """Cosine similarity of every occurrence with every other under one layer strategy.
+    """Cosine similarity of every occurrence with every other under one layer choice.
 
     ``per_layer`` ``(L+1, n, H)`` (from :func:`explorer.word_layer_vectors`); ``center``
     ``(L+1, H)`` per-layer means or ``None``. Centring subtracts the means before the layers
-    are combined, which equals combining the means with the same strategy and subtracting
-    that. Returns ``(n, n)`` float32.
+    are combined, which equals combining the means the same way and subtracting that.
+    Returns ``(n, n)`` float32.
     """
-    validate_strategy(strategy, np.shape(per_layer)[0] - 1)
-    vectors = combine_layers(_centred(per_layer, center), strategy)
+    validate_layers(layers, np.shape(per_layer)[0] - 1)
+    vectors = combine_layers(_centred(per_layer, center), layers)
     return np.atleast_2d(cosine_similarity(vectors))
 
 
@@ -295,21 +288,24 @@ def pair_similarities(per_layer: np.ndarray, center: np.ndarray | None = None) -
     return np.stack([cosine_similarity(layer)[rows, cols] for layer in vectors]).astype(np.float32)
 
 
-def strategy_table(
+def layers_table(
     per_layer: np.ndarray,
-    strategies: Sequence[LayerStrategy] = LAYER_STRATEGIES,
+    choices: Sequence[Layers] = LAYER_STRATEGIES,
     center: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """Cosine similarity of every pair under every strategy, side by side.
+    """Cosine similarity of every pair under every layer choice, side by side.
 
-    Rows are pairs (index ``"#1 vs #2"``, ... named "Pair"), columns the strategies' labels
-    (:func:`explorer.layers.strategy_label`); values float32.
+    Rows are pairs (index ``"#1 vs #2"``, ... named "Pair"), columns the choices' labels
+    (:func:`explorer.layers.layers_label`); values float32.
     """
     n = np.shape(per_layer)[1]
     pairs = np.array(pair_indices(n), dtype=np.int64).reshape(-1, 2)
     columns = {}
-    for strategy in strategies:
-        matrix = similarity_matrix(per_layer, strategy, center)
-        columns[strategy_label(strategy)] = matrix[pairs[:, 0], pairs[:, 1]]
-    frame = pd.DataFrame(columns, index=pd.Index(pair_labels(n), name="Pair"))
-    return frame
+    for layers in choices:
+        matrix = similarity_matrix(per_layer, layers, center)
+        columns[layers_label(layers)] = matrix[pairs[:, 0], pairs[:, 1]]
+    return pd.DataFrame(columns, index=pd.Index(pair_labels(n), name="Pair"))
+
+
+strategy_table = layers_table
+"""Old name of :func:`layers_table`."""

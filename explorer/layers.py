@@ -1,19 +1,23 @@
-"""Layer strategies: how the ``num_layers + 1`` hidden states become one vector per token.
+"""Layer choices (``layers``): how the ``num_layers + 1`` hidden states become one vector.
 
 The names follow the feature-based experiments of the BERT paper (Devlin et al., 2019,
 table 7): the last layer, the second-to-last, the sum or concatenation of the last four, the
 sum of all encoder layers, and the static embedding layer. An ``int`` picks one layer:
 0 is the embedding output, ``num_layers`` the last layer, negative ints count from the end
 (-1 = last).
+
+The library calls this choice ``layers`` and the pooling of tokens ``pooling``; the older
+names with "strategy" (``validate_strategy``, ``strategy_label``, ``strategy_dim``,
+``LayerStrategy``) stay as aliases.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 
-LAYER_STRATEGIES = (
+LayerName = Literal[
     "last",
     "second_to_last",
     "sum_last4",
@@ -21,19 +25,17 @@ LAYER_STRATEGIES = (
     "mean_last4",
     "sum_all",
     "embeddings",
-)
-LayerStrategy = (
-    Literal[
-        "last",
-        "second_to_last",
-        "sum_last4",
-        "concat_last4",
-        "mean_last4",
-        "sum_all",
-        "embeddings",
-    ]
-    | int
-)
+]
+"""The named layer choices (as opposed to one layer's number)."""
+
+LAYER_STRATEGIES: tuple[str, ...] = get_args(LayerName)
+"""Every named layer choice, in the order the pages list them."""
+
+Layers = LayerName | int
+"""A layer choice: a name of :data:`LAYER_STRATEGIES` or one layer's number."""
+
+LayerStrategy = Layers
+"""Old name of :data:`Layers`."""
 
 LABELS = {
     "last": "Last layer",
@@ -44,47 +46,76 @@ LABELS = {
     "sum_all": "Sum of all encoder layers",
     "embeddings": "Embedding layer (static)",
 }
+"""Legend and menu names of the named layer choices."""
+
+SHORT_LABELS = {
+    "last": "last",
+    "second_to_last": "2nd-to-last",
+    "sum_last4": "sum last 4",
+    "concat_last4": "concat last 4",
+    "mean_last4": "mean last 4",
+    "sum_all": "sum all",
+    "embeddings": "embeddings",
+}
+"""Narrow names for table headers and axis ticks."""
 
 
-def validate_strategy(strategy: LayerStrategy, num_layers: int) -> LayerStrategy:
-    """Return ``strategy`` if it is valid for a model with ``num_layers`` encoder layers.
+def validate_layers(layers: Layers, num_layers: int) -> Layers:
+    """Return ``layers`` if it is valid for a model with ``num_layers`` encoder layers.
 
     Raises ``ValueError`` naming the valid choices otherwise.
     """
-    if isinstance(strategy, bool) or not isinstance(strategy, int | str | np.integer):
+    if isinstance(layers, bool) or not isinstance(layers, int | str | np.integer):
         raise ValueError(
-            f"Unknown layer strategy {strategy!r}; choose one of {LAYER_STRATEGIES} "
+            f"Unknown layer strategy {layers!r}; choose one of {LAYER_STRATEGIES} "
             f"or a layer number from {-(num_layers + 1)} to {num_layers}"
         )
-    if isinstance(strategy, int | np.integer):
-        if not -(num_layers + 1) <= strategy <= num_layers:
+    if isinstance(layers, int | np.integer):
+        if not -(num_layers + 1) <= layers <= num_layers:
             raise ValueError(
-                f"Layer {strategy} is out of range: this model has layers 0 (embeddings) "
+                f"Layer {layers} is out of range: this model has layers 0 (embeddings) "
                 f"to {num_layers}; negative numbers count from the end down to "
                 f"{-(num_layers + 1)}."
             )
-        return int(strategy)
-    if strategy not in LAYER_STRATEGIES:
+        return int(layers)
+    if layers not in LAYER_STRATEGIES:
         raise ValueError(
-            f"Unknown layer strategy {strategy!r}; choose one of {LAYER_STRATEGIES} "
-            "or a layer number"
+            f"Unknown layer strategy {layers!r}; choose one of {LAYER_STRATEGIES} or a layer number"
         )
-    if strategy.endswith("last4") and num_layers < 4:
-        raise ValueError(f"{strategy!r} needs at least 4 layers; this model has {num_layers}.")
-    if strategy == "second_to_last" and num_layers < 2:
+    if layers.endswith("last4") and num_layers < 4:
+        raise ValueError(f"{layers!r} needs at least 4 layers; this model has {num_layers}.")
+    if layers == "second_to_last" and num_layers < 2:
         raise ValueError(f"'second_to_last' needs at least 2 layers; this model has {num_layers}.")
-    return strategy
+    return layers
 
 
-def layer_indices(strategy: LayerStrategy, num_layers: int) -> list[int]:
-    """Indices into the hidden-state stack that ``strategy`` uses, in combination order.
+validate_strategy = validate_layers
+"""Old name of :func:`validate_layers`."""
+
+
+def layer_choices(num_layers: int) -> list[str]:
+    """The named layer choices of :data:`LAYER_STRATEGIES` a model with ``num_layers`` supports.
+
+    In the order of :data:`LAYER_STRATEGIES`; ``*_last4`` need 4 layers, ``second_to_last`` 2.
+    """
+    choices = []
+    for name in LAYER_STRATEGIES:
+        try:
+            choices.append(validate_layers(name, num_layers))
+        except ValueError:
+            continue
+    return choices
+
+
+def layer_indices(layers: Layers, num_layers: int) -> list[int]:
+    """Indices into the hidden-state stack that ``layers`` uses, in combination order.
 
     ``concat_last4`` is ordered last, -2, -3, -4 (as in the BERT paper); ``sum_all`` is
     the encoder layers 1..L and does **not** include the embedding output (index 0).
     """
-    strategy = validate_strategy(strategy, num_layers)
-    if isinstance(strategy, int):
-        return [strategy % (num_layers + 1)]
+    layers = validate_layers(layers, num_layers)
+    if isinstance(layers, int):
+        return [layers % (num_layers + 1)]
     return {
         "embeddings": [0],
         "last": [num_layers],
@@ -93,34 +124,46 @@ def layer_indices(strategy: LayerStrategy, num_layers: int) -> list[int]:
         "concat_last4": [num_layers - k for k in range(4)],
         "mean_last4": [num_layers - k for k in range(4)],
         "sum_all": list(range(1, num_layers + 1)),
-    }[strategy]
+    }[layers]
 
 
-def combine_layers(stack: np.ndarray, strategy: LayerStrategy) -> np.ndarray:
+def combine_layers(stack: np.ndarray, layers: Layers) -> np.ndarray:
     """Combine a hidden-state stack along its first axis.
 
     ``stack`` has shape ``(num_layers + 1, ..., hidden)``; the result drops the first axis:
     ``(..., hidden)``, or ``(..., 4 * hidden)`` for ``concat_last4``. float32 in and out.
     """
     num_layers = stack.shape[0] - 1
-    indices = layer_indices(strategy, num_layers)
-    if strategy == "concat_last4":
+    indices = layer_indices(layers, num_layers)
+    if layers == "concat_last4":
         return np.concatenate([stack[i] for i in indices], axis=-1)
-    if strategy in ("sum_last4", "sum_all"):
+    if layers in ("sum_last4", "sum_all"):
         return stack[indices].sum(axis=0, dtype=np.float32)
-    if strategy == "mean_last4":
+    if layers == "mean_last4":
         return stack[indices].mean(axis=0, dtype=np.float32)
     return np.array(stack[indices[0]], dtype=np.float32)
 
 
-def strategy_dim(strategy: LayerStrategy, hidden_size: int, num_layers: int) -> int:
-    """Size of the vectors ``strategy`` produces for a model of this shape."""
-    validate_strategy(strategy, num_layers)
-    return 4 * hidden_size if strategy == "concat_last4" else hidden_size
+def layers_dim(layers: Layers, hidden_size: int, num_layers: int) -> int:
+    """Size of the vectors ``layers`` produces for a model of this shape."""
+    validate_layers(layers, num_layers)
+    return 4 * hidden_size if layers == "concat_last4" else hidden_size
 
 
-def strategy_label(strategy: LayerStrategy) -> str:
-    """Human-readable name of a strategy, for legends and tables."""
-    if isinstance(strategy, int | np.integer) and not isinstance(strategy, bool):
-        return "Embedding output (layer 0)" if strategy == 0 else f"Layer {strategy}"
-    return LABELS.get(str(strategy), str(strategy))
+strategy_dim = layers_dim
+"""Old name of :func:`layers_dim`."""
+
+
+def layers_label(layers: Layers, short: bool = False) -> str:
+    """Human-readable name of a layer choice: :data:`LABELS`, or :data:`SHORT_LABELS` for
+    ``short`` ones (table headers); ``"Layer 3"`` for a number."""
+    if isinstance(layers, int | np.integer) and not isinstance(layers, bool):
+        if short:
+            return f"layer {layers}"
+        return "Embedding output (layer 0)" if layers == 0 else f"Layer {layers}"
+    labels = SHORT_LABELS if short else LABELS
+    return labels.get(str(layers), str(layers))
+
+
+strategy_label = layers_label
+"""Old name of :func:`layers_label`."""

@@ -19,7 +19,8 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from explorer.embeddings import CorpusEmbeddings
-from explorer.layers import LAYER_STRATEGIES, LayerStrategy, validate_strategy
+from explorer.layers import Layers
+from explorer.layers import layer_choices as layer_choices  # the Similarity page's name
 from explorer.pooling import POOLINGS, validate_pooling
 from explorer.similarity import cosine_similarity
 from explorer.uploads import texts_from_lines
@@ -28,17 +29,6 @@ MAX_SENTENCES = 60
 """Most sentences the side-by-side heatmaps take (beyond that the cells are unreadable)."""
 
 MAX_K = 50
-
-
-def layer_choices(num_layers: int) -> list[str]:
-    """The named layer strategies a model with ``num_layers`` encoder layers supports."""
-    choices = []
-    for strategy in LAYER_STRATEGIES:
-        try:
-            choices.append(validate_strategy(strategy, num_layers))
-        except ValueError:
-            continue
-    return choices
 
 
 def sentence_lines(text: str | None) -> list[str]:
@@ -53,11 +43,11 @@ def sentence_lines(text: str | None) -> list[str]:
 def similarity_matrices(
     corpus: CorpusEmbeddings,
     poolings: Sequence[str] = POOLINGS,
-    layers: LayerStrategy = "last",
+    layers: Layers = "last",
 ) -> dict[str, np.ndarray]:
     """Cosine similarity of every pair of texts under each pooling: ``{pooling: (n, n)}``.
 
-    Raises ``ValueError`` for no poolings, an unknown pooling or layer strategy, or more
+    Raises ``ValueError`` for no poolings, an unknown pooling or layer choice, or more
     than :data:`MAX_SENTENCES` texts.
     """
     if not poolings:
@@ -100,7 +90,7 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
 
 
 def spearman_agreement(matrices: Mapping[str, np.ndarray]) -> pd.DataFrame:
-    """Spearman correlation between every two strategies' pairwise similarities.
+    """Spearman correlation between every two poolings' pairwise similarities.
 
     ``matrices`` maps a name to an ``(n, n)`` similarity matrix; returns a symmetric
     ``k x k`` DataFrame indexed and labelled by the names, 1.0 on the diagonal.

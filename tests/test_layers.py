@@ -73,3 +73,23 @@ def test_invalid_strategies_name_the_choices(stack, bad):
 def test_last4_needs_four_layers():
     with pytest.raises(ValueError, match="at least 4"):
         layer_indices("sum_last4", 3)
+
+
+def test_layer_choices_is_one_list_under_its_old_names():
+    from explorer import context, layers, search
+
+    assert layers.layer_choices(3) == ["last", "second_to_last", "sum_all", "embeddings"]
+    assert layers.layer_choices(12) == list(layers.LAYER_STRATEGIES)
+    assert context.valid_strategies is search.layer_choices is layers.layer_choices
+    assert layers.validate_strategy is layers.validate_layers
+    assert layers.strategy_label is layers.layers_label
+    assert layers.strategy_dim is layers.layers_dim
+
+
+def test_every_named_layer_choice_has_a_long_and_a_short_label():
+    from explorer import layers
+
+    assert set(layers.LABELS) == set(layers.SHORT_LABELS) == set(layers.LAYER_STRATEGIES)
+    assert layers.layers_label("second_to_last", short=True) == "2nd-to-last"
+    assert layers.layers_label(0) == "Embedding output (layer 0)"
+    assert layers.layers_label(-2, short=True) == "layer -2"
