@@ -3,25 +3,30 @@
 ``cls`` takes position 0 (``[CLS]``, or ``<s>`` for RoBERTa); ``mean`` and ``max`` run over
 the tokens the mask selects, so padding never counts; ``mean_max`` concatenates the two.
 
-Pooling is applied to every layer separately, and layer strategies then combine the pooled
-per-layer vectors. For ``cls`` and ``mean`` that is the same as pooling the combined token
-vectors (both are linear); for ``max`` with a multi-layer strategy it is the per-layer max,
+Pooling is applied to every layer separately, and the layer choice (``layers``) then combines
+the pooled per-layer vectors. For ``cls`` and ``mean`` that is the same as pooling the combined
+token vectors (both are linear); for ``max`` with several layers it is the per-layer max,
 summed or concatenated. This order lets one forward pass serve every (pooling, layers) pair.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Literal, get_args
 
 import numpy as np
 import torch
 
-from explorer.layers import LayerStrategy, combine_layers
+from explorer.layers import Layers, combine_layers
 
-POOLINGS = ("cls", "mean", "max", "mean_max")
 Pooling = Literal["cls", "mean", "max", "mean_max"]
+POOLINGS: tuple[str, ...] = get_args(Pooling)
+"""Every pooling, in the order the pages list them."""
+
 BASE_POOLINGS = ("cls", "mean", "max")
-"""Poolings computed from the hidden states; ``mean_max`` is built from two of them."""
+"""Poolings computed from the hidden states (:func:`pool_hidden`)."""
+
+PARTS = {"mean_max": ("mean", "max")}
+"""Poolings made of others: their base poolings, concatenated in this order."""
 
 LABELS = {
     "cls": "[CLS] token",
@@ -29,6 +34,7 @@ LABELS = {
     "max": "Max over tokens",
     "mean_max": "Mean + max (concatenated)",
 }
+"""Legend and menu names of the poolings."""
 
 
 def validate_pooling(pooling: str) -> str:
@@ -55,20 +61,22 @@ def pool_hidden(hidden: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Ten
     return {"cls": hidden[:, :, 0], "mean": mean, "max": maxed}
 
 
-def combine_pooled(
-    pooled: dict[str, np.ndarray], pooling: str, layers: LayerStrategy
-) -> np.ndarray:
+def pooling_parts(pooling: str) -> tuple[str, ...]:
+    """The base poolings ``pooling`` is made of: ``("mean", "max")`` for ``mean_max``, else
+    ``(pooling,)``. ``ValueError`` for an unknown pooling."""
+    return PARTS.get(validate_pooling(pooling), (pooling,))
+
+
+def combine_pooled(pooled: dict[str, np.ndarray], pooling: str, layers: Layers) -> np.ndarray:
     """Sentence vectors from per-layer pooled vectors.
 
-    ``pooled`` maps each of :data:`BASE_POOLINGS` to ``(num_layers + 1, n, dim)``. Returns
-    ``(n, d)`` float32 where ``d`` is ``dim`` times 4 for ``concat_last4`` and times 2 for
-    ``mean_max``.
+    ``pooled`` maps each of :data:`BASE_POOLINGS` to ``(num_layers + 1, n, dim)``. Each part
+    of ``pooling`` (:func:`pooling_parts`) has its layers combined, then the parts are put side
+    by side. Returns ``(n, d)`` float32 where ``d`` is ``dim`` times 4 for ``concat_last4``
+    and times 2 for ``mean_max``.
     """
-    validate_pooling(pooling)
-    if pooling == "mean_max":
-        parts = [combine_layers(pooled[name], layers) for name in ("mean", "max")]
-        return np.concatenate(parts, axis=-1)
-    return combine_layers(pooled[pooling], layers)
+    parts = [combine_layers(pooled[name], layers) for name in pooling_parts(pooling)]
+    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:

@@ -99,3 +99,14 @@ def test_normalize_gives_unit_rows(tiny):
 def test_errors(tiny, kwargs, message):
     with pytest.raises(ValueError, match=message):
         explorer.sentence_embeddings(tiny, **kwargs)
+
+
+def test_every_pooling_has_a_label_and_is_made_of_base_poolings():
+    from explorer import pooling
+
+    assert set(pooling.LABELS) == set(pooling.POOLINGS)
+    for name in pooling.POOLINGS:
+        assert set(pooling.pooling_parts(name)) <= set(pooling.BASE_POOLINGS)
+    assert pooling.pooling_parts("mean_max") == ("mean", "max")
+    with pytest.raises(ValueError, match="Unknown pooling"):
+        pooling.pooling_parts("median")
