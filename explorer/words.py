@@ -1,18 +1,53 @@
-"""Words in context: find every occurrence of a word and take its contextual vectors."""
+"""Words in context: find every occurrence of a word and take its contextual vectors.
+
+The one owner of word vectors: finding occurrences (:func:`find_occurrences`,
+:func:`first_occurrences`), combining an occurrence's subwords (:func:`aggregate_subwords`)
+and taking every layer's vectors of given occurrences in one batched forward pass
+(:func:`occurrence_layer_vectors`). The contexts page, the projections page and the probe's
+word features (:mod:`explorer.probing.features`) all come through here.
+
+Naming: ``subwords`` is how an occurrence's subword vectors become one
+(:data:`SUBWORD_MODES`), ``layers`` how the layers become one
+(:data:`explorer.layers.LAYER_STRATEGIES`).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
+import torch
 
-from explorer.backend import Model, Tokenization
+from explorer.backend import Batch, Model, Tokenization
+from explorer.embeddings import forward_batches
 from explorer.layers import LayerStrategy, combine_layers, validate_strategy
 
 SUBWORD_MODES = ("first", "last", "mean", "max", "sum")
 SubwordMode = Literal["first", "last", "mean", "max", "sum"]
+
+Progress = Callable[[int, int], None]
+
+
+def validate_subwords(subwords: str) -> str:
+    """Return ``subwords`` if it is one of :data:`SUBWORD_MODES`, else raise ``ValueError``."""
+    if subwords not in SUBWORD_MODES:
+        raise ValueError(f"Unknown subword mode {subwords!r}; choose one of {SUBWORD_MODES}")
+    return subwords
+
+
+def _renamed(new: object, old: object, old_name: str, new_name: str, function: str) -> object:
+    """The value of a renamed keyword: ``old`` (with a DeprecationWarning) when given."""
+    if old is None:
+        return new
+    warnings.warn(
+        f"{function}(..., {old_name}=...) is renamed {new_name}=; {old_name}= will be removed.",
+        DeprecationWarning,
+        stacklevel=3,
+    )
+    return old
 
 
 @dataclass(frozen=True)
@@ -98,22 +133,125 @@ def words_in(model: Model, texts: str | Sequence[str], limit: int = 40) -> list[
     return list(seen)[:limit]
 
 
-def aggregate_subwords(vectors: np.ndarray, mode: str = "mean") -> np.ndarray:
-    """One vector from a word's subword vectors: ``(k, dim)`` in, ``(dim,)`` float32 out."""
-    if mode not in SUBWORD_MODES:
-        raise ValueError(f"Unknown subword mode {mode!r}; choose one of {SUBWORD_MODES}")
-    if mode == "first":
-        return vectors[0].astype(np.float32)
-    if mode == "last":
-        return vectors[-1].astype(np.float32)
-    reduce = {"mean": np.mean, "max": np.max, "sum": np.sum}[mode]
-    return reduce(vectors, axis=0).astype(np.float32)
+def words_per_text(texts: Sequence[str], word: str | Sequence[str]) -> list[str]:
+    """One word per text: ``word`` repeated, or the given list when its length matches."""
+    if isinstance(word, str):
+        return [word] * len(texts)
+    words = [str(w) for w in word]
+    if len(words) != len(texts):
+        raise ValueError(f"Got {len(texts)} texts but {len(words)} words.")
+    return words
 
 
-def token_vectors(model: Model, text: str, strategy: LayerStrategy = "sum_last4") -> np.ndarray:
-    """Contextual vector of every token of ``text``: ``(num_tokens, dim)`` float32."""
-    validate_strategy(strategy, model.num_layers)
-    return combine_layers(model.hidden_states(text), strategy)
+def first_occurrences(
+    model: Model, texts: Sequence[str], word: str | Sequence[str]
+) -> list[Occurrence]:
+    """The first whole-word occurrence of each text's word (one word for all, or one per text).
+
+    Returns one :class:`Occurrence` per text, ``text_index`` ``i`` for text ``i``. Raises
+    ``ValueError`` saying how many texts (and which rows) lack their word: a result over
+    silently dropped rows would answer a different question.
+    """
+    texts = list(texts)
+    words = words_per_text(texts, word)
+    found: list[Occurrence | None] = [None] * len(texts)
+    for target in dict.fromkeys(w.strip() for w in words):
+        rows = [i for i, w in enumerate(words) if w.strip() == target]
+        for occurrence in find_occurrences(model, [texts[i] for i in rows], target):
+            row = rows[occurrence.text_index]
+            if found[row] is None:
+                found[row] = replace(occurrence, text_index=row)
+    missing = [i for i, o in enumerate(found) if o is None]
+    if missing:
+        shown = "; ".join(f"row {i + 1}: {words[i]!r} in {texts[i][:50]!r}" for i in missing[:3])
+        raise ValueError(
+            f"{len(missing)} of {len(texts)} texts do not contain their word as a whole word "
+            f"({shown}{'; …' if len(missing) > 3 else ''}). Fix or remove those rows."
+        )
+    return found  # type: ignore[return-value]
+
+
+def aggregate_subwords(
+    vectors: np.ndarray, subwords: str = "mean", *, mode: str | None = None
+) -> np.ndarray:
+    """One vector from a word's subword vectors: ``(..., k, dim)`` in, ``(..., dim)`` float32
+    out (``(k, dim) -> (dim,)``; ``(layers, k, dim) -> (layers, dim)`` for every layer at once).
+
+    ``subwords`` is one of :data:`SUBWORD_MODES`; ``mode=`` is its old, deprecated name.
+    """
+    subwords = validate_subwords(_renamed(subwords, mode, "mode", "subwords", "aggregate_subwords"))
+    vectors = np.asarray(vectors)
+    if vectors.ndim < 2 or vectors.shape[-2] == 0:
+        raise ValueError(f"Expected (..., k, dim) subword vectors, k >= 1; got {vectors.shape}.")
+    if subwords == "first":
+        return vectors[..., 0, :].astype(np.float32)
+    if subwords == "last":
+        return vectors[..., -1, :].astype(np.float32)
+    reduce = {"mean": np.mean, "max": np.max, "sum": np.sum}[subwords]
+    return reduce(vectors, axis=-2).astype(np.float32)
+
+
+def occurrence_layer_vectors(
+    model: Model,
+    texts: Sequence[str],
+    occurrences: Sequence[Occurrence],
+    subwords: Sequence[str] = SUBWORD_MODES,
+    progress: Progress | None = None,
+    *,
+    precision: str = "float32",
+    workers: int | None = None,
+) -> dict[str, np.ndarray]:
+    """Every layer's vector of each occurrence, under every subword mode, in one forward pass.
+
+    ``occurrences[j].text_index`` indexes ``texts``; only texts holding an occurrence run
+    through the model, batched by :func:`explorer.embeddings.forward_batches` (``progress``,
+    ``precision`` and ``workers`` go there; ``progress(texts_done, texts_total)``). Returns
+    ``{mode: (num_layers + 1, len(occurrences), hidden)}`` float32 for every mode in
+    ``subwords``. Memory grows with the occurrences, not with the texts' tokens.
+    """
+    subwords = tuple(validate_subwords(mode) for mode in subwords)
+    texts = list(texts)
+    by_text: dict[int, list[int]] = {}
+    for j, occurrence in enumerate(occurrences):
+        if not 0 <= occurrence.text_index < len(texts):
+            raise ValueError(
+                f"Occurrence {j} points at text {occurrence.text_index}, "
+                f"but there are {len(texts)} texts."
+            )
+        by_text.setdefault(occurrence.text_index, []).append(j)
+    used = sorted(by_text)
+    shape = (model.num_layers + 1, len(occurrences), model.hidden_size)
+    vectors = {mode: np.empty(shape, dtype=np.float32) for mode in subwords}
+    if not used:
+        return vectors
+    encoded = model.encode_batch([texts[i] for i in used])
+
+    def take(batch: Batch, states: list[torch.Tensor]) -> None:
+        for b, row in enumerate(batch.indices):
+            for j in by_text[used[row]]:
+                o = occurrences[j]
+                span = np.stack([state[b, o.token_start : o.token_end].numpy() for state in states])
+                for mode in subwords:
+                    vectors[mode][:, j] = aggregate_subwords(span, mode)
+
+    forward_batches(model, list(model.batches(encoded)), take, precision, progress, workers)
+    return vectors
+
+
+def token_vectors(
+    model: Model,
+    text: str,
+    layers: LayerStrategy = "sum_last4",
+    *,
+    strategy: LayerStrategy | None = None,
+) -> np.ndarray:
+    """Contextual vector of every token of ``text``: ``(num_tokens, dim)`` float32.
+
+    ``layers`` is a layer strategy or number; ``strategy=`` is its old, deprecated name.
+    """
+    layers = _renamed(layers, strategy, "strategy", "layers", "token_vectors")
+    validate_strategy(layers, model.num_layers)
+    return combine_layers(model.hidden_states(text), layers)
 
 
 def word_layer_vectors(
@@ -125,27 +263,13 @@ def word_layer_vectors(
     subwords of one occurrence are combined with ``subwords``. Raises ``ValueError`` naming
     the words that are there when ``word`` does not occur.
     """
-    if subwords not in SUBWORD_MODES:
-        raise ValueError(f"Unknown subword mode {subwords!r}; choose one of {SUBWORD_MODES}")
+    validate_subwords(subwords)
     texts = _as_list(texts)
     occurrences = find_occurrences(model, texts, word)
     if not occurrences:
         present = ", ".join(words_in(model, texts))
         raise ValueError(f"{word.strip()!r} does not occur in the text. Words there: {present}")
-    used = sorted({o.text_index for o in occurrences})
-    states = dict(zip(used, model.hidden_states_batch([texts[i] for i in used]), strict=True))
-    vectors = np.stack(
-        [
-            np.stack(
-                [
-                    aggregate_subwords(layer[o.token_start : o.token_end], subwords)
-                    for layer in states[o.text_index]
-                ]
-            )
-            for o in occurrences
-        ],
-        axis=1,
-    )
+    vectors = occurrence_layer_vectors(model, texts, occurrences, (subwords,))[subwords]
     return occurrences, vectors
 
 
@@ -153,15 +277,19 @@ def word_vectors(
     model: Model,
     texts: str | Sequence[str],
     word: str,
-    strategy: LayerStrategy = "sum_last4",
+    layers: LayerStrategy = "sum_last4",
     subwords: str = "mean",
+    *,
+    strategy: LayerStrategy | None = None,
 ) -> tuple[list[Occurrence], np.ndarray]:
     """Contextual vectors of every occurrence of ``word`` in ``texts``.
 
     Returns ``(occurrences, array)``, array ``(n_occurrences, dim)`` float32: subwords are
-    combined per layer with ``subwords`` (first, last, mean, max, sum), then layers with
-    ``strategy``. Raises ``ValueError`` for an unknown mode or a word that does not occur.
+    combined per layer with ``subwords`` (first, last, mean, max, sum), then the layers with
+    ``layers`` (a layer strategy or number; ``strategy=`` is its old, deprecated name).
+    Raises ``ValueError`` for an unknown mode or a word that does not occur.
     """
-    validate_strategy(strategy, model.num_layers)
+    layers = _renamed(layers, strategy, "strategy", "layers", "word_vectors")
+    validate_strategy(layers, model.num_layers)
     occurrences, per_layer = word_layer_vectors(model, texts, word, subwords)
-    return occurrences, combine_layers(per_layer, strategy)
+    return occurrences, combine_layers(per_layer, layers)

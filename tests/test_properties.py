@@ -341,16 +341,16 @@ def test_hidden_states_batch_equals_one_at_a_time(tiny, texts):
 
 
 @CHEAP
-@given(text=TEXT, strategy=strategies_for(4))
-def test_token_vectors(tiny, text, strategy):
-    vectors = outcome(explorer.token_vectors, tiny, text, strategy)
-    valid = outcome(validate_strategy, strategy, tiny.num_layers) is not None
+@given(text=TEXT, layers=strategies_for(4))
+def test_token_vectors(tiny, text, layers):
+    vectors = outcome(explorer.token_vectors, tiny, text, layers)
+    valid = outcome(validate_strategy, layers, tiny.num_layers) is not None
     if vectors is None:
         assert not valid or not readable(tiny, text)
         return
     assert valid
     rows = len(tiny.tokenize(text))
-    assert_finite_float32(vectors, (rows, strategy_dim(strategy, 32, 4)))
+    assert_finite_float32(vectors, (rows, strategy_dim(layers, 32, 4)))
 
 
 # -- layer strategies ---------------------------------------------------------------------
@@ -546,13 +546,13 @@ def test_a_word_that_is_there_is_found(tiny, before, word, after):
     texts=st.one_of(TEXT, TEXTS),
     word=WORD,
     plant=st.booleans(),
-    strategy=st.sampled_from([*explorer.LAYER_STRATEGIES, 2, -1]),
+    layers=st.sampled_from([*explorer.LAYER_STRATEGIES, 2, -1]),
     subwords=st.sampled_from(explorer.SUBWORD_MODES),
 )
-def test_word_vectors(tiny, texts, word, plant, strategy, subwords):
+def test_word_vectors(tiny, texts, word, plant, layers, subwords):
     if plant and texts:  # make an occurrence likely
         texts = f"{texts} {word}" if isinstance(texts, str) else [f"{texts[0]} {word}", *texts[1:]]
-    result = outcome(explorer.word_vectors, tiny, texts, word, strategy, subwords)
+    result = outcome(explorer.word_vectors, tiny, texts, word, layers, subwords)
     listed = [texts] if isinstance(texts, str) else texts
     if result is None:  # refused exactly when there is nothing to find
         assert outcome(explorer.find_occurrences, tiny, listed, word) in (None, [])
@@ -560,7 +560,7 @@ def test_word_vectors(tiny, texts, word, plant, strategy, subwords):
     occurrences, vectors = result
     check_occurrences(tiny, listed, occurrences)
     assert occurrences == explorer.find_occurrences(tiny, listed, word)
-    assert_finite_float32(vectors, (len(occurrences), strategy_dim(strategy, 32, 4)))
+    assert_finite_float32(vectors, (len(occurrences), strategy_dim(layers, 32, 4)))
     assert len(occurrences) >= 1
 
 

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer.words import aggregate_subwords, words_in
+from explorer.words import (
+    aggregate_subwords,
+    first_occurrences,
+    occurrence_layer_vectors,
+    words_in,
+    words_per_text,
+)
 from tests.conftest import TUTORIAL
 
 PAIR = ["The man was accused of robbing a bank.", "The man went fishing by the bank of the river."]
@@ -40,7 +46,7 @@ def test_multi_subword_and_multi_word_targets(bundled):
 
 
 def test_word_vectors_match_token_vectors(bundled):
-    occurrences, vectors = explorer.word_vectors(bundled, [TUTORIAL], "bank", strategy="last")
+    occurrences, vectors = explorer.word_vectors(bundled, [TUTORIAL], "bank", layers="last")
     assert vectors.shape == (3, 384)
     tokens = explorer.token_vectors(bundled, TUTORIAL, "last")
     np.testing.assert_allclose(vectors, tokens[[6, 10, 19]], atol=1e-5)
@@ -64,19 +70,19 @@ def test_subword_modes(bundled):
 
 
 def test_polysemy_separates_senses(bundled):
-    _, vectors = explorer.word_vectors(bundled, PAIR + [TUTORIAL], "bank", strategy="last")
+    _, vectors = explorer.word_vectors(bundled, PAIR + [TUTORIAL], "bank", layers="last")
     similarity = explorer.cosine_similarity(vectors)
     finance, river = 0, 1
     # the robbed bank is closer to the bank vault (index 2) than to the river bank
     assert similarity[finance, 2] > similarity[finance, river]
 
 
-def test_layer_vectors_serve_every_strategy(bundled):
+def test_layer_vectors_serve_every_layer_choice(bundled):
     occurrences, per_layer = explorer.word_layer_vectors(bundled, PAIR, "bank")
     assert per_layer.shape == (7, 2, 384)
-    for strategy in explorer.LAYER_STRATEGIES:
-        _, direct = explorer.word_vectors(bundled, PAIR, "bank", strategy=strategy)
-        np.testing.assert_allclose(explorer.combine_layers(per_layer, strategy), direct, atol=1e-5)
+    for layers in explorer.LAYER_STRATEGIES:
+        _, direct = explorer.word_vectors(bundled, PAIR, "bank", layers=layers)
+        np.testing.assert_allclose(explorer.combine_layers(per_layer, layers), direct, atol=1e-5)
 
 
 def test_missing_word_lists_the_words_there(bundled):
@@ -95,10 +101,65 @@ def test_bad_modes(bundled):
     with pytest.raises(ValueError, match="subword mode"):
         explorer.word_vectors(bundled, PAIR, "bank", subwords="median")
     with pytest.raises(ValueError, match="layer strategy"):
-        explorer.word_vectors(bundled, PAIR, "bank", strategy="first")
+        explorer.word_vectors(bundled, PAIR, "bank", layers="first")
     with pytest.raises(ValueError, match="subword mode"):
         aggregate_subwords(np.ones((2, 3)), "avg")
 
 
 def test_words_in_lists_distinct_words(bundled):
     assert words_in(bundled, ["The bank, the BANK."]) == ["the", "bank"]
+
+
+def test_old_strategy_keyword_still_works_with_a_warning(bundled):
+    _, new = explorer.word_vectors(bundled, PAIR, "bank", layers="last")
+    with pytest.warns(DeprecationWarning, match="renamed layers="):
+        _, old = explorer.word_vectors(bundled, PAIR, "bank", strategy="last")
+    np.testing.assert_array_equal(old, new)
+    with pytest.warns(DeprecationWarning, match="renamed layers="):
+        tokens = explorer.token_vectors(bundled, PAIR[0], strategy="second_to_last")
+    np.testing.assert_array_equal(
+        tokens, explorer.token_vectors(bundled, PAIR[0], "second_to_last")
+    )
+    with pytest.warns(DeprecationWarning, match="renamed subwords="):
+        assert aggregate_subwords(np.ones((2, 3)), mode="sum").tolist() == [2.0, 2.0, 2.0]
+
+
+def test_aggregate_subwords_over_every_layer_at_once():
+    span = np.random.default_rng(0).normal(size=(4, 3, 5)).astype(np.float32)  # (layers, k, dim)
+    for mode in explorer.SUBWORD_MODES:
+        together = aggregate_subwords(span, mode)
+        assert together.shape == (4, 5) and together.dtype == np.float32
+        one_by_one = np.stack([aggregate_subwords(layer, mode) for layer in span])
+        np.testing.assert_allclose(together, one_by_one, rtol=1e-6)
+    with pytest.raises(ValueError, match="k >= 1"):
+        aggregate_subwords(np.ones((4, 0, 5)))
+
+
+def test_occurrence_layer_vectors_match_each_text_alone(tiny):
+    texts = ["Word embeddings and more embeddings.", "No word here.", "Embeddings!"]
+    occurrences = explorer.find_occurrences(tiny, texts, "embeddings")
+    seen = []
+    vectors = occurrence_layer_vectors(
+        tiny, texts, occurrences, progress=lambda done, total: seen.append((done, total))
+    )
+    assert set(vectors) == set(explorer.SUBWORD_MODES)
+    assert vectors["mean"].shape == (tiny.num_layers + 1, 3, tiny.hidden_size)
+    assert seen[-1] == (2, 2)  # only the texts holding an occurrence run through the model
+    for j, o in enumerate(occurrences):
+        span = tiny.hidden_states(texts[o.text_index])[:, o.token_start : o.token_end]
+        np.testing.assert_allclose(vectors["first"][:, j], span[:, 0], atol=1e-5)
+        np.testing.assert_allclose(vectors["max"][:, j], span.max(axis=1), atol=1e-5)
+        np.testing.assert_allclose(vectors["mean"][:, j], span.mean(axis=1), atol=1e-5)
+    with pytest.raises(ValueError, match="subword mode"):
+        occurrence_layer_vectors(tiny, texts, occurrences, ("middle",))
+
+
+def test_first_occurrences_one_word_per_text(tiny):
+    texts = ["The bank and the bank.", "A bat, a bank.", "bat"]
+    found = first_occurrences(tiny, texts, ["bank", "bank", "bat"])
+    assert [(o.text_index, o.char_start) for o in found] == [(0, 4), (1, 9), (2, 0)]
+    with pytest.raises(ValueError, match=r"1 of 3 texts.*row 3"):
+        first_occurrences(tiny, texts, "bank")
+    assert words_per_text(["a", "b"], "w") == ["w", "w"]
+    with pytest.raises(ValueError, match="2 texts but 1 words"):
+        words_per_text(["a", "b"], ["w"])
