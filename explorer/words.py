@@ -23,7 +23,7 @@ import torch
 
 from explorer.backend import Batch, Model, Tokenization
 from explorer.embeddings import forward_batches
-from explorer.layers import LayerStrategy, combine_layers, validate_strategy
+from explorer.layers import Layers, combine_layers, validate_layers
 
 SUBWORD_MODES = ("first", "last", "mean", "max", "sum")
 SubwordMode = Literal["first", "last", "mean", "max", "sum"]
@@ -241,16 +241,16 @@ def occurrence_layer_vectors(
 def token_vectors(
     model: Model,
     text: str,
-    layers: LayerStrategy = "sum_last4",
+    layers: Layers = "sum_last4",
     *,
-    strategy: LayerStrategy | None = None,
+    strategy: Layers | None = None,
 ) -> np.ndarray:
     """Contextual vector of every token of ``text``: ``(num_tokens, dim)`` float32.
 
-    ``layers`` is a layer strategy or number; ``strategy=`` is its old, deprecated name.
+    ``layers`` is a named layer choice or a layer number; ``strategy=`` is its old, deprecated name.
     """
     layers = _renamed(layers, strategy, "strategy", "layers", "token_vectors")
-    validate_strategy(layers, model.num_layers)
+    validate_layers(layers, model.num_layers)
     return combine_layers(model.hidden_states(text), layers)
 
 
@@ -277,19 +277,19 @@ def word_vectors(
     model: Model,
     texts: str | Sequence[str],
     word: str,
-    layers: LayerStrategy = "sum_last4",
+    layers: Layers = "sum_last4",
     subwords: str = "mean",
     *,
-    strategy: LayerStrategy | None = None,
+    strategy: Layers | None = None,
 ) -> tuple[list[Occurrence], np.ndarray]:
     """Contextual vectors of every occurrence of ``word`` in ``texts``.
 
     Returns ``(occurrences, array)``, array ``(n_occurrences, dim)`` float32: subwords are
     combined per layer with ``subwords`` (first, last, mean, max, sum), then the layers with
-    ``layers`` (a layer strategy or number; ``strategy=`` is its old, deprecated name).
+    ``layers`` (a named layer choice or a layer number; ``strategy=`` is its old, deprecated name).
     Raises ``ValueError`` for an unknown mode or a word that does not occur.
     """
     layers = _renamed(layers, strategy, "strategy", "layers", "word_vectors")
-    validate_strategy(layers, model.num_layers)
+    validate_layers(layers, model.num_layers)
     occurrences, per_layer = word_layer_vectors(model, texts, word, subwords)
     return occurrences, combine_layers(per_layer, layers)

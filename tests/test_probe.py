@@ -1,4 +1,5 @@
-"""Linear probes per layer: folds, baseline, validation, word features, figure, snippet."""
+"""``explorer.probe``: the names it always offered, the probe page's figures, the built-in
+word senses end to end and the generated snippet (the probe itself: tests/test_probing_*)."""
 
 from __future__ import annotations
 
@@ -11,130 +12,29 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer import corpora, probe
+from explorer import corpora, probe, probing
 from explorer.codegen.probe import probe_snippet
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
+from tests.test_probing_scores import toy_set
 
-FRUITS = ("apple", "banana", "cherry", "grape", "lemon", "mango", "peach", "pear")
-VEHICLES = ("bus", "car", "truck", "train", "boat", "plane", "bike", "tram")
-TEMPLATES = ("I really like the {}.", "Yesterday we saw a {} there.", "Is that {} yours?")
-
-
-def toy_set() -> tuple[list[str], list[str]]:
-    """48 sentences: a fruit or a vehicle in three templates; the label is which."""
-    texts, labels = [], []
-    for template in TEMPLATES:
-        for fruit, vehicle in zip(FRUITS, VEHICLES, strict=True):
-            texts += [template.format(fruit), template.format(vehicle)]
-            labels += ["fruit", "vehicle"]
-    return texts, labels
+OLD_NAMES = (
+    "MAX_FOLDS MAX_ROWS SENTENCE_STRATEGIES TASKS WORD_STRATEGIES FitPredict ProbePlan Progress "
+    "WordFeatures best_layers compare_strategies first_occurrences fold_accuracies "
+    "labelled_table layer_scores majority_baseline make_probe plan_folds probe_accuracies "
+    "read_labelled_csv score_layers word_features"
+).split()
 
 
-def test_separable_toy_set_scores_near_one(tiny):
-    texts, labels = toy_set()
-    scores = probe.layer_scores(tiny, texts, labels, pooling="mean", folds=4)
-    assert list(scores["layer"]) == list(range(tiny.num_layers + 1))
-    assert {"layer", "accuracy_mean", "accuracy_std", "baseline"} <= set(scores.columns)
-    assert scores.attrs["baseline"] == pytest.approx(0.5)
-    assert scores.attrs["folds"] == 4
-    assert scores["accuracy_mean"].iloc[0] >= 0.95  # the word alone decides the label
-    assert (scores["accuracy_std"] >= 0).all()
+def test_every_old_name_is_still_importable():
+    for name in OLD_NAMES:
+        assert hasattr(probe, name), name
+        if hasattr(probing, name):
+            assert getattr(probe, name) is getattr(probing, name), name
+    assert probe.SENTENCE_STRATEGIES == explorer.POOLINGS
+    assert probe.WORD_STRATEGIES == explorer.SUBWORD_MODES
 
 
-def test_shuffled_labels_score_near_the_baseline(tiny):
-    texts, labels = toy_set()
-    shuffled = list(np.random.default_rng(0).permutation(labels))
-    scores = probe.layer_scores(tiny, texts, shuffled, pooling="mean", folds=4)
-    assert abs(scores["accuracy_mean"].mean() - scores.attrs["baseline"]) < 0.2
-
-
-def test_word_task_probes_the_word_vector(tiny):
-    texts = [f"The {w} is near the bank." for w in ("river", "money", "fish", "cash")] * 3
-    labels = ["river", "finance", "river", "finance"] * 3
-    scores = probe.layer_scores(tiny, texts, labels, word="bank", folds=3)
-    assert len(scores) == tiny.num_layers + 1
-    # Static vectors of "bank" at the same position are identical: no better than guessing.
-    assert scores["accuracy_mean"].iloc[0] <= 0.5 + 1e-9
-
-
-def test_per_word_groups_split_and_baseline():
-    labels = ["a", "a", "b", "b", "x", "x", "x", "y", "y", "y"]
-    words = ["bank"] * 4 + ["bat"] * 6
-    plan = probe.plan_folds(labels, words, folds=2)
-    assert plan.baseline == pytest.approx(5 / 10)  # 2 of bank's 4 + 3 of bat's 6
-    tested = np.sort(np.concatenate([test for _, test in plan.splits]))
-    assert list(tested) == list(range(10))  # every row is tested exactly once
-    for train, test in plan.splits:
-        assert not set(train) & set(test)
-        for group in ("bank", "bat"):  # each group is split on its own, stratified
-            in_test = [labels[i] for i in test if words[i] == group]
-            assert len(set(in_test)) == 2
-
-
-def test_folds_are_lowered_to_the_rarest_class_with_a_note():
-    plan = probe.plan_folds(["a"] * 10 + ["b"] * 3, folds=5)
-    assert plan.folds == 3 and "3-fold" in plan.notes[0]
-
-
-@pytest.mark.parametrize(
-    ("labels", "words", "folds", "message"),
-    [
-        (["a"] * 6, None, 5, "Only one class"),
-        (["a"] * 5 + ["b"], None, 5, "single example"),
-        (["a"] * 3 + ["b"] * 3, ["bank"] * 3 + ["bat"] * 3, 2, "Only one class for 'bank'"),
-        (["a", "b"] * 3, None, 1, "folds must be"),
-        (["a", "b"] * 3, None, 11, "folds must be"),
-        (["a", ""] * 3, None, 2, "empty"),
-        (["a", "b"] * 2501, None, 5, "too many"),
-        (["a", "b"], ["x"], 2, "words"),
-    ],
-)
-def test_bad_labels_raise(labels, words, folds, message):
-    with pytest.raises(ValueError, match=message):
-        probe.plan_folds(labels, words, folds)
-
-
-def test_bad_inputs_to_layer_scores_raise(tiny):
-    texts, labels = toy_set()
-    with pytest.raises(ValueError, match="48 texts but 47 labels"):
-        probe.layer_scores(tiny, texts, labels[:-1])
-    with pytest.raises(ValueError, match="Unknown pooling"):
-        probe.layer_scores(tiny, texts, labels, pooling="median")
-    with pytest.raises(ValueError, match="Unknown subword mode"):
-        probe.layer_scores(tiny, texts, labels, word="apple", subwords="middle")
-    with pytest.raises(ValueError, match="do not contain their word"):
-        probe.layer_scores(tiny, texts, labels, word="apple")
-    with pytest.raises(ValueError, match="single string"):
-        probe.layer_scores(tiny, "one text", ["a"])
-
-
-def test_word_features_one_pass_all_modes(tiny):
-    texts = ["An embeddings model.", "Word embeddings again, embeddings."]
-    features = probe.word_features(tiny, texts, "embeddings")
-    assert set(features.vectors) == set(explorer.SUBWORD_MODES)
-    assert features.vectors["mean"].shape == (tiny.num_layers + 1, 2, tiny.hidden_size)
-    assert [o.text_index for o in features.occurrences] == [0, 1]
-    assert features.occurrences[1].char_start == 5  # the first occurrence of the second text
-    assert features.num_split == 2  # "embeddings" is several WordPiece tokens
-    _, expected = explorer.word_layer_vectors(tiny, texts, "embeddings", "max")
-    np.testing.assert_allclose(features.vectors["max"], expected[:, [0, 1]], atol=1e-5)
-    assert not np.allclose(features.vectors["first"], features.vectors["last"])
-
-
-def test_labelled_table_checks_columns():
-    rows, task = probe.labelled_table(pd.DataFrame({"Text": ["a b"], " Label ": ["x"]}))
-    assert task == "sentence" and list(rows.columns) == ["text", "label"]
-    rows, task = probe.labelled_table(pd.DataFrame({"text": ["a"], "word": ["a"], "label": [1]}))
-    assert task == "word" and rows.loc[0, "label"] == "1"
-    with pytest.raises(ValueError, match="no 'label' column"):
-        probe.labelled_table(pd.DataFrame({"text": ["a"], "topic": ["x"]}))
-    with pytest.raises(ValueError, match="empty 'text'"):
-        probe.labelled_table(pd.DataFrame({"text": ["a", " "], "label": ["x", "y"]}))
-    with pytest.raises(ValueError, match="5,000"):
-        probe.read_labelled_csv(b"text,label\n" + b"a,b\n" * 5001)
-
-
-def test_best_layers_and_figures():
+def test_figures():
     scores = pd.DataFrame(
         {
             "strategy": ["cls"] * 3 + ["mean"] * 3,
@@ -144,9 +44,6 @@ def test_best_layers_and_figures():
             "baseline": [0.5] * 6,
         }
     )
-    best = probe.best_layers(scores)
-    assert list(best["strategy"]) == ["mean", "cls"]
-    assert best.loc[0, "layer"] == 1  # ties go to the lower layer
     figure = layer_accuracy_figure(scores, 0.5, {"cls": "[CLS]", "mean": "Mean"})
     names = [trace.name for trace in figure.data]
     assert names[:2] == ["[CLS]", "Mean"] and "baseline" in names[2].lower()

@@ -16,11 +16,12 @@ def layer_accuracy_figure(
     labels: Mapping[str, str] | None = None,
     title: str = "Probe accuracy by layer",
 ) -> go.Figure:
-    """Accuracy (mean ± std over folds) against layer, one line per strategy.
+    """Accuracy (mean ± std over folds) against layer, one line per strategy (a pooling or a
+    subword mode).
 
     ``scores`` has columns ``strategy``, ``layer``, ``accuracy_mean``, ``accuracy_std``
-    (from :func:`explorer.probe.compare_strategies`); ``labels`` maps strategy names to
-    legend text. The majority-class ``baseline`` is a dashed grey line.
+    (from :func:`explorer.probing.scores.compare_strategies`); ``labels`` maps strategy names
+    to legend text. The majority-class ``baseline`` is a dashed grey line.
     """
     labels = dict(labels or {})
     figure = go.Figure()

@@ -1,0 +1,152 @@
+"""Which layer? Linear-probe accuracy at every layer, under one or several feature choices.
+
+:func:`layer_scores` runs the whole thing for one task (features, folds, a probe per layer);
+:func:`score_layers` and :func:`compare_strategies` score stacks of features already built
+(the page caches the forward pass and rescores), :func:`best_layers` summarises.
+
+In the score tables a "strategy" is how the features were made: a pooling
+(:data:`explorer.pooling.POOLINGS`) for a sentence task, a subword mode
+(:data:`explorer.words.SUBWORD_MODES`) for a word task.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from explorer.backend import Model
+from explorer.embeddings import embed_corpus
+from explorer.pooling import validate_pooling
+from explorer.probing.features import Progress, word_features
+from explorer.probing.folds import ProbePlan, plan_folds, summary_row
+from explorer.probing.linear import probe_accuracies
+from explorer.words import validate_subwords, words_per_text
+
+
+def score_layers(
+    stack: np.ndarray,
+    plan: ProbePlan,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """Probe every layer of ``stack (num_layers + 1, n, d)``.
+
+    Returns one row per layer with ``layer``, ``accuracy_mean``, ``accuracy_std`` (over
+    folds), ``baseline``, and ``fold_1`` … ``fold_k``; ``attrs`` holds ``baseline``,
+    ``folds``, ``n`` and ``notes``. ``progress(layers_done, layers_total)`` after each layer.
+    """
+    stack = np.asarray(stack)
+    if stack.ndim != 3:
+        raise ValueError(f"Expected a (layers, n, d) stack, got shape {stack.shape}.")
+    rows = []
+    for layer in range(stack.shape[0]):
+        scores = probe_accuracies(stack[layer], plan)
+        rows.append({"layer": layer, **summary_row(scores, plan)})
+        if progress is not None:
+            progress(layer + 1, stack.shape[0])
+    return _with_attrs(pd.DataFrame(rows), plan)
+
+
+def compare_strategies(
+    stacks: Mapping[str, np.ndarray],
+    plan: ProbePlan,
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """Probe every layer under every strategy: ``stacks[name]`` is ``(layers + 1, n, d)``.
+
+    A strategy is a pooling (sentence task) or a subword mode (word task). Returns the rows
+    of :func:`score_layers` with a leading ``strategy`` column, strategies in the order
+    given; ``attrs`` as in :func:`score_layers`.
+    """
+    if not stacks:
+        raise ValueError("No strategies to compare: choose at least one.")
+    total = sum(np.shape(stack)[0] for stack in stacks.values())
+    done = 0
+    frames = []
+    for name, stack in stacks.items():
+
+        def step(layer_done: int, _total: int, offset: int = done) -> None:
+            if progress is not None:
+                progress(offset + layer_done, total)
+
+        frame = score_layers(stack, plan, step)
+        frames.append(frame.assign(strategy=name)[["strategy", *frame.columns]])
+        done += np.shape(stack)[0]
+    return _with_attrs(pd.concat(frames, ignore_index=True), plan)
+
+
+def _with_attrs(frame: pd.DataFrame, plan: ProbePlan) -> pd.DataFrame:
+    frame.attrs.update(
+        baseline=plan.baseline, folds=plan.folds, n=len(plan), notes=list(plan.notes)
+    )
+    return frame
+
+
+def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
+    """The best layer of each strategy, best first (ties: the lower layer).
+
+    ``scores`` comes from :func:`compare_strategies`; returns columns ``strategy``,
+    ``layer``, ``accuracy_mean``, ``accuracy_std``, ``embedding_layer`` (layer-0 accuracy)
+    and ``baseline``.
+    """
+    rows = []
+    for name, frame in scores.groupby("strategy", sort=False):
+        best = frame.sort_values(["accuracy_mean", "layer"], ascending=[False, True]).iloc[0]
+        rows.append(
+            {
+                "strategy": name,
+                "layer": int(best["layer"]),
+                "accuracy_mean": float(best["accuracy_mean"]),
+                "accuracy_std": float(best["accuracy_std"]),
+                "embedding_layer": float(frame.loc[frame["layer"] == 0, "accuracy_mean"].iloc[0]),
+                "baseline": float(best["baseline"]),
+            }
+        )
+    return (
+        pd.DataFrame(rows)
+        .sort_values(["accuracy_mean", "layer"], ascending=[False, True])
+        .reset_index(drop=True)
+    )
+
+
+def layer_scores(
+    model: Model,
+    texts: Sequence[str],
+    labels: Sequence[object],
+    word: str | Sequence[str] | None = None,
+    pooling: str = "mean",
+    folds: int = 5,
+    random_state: int = 0,
+    *,
+    subwords: str = "mean",
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """Cross-validated linear-probe accuracy at every layer, from one forward pass per text.
+
+    Sentence task (``word=None``): each text is pooled with ``pooling`` (cls, mean, max,
+    mean_max). Word task: the first occurrence of ``word`` in each text, its subwords
+    combined with ``subwords``; ``word`` may be one string or one word per text, and then
+    each word is probed on its own rows (one probe per word, accuracy pooled).
+    ``progress(layers_done, layers_total)`` while probing.
+
+    Returns one row per layer (0 = embeddings … L) with ``layer``, ``accuracy_mean``,
+    ``accuracy_std``, ``baseline`` (majority class) and ``fold_1`` …; ``attrs["baseline"]``,
+    ``attrs["folds"]`` (after any lowering, see :func:`plan_folds`) and ``attrs["notes"]``.
+    Raises ``ValueError`` for mismatched lengths, bad labels, an unknown pooling or subword
+    mode and texts without their word.
+    """
+    if isinstance(texts, str):
+        raise ValueError("Pass a list of texts, not a single string.")
+    texts = list(texts)
+    if len(texts) != len(labels):
+        raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
+    groups = None if word is None or isinstance(word, str) else words_per_text(texts, word)
+    plan = plan_folds(labels, groups, folds, random_state)
+    if word is None:
+        validate_pooling(pooling)
+        stack = embed_corpus(model, texts).per_layer(pooling)
+    else:
+        validate_subwords(subwords)
+        stack = word_features(model, texts, word, (subwords,)).vectors[subwords]
+    return score_layers(stack, plan, progress)

@@ -1,0 +1,106 @@
+"""Linear probes at every layer: toy tasks with known answers, comparisons, bad inputs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from explorer.probing.folds import plan_folds
+from explorer.probing.scores import best_layers, compare_strategies, layer_scores, score_layers
+
+FRUITS = ("apple", "banana", "cherry", "grape", "lemon", "mango", "peach", "pear")
+VEHICLES = ("bus", "car", "truck", "train", "boat", "plane", "bike", "tram")
+TEMPLATES = ("I really like the {}.", "Yesterday we saw a {} there.", "Is that {} yours?")
+
+
+def toy_set() -> tuple[list[str], list[str]]:
+    """48 sentences: a fruit or a vehicle in three templates; the label is which."""
+    texts, labels = [], []
+    for template in TEMPLATES:
+        for fruit, vehicle in zip(FRUITS, VEHICLES, strict=True):
+            texts += [template.format(fruit), template.format(vehicle)]
+            labels += ["fruit", "vehicle"]
+    return texts, labels
+
+
+def test_separable_toy_set_scores_near_one(tiny):
+    texts, labels = toy_set()
+    scores = layer_scores(tiny, texts, labels, pooling="mean", folds=4)
+    assert list(scores["layer"]) == list(range(tiny.num_layers + 1))
+    assert {"layer", "accuracy_mean", "accuracy_std", "baseline"} <= set(scores.columns)
+    assert scores.attrs["baseline"] == pytest.approx(0.5)
+    assert scores.attrs["folds"] == 4
+    assert scores["accuracy_mean"].iloc[0] >= 0.95  # the word alone decides the label
+    assert (scores["accuracy_std"] >= 0).all()
+
+
+def test_shuffled_labels_score_near_the_baseline(tiny):
+    texts, labels = toy_set()
+    shuffled = list(np.random.default_rng(0).permutation(labels))
+    scores = layer_scores(tiny, texts, shuffled, pooling="mean", folds=4)
+    assert abs(scores["accuracy_mean"].mean() - scores.attrs["baseline"]) < 0.2
+
+
+def test_word_task_probes_the_word_vector(tiny):
+    texts = [f"The {w} is near the bank." for w in ("river", "money", "fish", "cash")] * 3
+    labels = ["river", "finance", "river", "finance"] * 3
+    scores = layer_scores(tiny, texts, labels, word="bank", folds=3)
+    assert len(scores) == tiny.num_layers + 1
+    # Static vectors of "bank" at the same position are identical: no better than guessing.
+    assert scores["accuracy_mean"].iloc[0] <= 0.5 + 1e-9
+
+
+def test_bad_inputs_to_layer_scores_raise(tiny):
+    texts, labels = toy_set()
+    with pytest.raises(ValueError, match="48 texts but 47 labels"):
+        layer_scores(tiny, texts, labels[:-1])
+    with pytest.raises(ValueError, match="Unknown pooling"):
+        layer_scores(tiny, texts, labels, pooling="median")
+    with pytest.raises(ValueError, match="Unknown subword mode"):
+        layer_scores(tiny, texts, labels, word="apple", subwords="middle")
+    with pytest.raises(ValueError, match="do not contain their word"):
+        layer_scores(tiny, texts, labels, word="apple")
+    with pytest.raises(ValueError, match="single string"):
+        layer_scores(tiny, "one text", ["a"])
+
+
+def test_best_layers():
+    scores = pd.DataFrame(
+        {
+            "strategy": ["cls"] * 3 + ["mean"] * 3,
+            "layer": [0, 1, 2] * 2,
+            "accuracy_mean": [0.5, 0.7, 0.6, 0.5, 0.8, 0.8],
+            "accuracy_std": [0.1] * 6,
+            "baseline": [0.5] * 6,
+        }
+    )
+    best = best_layers(scores)
+    assert list(best["strategy"]) == ["mean", "cls"]
+    assert best.loc[0, "layer"] == 1  # ties go to the lower layer
+
+
+def test_compare_strategies_keeps_the_order_and_counts_every_layer():
+    rng = np.random.default_rng(0)
+    labels = ["a", "b"] * 10
+    plan = plan_folds(labels, folds=2)
+    signal = np.array([[0.0], [3.0]] * 10)
+    stacks = {
+        "noise": rng.normal(size=(3, 20, 4)),
+        "signal": rng.normal(size=(2, 20, 4)) + signal,
+    }
+    seen = []
+    scores = compare_strategies(stacks, plan, lambda done, total: seen.append((done, total)))
+    assert list(scores.columns[:2]) == ["strategy", "layer"]
+    assert list(scores["strategy"]) == ["noise"] * 3 + ["signal"] * 2
+    assert seen == [(k, 5) for k in range(1, 6)]
+    assert scores.attrs["folds"] == 2 and scores.attrs["n"] == 20
+    assert best_layers(scores).loc[0, "strategy"] == "signal"
+    single = score_layers(stacks["signal"], plan)
+    pd.testing.assert_frame_equal(
+        single, scores.iloc[3:].drop(columns="strategy").reset_index(drop=True)
+    )
+    with pytest.raises(ValueError, match="at least one"):
+        compare_strategies({}, plan)
+    with pytest.raises(ValueError, match="layers, n, d"):
+        score_layers(np.ones((20, 4)), plan)
