@@ -16,6 +16,7 @@ import torch
 
 from explorer.model import precision as _precision
 from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, make_batches, pad_rows
+from explorer.model.forward import forward_batches
 from explorer.model.tokenization import Tokenization, clean_text
 
 
@@ -213,12 +214,15 @@ class Model:
     ) -> list[np.ndarray]:
         """Hidden states of many texts, batched; one ``(layers + 1, tokens_i, hidden)`` each.
 
-        Padding is cut off again, so each array equals ``hidden_states(text)``.
+        The passes run through :func:`~explorer.model.forward.forward_batches`. Padding is
+        cut off again, so each array equals ``hidden_states(text)``.
         """
         encoded = self.encode_batch(texts)
         out: list[np.ndarray | None] = [None] * len(encoded)
-        for batch in self.batches(encoded, max_batch_size=max_batch_size):
-            states = self.forward(batch).numpy()
+
+        def keep(batch: Batch, states: list[torch.Tensor]) -> None:
             for b, (i, n) in enumerate(zip(batch.indices, batch.lengths, strict=True)):
-                out[i] = np.ascontiguousarray(states[:, b, :n])
+                out[i] = torch.stack([state[b, :n] for state in states]).numpy()
+
+        forward_batches(self, list(self.batches(encoded, max_batch_size=max_batch_size)), keep)
         return out  # type: ignore[return-value]
