@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
-HUB_PROBE_TIMEOUT = 3.0
-"""Seconds :func:`hub_reachable` waits for a connection."""
+HUB_PROBE_TIMEOUT = 1.5
+"""Seconds :func:`hub_reachable` waits, name lookup included: a model picker offline fails
+within about this long (issue 14 asks for 2 s)."""
 
 
 def offline() -> bool:
@@ -29,14 +31,24 @@ def cached_snapshot(repo_id: str) -> str | None:
     return str(Path(config).parent) if isinstance(config, str) else None
 
 
-def hub_reachable() -> bool:
-    """One TCP connect to the hub's host, bounded by a short timeout (no retries)."""
-    from huggingface_hub import constants
-
-    url = urlparse(constants.ENDPOINT)
-    port = url.port or (443 if url.scheme == "https" else 80)
-    try:
-        with socket.create_connection((url.hostname, port), timeout=HUB_PROBE_TIMEOUT):
-            return True
-    except OSError:
+def hub_reachable(timeout: float = HUB_PROBE_TIMEOUT) -> bool:
+    """One TCP connect to the hub's host (``HF_ENDPOINT``), no retries, answered within
+    ``timeout`` seconds in all: the probe runs in a daemon thread because a name lookup
+    (``getaddrinfo``) has no timeout of its own and can hang far longer on a dead network."""
+    url = urlparse(os.environ.get("HF_ENDPOINT", "https://huggingface.co"))
+    if not url.hostname:
         return False
+    port = url.port or (443 if url.scheme == "https" else 80)
+    answer: list[bool] = []
+
+    def probe() -> None:
+        try:
+            with socket.create_connection((url.hostname, port), timeout=timeout):
+                answer.append(True)
+        except OSError:
+            answer.append(False)
+
+    thread = threading.Thread(target=probe, name="hub-probe", daemon=True)
+    thread.start()
+    thread.join(timeout)
+    return bool(answer) and answer[0]

@@ -44,13 +44,15 @@ def load_model(name: str | None = None, *, allow_pickle: bool = False) -> Model:
     ``allow_pickle=True`` because unpickling can run code. ``trust_remote_code`` is never set.
 
     Raises ``ValueError`` with a message saying what to do when the name is malformed, the
-    model is missing, the hub cannot be reached (checked within seconds, no retries) or the
+    model is missing, the hub cannot be reached (checked within 2 s, no retries) or the
     model is not an encoder of a supported type.
     """
+    label, source, local_only = _resolve(name)
+    # Imported after the checks above, so a name that cannot load fails without waiting for
+    # transformers (about 2 s the first time).
     import torch
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
-    label, source, local_only = _resolve(name)
     try:
         config = AutoConfig.from_pretrained(source, local_files_only=local_only)
     except (OSError, ValueError) as error:
