@@ -31,10 +31,10 @@ def _printed_matrix(printed: str, n: int) -> np.ndarray:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("strategy", ["last", "concat_last4"])
+@pytest.mark.parametrize("layers", ["last", "concat_last4"])
 @pytest.mark.parametrize("center", [False, True])
-def test_snippet_matches_the_library(bundled, strategy, center):
-    source = context_snippet(explorer.DEFAULT_MODEL, SENTENCES, "bank", strategy, "mean", center)
+def test_snippet_matches_the_library(bundled, layers, center):
+    source = context_snippet(explorer.DEFAULT_MODEL, SENTENCES, "bank", layers, "mean", center)
     assert "output_hidden_states=True" in source and "word_ids()" in source
     assert ("occurrences - mean" in source) == center
     namespace, printed = _run(source)
@@ -42,9 +42,9 @@ def test_snippet_matches_the_library(bundled, strategy, center):
     if center:
         occurrences, per_layer = explorer.word_layer_vectors(bundled, SENTENCES, "bank")
         means = ctx.layer_means(ctx.content_token_states(bundled, SENTENCES))
-        expected = ctx.similarity_matrix(per_layer, strategy, means)
+        expected = ctx.similarity_matrix(per_layer, layers, means)
     else:
-        occurrences, vectors = explorer.word_vectors(bundled, SENTENCES, "bank", strategy)
+        occurrences, vectors = explorer.word_vectors(bundled, SENTENCES, "bank", layers)
         expected = explorer.cosine_similarity(vectors)
     assert namespace["similarity"].shape == (5, 5) == expected.shape
     np.testing.assert_allclose(namespace["similarity"], expected, atol=1e-4)
@@ -71,14 +71,14 @@ def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
         )
 
 
-@pytest.mark.parametrize("strategy", [*LAYER_STRATEGIES, 3, -2])
+@pytest.mark.parametrize("layers", [*LAYER_STRATEGIES, 3, -2])
 @pytest.mark.parametrize("center", [False, True])
-def test_snippet_compiles_for_every_strategy(strategy, center):
+def test_snippet_compiles_for_every_layer_choice(layers, center):
     source = context_snippet(
         "bert-base-uncased",
         ["A bank.", 'A "quoted" bank\'s \\ edge.'],
         "bank",
-        strategy,
+        layers,
         "mean",
         center,
     )

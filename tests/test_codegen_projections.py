@@ -81,7 +81,7 @@ def test_umap_snippet_compiles_and_names_its_parameters():
     compile(code, "<snippet>", "exec")
     assert "n_components=3, n_neighbors=5, random_state=7, n_jobs=1, metric='precomputed'" in code
     assert "name = 'bert-base-uncased'" in code
-    assert "pooled = hidden[:, :, 0]" in code and "return pooled[0]" in code
+    assert "cls = hidden[:, :, 0]" in code and "return cls[0]" in code
     assert "estimates" not in code  # 6 points: the page's trustworthiness is exact too
 
 

@@ -5,45 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer.codegen import literal, model_preamble
-from explorer.layers import LAYER_STRATEGIES, LayerStrategy, strategy_label
-from explorer.words import SUBWORD_MODES
-
-# How each strategy combines a stack {s} of shape (layers + 1, ..., hidden); 0 = embeddings.
-_COMBINE = {
-    "last": "{s}[-1]",
-    "second_to_last": "{s}[-2]",
-    "sum_last4": "{s}[-4:].sum(dim=0)",
-    "mean_last4": "{s}[-4:].mean(dim=0)",
-    "concat_last4": "torch.cat([{s}[-1], {s}[-2], {s}[-3], {s}[-4]], dim=-1)",
-    "sum_all": "{s}[1:].sum(dim=0)",
-    "embeddings": "{s}[0]",
-}
-
-# How one occurrence's subword vectors (layers + 1, k, hidden) become (layers + 1, hidden).
-_SUBWORDS = {
-    "first": "span[:, 0]",
-    "last": "span[:, -1]",
-    "mean": "span.mean(dim=1)",
-    "max": "span.max(dim=1).values",
-    "sum": "span.sum(dim=1)",
-}
-
-
-def _combine_expression(strategy: LayerStrategy) -> str:
-    if isinstance(strategy, bool) or not isinstance(strategy, int | str):
-        raise ValueError(f"Unknown layer strategy {strategy!r}; choose one of {LAYER_STRATEGIES}")
-    if isinstance(strategy, int):
-        return f"{{s}}[{strategy}]"
-    if strategy not in _COMBINE:
-        raise ValueError(f"Unknown layer strategy {strategy!r}; choose one of {LAYER_STRATEGIES}")
-    return _COMBINE[strategy]
+from explorer.codegen.expressions import NUM_LAYERS, layers_expression, subwords_expression
+from explorer.layers import Layers, layers_label
 
 
 def context_snippet(
     model_name: str,
     sentences: Sequence[str],
     word: str,
-    strategy: LayerStrategy = "last",
+    layers: Layers = "last",
     subwords: str = "mean",
     center: bool = False,
 ) -> str:
@@ -51,13 +21,12 @@ def context_snippet(
 
     It finds the word's subword tokens with the tokenizer's ``word_ids`` and offsets (the
     same whole-word, normalized matching as :func:`explorer.find_occurrences`), takes all
-    hidden states, combines subwords with ``subwords`` and layers with ``strategy``,
+    hidden states, combines subwords with ``subwords`` and layers as ``layers`` says,
     optionally subtracting the per-layer mean of all non-special tokens first (``center``),
     and leaves the ``(n, n)`` matrix in the variable ``similarity``.
     """
-    if subwords not in SUBWORD_MODES:
-        raise ValueError(f"Unknown subword mode {subwords!r}; choose one of {SUBWORD_MODES}")
-    combine = _combine_expression(strategy).format(s="occurrences")
+    combine_subwords = subwords_expression(subwords, "span", token_axis=1)
+    combine = layers_expression(layers, "occurrences")
     listed = "".join(f"    {literal(s)},\n" for s in sentences)
     centring = (
         "# Mean-centring: subtract each layer's mean over all non-special tokens.\n"
@@ -71,6 +40,7 @@ def context_snippet(
         + model_preamble(model_name)
         + f"\nsentences = [\n{listed}]\n"
         + f"word = {literal(word.strip())}\n\n"
+        + NUM_LAYERS
         + "normalizer = tokenizer.backend_tokenizer.normalizer  # lower-cases uncased models\n"
         "normalize = normalizer.normalize_str if normalizer else (lambda s: s)\n\n\n"
         "def words_of(text, encoding):\n"
@@ -96,11 +66,11 @@ def context_snippet(
         "    for i in range(len(words) - len(target) + 1):\n"
         "        if [w for *_, w in words[i : i + len(target)]] == target:\n"
         "            span = stack[:, words[i][0] : words[i + len(target) - 1][1]]\n"
-        f"            vectors.append({_SUBWORDS[subwords]})  # subwords -> (layers + 1, hidden)\n"
+        f"            vectors.append({combine_subwords})  # subwords -> (layers + 1, hidden)\n"
         "            labels.append(f'#{len(labels) + 1} (sentence {n})')\n\n"
         "occurrences = torch.stack(vectors, dim=1)  # (layers + 1, n, hidden)\n"
         + centring
-        + f"combined = {combine}  # {strategy_label(strategy)}: (n, dim)\n"
+        + f"combined = {combine}  # {layers_label(layers)}: (n, dim)\n"
         "unit = torch.nn.functional.normalize(combined.double(), dim=-1)\n"
         "similarity = (unit @ unit.T).numpy()\n"
         "np.set_printoptions(precision=3, suppress=True, linewidth=120)\n"

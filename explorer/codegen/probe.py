@@ -10,42 +10,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from explorer.codegen import literal, model_preamble
+from explorer.codegen import batch_loop, literal, model_preamble
+from explorer.codegen.expressions import pooling_expression, subwords_expression
 from explorer.pooling import validate_pooling
 from explorer.words import SUBWORD_MODES
 
-_SUBWORD_EXPRESSIONS = {
-    "first": "span[0]",
-    "last": "span[-1]",
-    "mean": "span.mean(dim=0)",
-    "max": "span.amax(dim=0)",
-    "sum": "span.sum(dim=0)",
-}
-_POOLING_EXPRESSIONS = {
-    "cls": "hidden[:, 0]",
-    "mean": "(hidden * mask).sum(dim=1) / mask.sum(dim=1).clamp(min=1e-9)",
-    "max": "hidden.masked_fill(~mask, torch.finfo(hidden.dtype).min).amax(dim=1)",
-}
-
 
 def _sentence_features(layer: int, pooling: str) -> str:
-    if pooling == "mean_max":
-        pooled = f"torch.cat([{_POOLING_EXPRESSIONS['mean']},\n" + (
-            f"                        {_POOLING_EXPRESSIONS['max']}], dim=-1)"
-        )
-    else:
-        pooled = _POOLING_EXPRESSIONS[pooling]
+    pooled = pooling_expression(pooling, separator=",\n" + " " * 24)
     return (
         f"layer, pooling = {int(layer)}, {pooling!r}  # layer 0 = embedding output\n\n\n"
         "def features(texts):\n"
         '    """(texts, hidden) pooled vectors of one layer, 32 texts a batch."""\n'
         "    parts = []\n"
-        "    for i in range(0, len(texts), 32):\n"
-        "        batch = tokenizer(texts[i : i + 32], padding=True, truncation=True, "
-        'return_tensors="pt")\n'
-        "        with torch.inference_mode():\n"
-        "            output = model(**batch, output_hidden_states=True)\n"
-        "        hidden = output.hidden_states[layer]  # (batch, tokens, hidden)\n"
+        + batch_loop()
+        + "        hidden = output.hidden_states[layer]  # (batch, tokens, hidden)\n"
         '        mask = batch["attention_mask"].bool()[:, :, None]  # padding never counts\n'
         f"        parts.append({pooled})\n"
         "    return torch.cat(parts).numpy()\n\n\n"
@@ -66,7 +45,7 @@ def _word_features(layer: int, subwords: str) -> str:
         "        output = model(**batch, output_hidden_states=True)\n"
         "    tokens = [i for i, (a, b) in enumerate(offsets) if b > a and a < end and b > start]\n"
         "    span = output.hidden_states[layer][0, tokens]  # (subwords, hidden)\n"
-        f"    return {_SUBWORD_EXPRESSIONS[subwords]}\n\n\n"
+        f"    return {subwords_expression(subwords, 'span')}\n\n\n"
         "X = np.stack([word_vector(t, a, b).numpy() for t, (a, b) in zip(texts, spans)])\n"
     )
 
@@ -76,7 +55,7 @@ def probe_snippet(
     texts: Sequence[str],
     labels: Sequence[object],
     layer: int,
-    strategy: str = "mean",
+    mode: str = "mean",
     folds: int = 5,
     random_state: int = 0,
     words: Sequence[str] | None = None,
@@ -84,9 +63,9 @@ def probe_snippet(
 ) -> str:
     """A runnable program: layer ``layer``'s vectors, then the page's cross-validated probe.
 
-    Sentence task (``words=None``): ``strategy`` is a pooling. Word task: ``words`` has one
+    Sentence task (``words=None``): ``mode`` is a pooling. Word task: ``words`` has one
     word per text, ``spans`` the ``(char_start, char_end)`` of the occurrence used in each
-    text (from :func:`explorer.probe.first_occurrences`) and ``strategy`` is a subword mode.
+    text (from :func:`explorer.words.first_occurrences`) and ``mode`` is a subword mode.
     ``folds`` should be the folds the page used (after any lowering). Leaves ``X``
     ``(texts, hidden)``, ``scores`` ``(folds,)`` and ``baseline`` in its namespace.
     """
@@ -94,17 +73,17 @@ def probe_snippet(
     if len(labels) != len(texts):
         raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
     if words is None:
-        validate_pooling(strategy)
+        validate_pooling(mode)
         rows = "".join(
             f"    ({literal(t)}, {literal(str(y))}),\n" for t, y in zip(texts, labels, strict=True)
         )
         data = f"rows = [  # (text, label)\n{rows}]\ntexts = [t for t, _ in rows]\n"
         data += "labels = np.array([y for _, y in rows])\ngroups = np.zeros(len(texts))\n"
-        features = _sentence_features(layer, strategy)
-        what = f"{strategy} pooling"
+        features = _sentence_features(layer, mode)
+        what = f"{mode} pooling"
     else:
-        if strategy not in SUBWORD_MODES:
-            raise ValueError(f"Unknown subword mode {strategy!r}; choose one of {SUBWORD_MODES}")
+        if mode not in SUBWORD_MODES:
+            raise ValueError(f"Unknown subword mode {mode!r}; choose one of {SUBWORD_MODES}")
         if spans is None or len(spans) != len(texts) or len(words) != len(texts):
             raise ValueError("A word task needs one word and one (start, end) span per text.")
         rows = "".join(
@@ -119,8 +98,8 @@ def probe_snippet(
             "labels = np.array([r[4] for r in rows])\n"
             "groups = np.array([r[1] for r in rows])  # one probe per word\n"
         )
-        features = _word_features(layer, strategy)
-        what = f"the word's vector ({strategy} of its subwords)"
+        features = _word_features(layer, mode)
+        what = f"the word's vector ({mode} of its subwords)"
     return (
         f"# Linear probe on layer {int(layer)}: {what}, {int(folds)}-fold cross-validation\n"
         "import numpy as np\n"

@@ -1,7 +1,7 @@
 """ "Show code" for the Projections page: sentence (or word) vectors, then PCA/UMAP/t-SNE.
 
 The snippets reproduce the library's semantics exactly: pooling runs over each layer's
-tokens with the attention mask (so padding never counts), and the layer strategy then
+tokens with the attention mask (so padding never counts), and the layer choice then
 combines the pooled per-layer vectors (``mean_max`` combines mean and max separately, then
 concatenates them). For PCA the printed explained variance and trustworthiness are the
 page's numbers; UMAP and t-SNE coordinates depend on the random seed and the machine, so
@@ -13,7 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer.codegen import literal, model_preamble
-from explorer.layers import LayerStrategy, strategy_label
+from explorer.codegen.expressions import (
+    NUM_LAYERS,
+    layers_expression,
+    pooled_layers_expression,
+    pooled_lines,
+    subwords_expression,
+)
+from explorer.layers import Layers, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import validate_pooling
 from explorer.projection import (
@@ -26,30 +33,8 @@ from explorer.projection import LABELS as METHOD_LABELS
 MAX_TEXTS = 300
 """Most texts written into a snippet; longer corpora are cut with a note."""
 
-_FOUR = "[L, L - 1, L - 2, L - 3]"
-
-
-def combine_expression(strategy: LayerStrategy, stack: str = "x") -> str:
-    """Python expression combining ``stack`` ``(layers + 1, ..., hidden)`` under ``strategy``.
-
-    ``L`` in the expression is the number of encoder layers; index 0 is the embedding output.
-    """
-    if isinstance(strategy, int) and not isinstance(strategy, bool):
-        return f"{stack}[{strategy}]"
-    expressions = {
-        "last": f"{stack}[L]",
-        "second_to_last": f"{stack}[L - 1]",
-        "sum_last4": f"{stack}[{_FOUR}].sum(dim=0)",
-        "mean_last4": f"{stack}[{_FOUR}].mean(dim=0)",
-        "concat_last4": (
-            f"torch.cat([{stack}[L], {stack}[L - 1], {stack}[L - 2], {stack}[L - 3]], dim=-1)"
-        ),
-        "sum_all": f"{stack}[1:].sum(dim=0)",
-        "embeddings": f"{stack}[0]",
-    }
-    if strategy not in expressions:
-        raise ValueError(f"Unknown layer strategy {strategy!r}; choose one of {tuple(expressions)}")
-    return expressions[strategy]
+combine_expression = layers_expression
+"""Old name of :func:`explorer.codegen.expressions.layers_expression`."""
 
 
 def _texts_block(texts: Sequence[str], what: str = "texts") -> str:
@@ -130,35 +115,19 @@ def _projection_block(
     )
 
 
-def _pooling_lines(pooling: str, strategy: LayerStrategy) -> str:
-    mean = (
-        "    mean = (hidden * mask).sum(dim=2) / mask.sum(dim=2).clamp(min=1e-9)"
-        "  # (L + 1, batch, hidden)\n"
-    )
-    maxed = "    maxed = hidden.masked_fill(~mask, torch.finfo(hidden.dtype).min).amax(dim=2)\n"
-    if pooling == "cls":
-        return (
-            "    pooled = hidden[:, :, 0]  # the first token ([CLS]) of every layer\n"
-            f"    return {combine_expression(strategy, 'pooled')}\n"
-        )
-    if pooling == "mean":
-        return mean + f"    return {combine_expression(strategy, 'mean')}\n"
-    if pooling == "max":
-        return maxed + f"    return {combine_expression(strategy, 'maxed')}\n"
-    return (
-        mean
-        + maxed
-        + "    # Combine the layers of each pooling, then put the two side by side.\n"
-        + f"    return torch.cat([{combine_expression(strategy, 'mean')}, "
-        + f"{combine_expression(strategy, 'maxed')}], dim=-1)\n"
-    )
+def _pooling_lines(pooling: str, layers: Layers) -> str:
+    """Body of ``sentence_vectors``: pool every layer, then combine the layers."""
+    lines = pooled_lines([pooling])
+    if pooling == "mean_max":
+        lines += "    # Combine the layers of each pooling, then put the two side by side.\n"
+    return lines + f"    return {pooled_layers_expression(pooling, layers)}\n"
 
 
 def projection_snippet(
     model_name: str,
     texts: Sequence[str],
     pooling: str = "mean",
-    layers: LayerStrategy = "last",
+    layers: Layers = "last",
     method: str = "pca",
     n_components: int = 2,
     random_state: int = 0,
@@ -173,12 +142,11 @@ def projection_snippet(
     """
     validate_pooling(pooling)
     header = (
-        f"# {POOLING_LABELS[pooling]} · {strategy_label(layers)} · "
+        f"# {POOLING_LABELS[pooling]} · {layers_label(layers)} · "
         f"{METHOD_LABELS[validate_method(method)]} {n_components}-D\n"
     )
     body = (
-        "\nimport numpy as np\n\n"
-        "L = model.config.num_hidden_layers  # hidden states: 0 = embeddings, L = last layer\n\n\n"
+        "\nimport numpy as np\n\n" + NUM_LAYERS + "\n\n"
         "def sentence_vectors(batch_texts):\n"
         '    """One vector per text: pool every layer over its tokens, then combine layers."""\n'
         "    batch = tokenizer(batch_texts, padding=True, truncation=True, "
@@ -207,7 +175,7 @@ def word_projection_snippet(
     texts: Sequence[str],
     spans: Sequence[tuple[int, int, int]],
     word: str,
-    layers: LayerStrategy = "last",
+    layers: Layers = "last",
     method: str = "pca",
     n_components: int = 2,
     random_state: int = 0,
@@ -221,7 +189,7 @@ def word_projection_snippet(
     (from :func:`explorer.find_occurrences`). Leaves ``vectors`` and ``coords`` behind.
     """
     header = (
-        f"# Occurrences of {word!r} · {strategy_label(layers)} · "
+        f"# Occurrences of {word!r} · {layers_label(layers)} · "
         f"{METHOD_LABELS[validate_method(method)]} {n_components}-D\n"
     )
     # Keep only the texts with an occurrence, and renumber the occurrences to match.
@@ -232,8 +200,7 @@ def word_projection_snippet(
     spans = [s for s in spans if s[0] < MAX_TEXTS]
     occurrence_lines = "".join(f"    {s!r},\n" for s in spans)
     body = (
-        "\nimport numpy as np\n\n"
-        "L = model.config.num_hidden_layers  # hidden states: 0 = embeddings, L = last layer\n\n\n"
+        "\nimport numpy as np\n\n" + NUM_LAYERS + "\n\n"
         "def word_vector(text, start, end):\n"
         '    """Mean of the word\'s subword tokens at every layer, then layers combined."""\n'
         "    batch = tokenizer(text, truncation=True, return_offsets_mapping=True, "
@@ -243,8 +210,9 @@ def word_projection_snippet(
         "        output = model(**batch, output_hidden_states=True)\n"
         "    hidden = torch.stack(output.hidden_states)[:, 0]  # (L + 1, tokens, hidden)\n"
         "    tokens = [i for i, (a, b) in enumerate(offsets) if b > a and a < end and b > start]\n"
-        "    x = hidden[:, tokens].mean(dim=1)  # (L + 1, hidden)\n"
-        f"    return {combine_expression(layers, 'x')}\n\n\n"
+        f"    x = {subwords_expression('mean', 'hidden[:, tokens]', token_axis=1)}"
+        "  # (L + 1, hidden)\n"
+        f"    return {layers_expression(layers, 'x')}\n\n\n"
         + _texts_block(texts, "texts with the word")
         + "# (text index, first character, end character) of each occurrence\n"
         + f"occurrences = [\n{occurrence_lines}]\n"

@@ -11,39 +11,32 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from explorer.codegen import literal, model_preamble
-from explorer.codegen.projections import combine_expression
-from explorer.layers import LayerStrategy, strategy_label
+from explorer.codegen import batch_loop, literal, model_preamble
+from explorer.codegen.expressions import NUM_LAYERS, pooled_layers_expression, pooled_lines
+from explorer.layers import Layers, layers_label
 from explorer.pooling import POOLINGS, validate_pooling
 
 MAX_TEXTS = 300
 """Most corpus texts written into a snippet; longer corpora are cut with a note."""
 
 
-def _pooled_function(layers: LayerStrategy) -> str:
+def _pooled_function(layers: Layers, poolings: Sequence[str] = POOLINGS) -> str:
     """Source of ``pooled_vectors(texts) -> {pooling: (n, dim) numpy}`` (one forward pass)."""
-    mean, maxed = combine_expression(layers, "mean"), combine_expression(layers, "maxed")
+    entries = "".join(
+        f"            {p!r}: {pooled_layers_expression(p, layers)},\n" for p in poolings
+    )
     return (
-        "L = model.config.num_hidden_layers  # hidden states: 0 = embeddings, L = last layer\n\n\n"
+        NUM_LAYERS + "\n\n"
         "def pooled_vectors(texts):\n"
         '    """{pooling: (texts, dim)}: pool each layer over its tokens, then combine layers."""\n'
         "    parts = []\n"
-        "    for i in range(0, len(texts), 32):\n"
-        "        batch = tokenizer(texts[i : i + 32], padding=True, truncation=True, "
-        'return_tensors="pt")\n'
-        "        with torch.inference_mode():\n"
-        "            output = model(**batch, output_hidden_states=True)\n"
-        "        hidden = torch.stack(output.hidden_states)  # (L + 1, batch, tokens, hidden)\n"
+        + batch_loop()
+        + "        hidden = torch.stack(output.hidden_states)  # (L + 1, batch, tokens, hidden)\n"
         '        mask = batch["attention_mask"].bool()[None, :, :, None]  # padding never counts\n'
-        "        cls = hidden[:, :, 0]  # the first token ([CLS]) of every layer\n"
-        "        mean = (hidden * mask).sum(dim=2) / mask.sum(dim=2).clamp(min=1e-9)\n"
-        "        maxed = hidden.masked_fill(~mask, torch.finfo(hidden.dtype).min).amax(dim=2)\n"
-        "        parts.append({\n"
-        f'            "cls": {combine_expression(layers, "cls")},\n'
-        f'            "mean": {mean},\n'
-        f'            "max": {maxed},\n'
-        f'            "mean_max": torch.cat([{mean}, {maxed}], dim=-1),\n'
-        "        })\n"
+        + pooled_lines(poolings, "        ")
+        + "        parts.append({\n"
+        + entries
+        + "        })\n"
         "    return {p: torch.cat([part[p] for part in parts]).numpy() for p in parts[0]}\n\n\n"
         "def cosine(a, b):\n"
         '    """Cosine similarity of the rows of a (n, d) and b (m, d): (n, m)."""\n'
@@ -71,7 +64,7 @@ def similarity_snippet(
     model_name: str,
     sentences: Sequence[str],
     poolings: Sequence[str] = POOLINGS,
-    layers: LayerStrategy = "last",
+    layers: Layers = "last",
 ) -> str:
     """A runnable program printing each pooling's similarity matrix and Spearman agreement.
 
@@ -80,11 +73,11 @@ def similarity_snippet(
     """
     poolings = [validate_pooling(p) for p in poolings]
     return (
-        f"# Cosine similarity under {', '.join(poolings)} pooling · {strategy_label(layers)}\n"
+        f"# Cosine similarity under {', '.join(poolings)} pooling · {layers_label(layers)}\n"
         "import numpy as np\n"
         + model_preamble(model_name)
         + "\n"
-        + _pooled_function(layers)
+        + _pooled_function(layers, poolings)
         + "\n\n"
         "def ranks(x):\n"
         '    """Average ranks (ties share their mean rank), as in scipy.stats.rankdata."""\n'
@@ -115,7 +108,7 @@ def search_snippet(
     corpus: Sequence[str],
     query: str,
     pooling: str = "mean",
-    layers: LayerStrategy = "last",
+    layers: Layers = "last",
     k: int = 5,
 ) -> str:
     """A runnable program printing the ``k`` corpus texts most similar to ``query``.
@@ -125,11 +118,11 @@ def search_snippet(
     """
     validate_pooling(pooling)
     return (
-        f"# Semantic search · {pooling} pooling · {strategy_label(layers)}\n"
+        f"# Semantic search · {pooling} pooling · {layers_label(layers)}\n"
         "import numpy as np\n"
         + model_preamble(model_name)
         + "\n"
-        + _pooled_function(layers)
+        + _pooled_function(layers, [pooling])
         + "\n\n"
         + _list_block("corpus", corpus, MAX_TEXTS)
         + f"query = {literal(query)}\n"
