@@ -17,7 +17,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from explorer.layers import strategy_label
+from explorer.layers import layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.projection import LABELS as METHOD_LABELS
 from explorer.projection import validate_method
@@ -108,14 +108,14 @@ def projection_title(
     pooling: str | None = None,
     word: str | None = None,
 ) -> str:
-    """Figure title naming the method, what the points are, the pooling and layer strategy."""
+    """Figure title naming the method, what the points are, the pooling and the layers."""
     validate_method(method)
     if word is not None:
         what = f"{n_points} occurrences of “{html.escape(word)}”"
-        how = strategy_label(layers)
+        how = layers_label(layers)
     else:
         what = f"{n_points} sentence vectors"
-        how = f"{POOLING_LABELS.get(pooling or '', pooling)} · {strategy_label(layers)}"
+        how = f"{POOLING_LABELS.get(pooling or '', pooling)} · {layers_label(layers)}"
     return f"{METHOD_LABELS[method]} of {what}<br><sup>{html.escape(how)}</sup>"
 
 

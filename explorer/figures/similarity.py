@@ -11,6 +11,8 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from explorer.pooling import LABELS as POOLING_LABELS
+
 ANNOTATE_UP_TO = 10
 """Write the values into the cells when there are at most this many sentences."""
 
@@ -28,10 +30,11 @@ def similarity_heatmaps(
     """One heatmap per pooling, side by side, on one shared colour scale.
 
     ``matrices[name]`` is ``(n, n)``; sentences are numbered 1..n on the axes and shown in
-    full on hover. The scale runs from the lowest off-diagonal similarity (or 0) to 1, so a
-    pooling that makes every pair look alike shows up as one flat colour.
+    full on hover; ``labels`` names the poolings (default :data:`explorer.pooling.LABELS`).
+    The scale runs from the lowest off-diagonal similarity (or 0) to 1, so a pooling that
+    makes every pair look alike shows up as one flat colour.
     """
-    labels = dict(labels or {})
+    labels = dict(POOLING_LABELS if labels is None else labels)
     names = list(matrices)
     n = len(sentences)
     ticks = [str(i + 1) for i in range(n)]
@@ -96,8 +99,11 @@ def agreement_figure(
     labels: Mapping[str, str] | None = None,
     title: str = "Do the poolings rank sentence pairs alike? (Spearman ρ)",
 ) -> go.Figure:
-    """Heatmap of the Spearman correlations between strategies (``k x k`` table)."""
-    labels = dict(labels or {})
+    """Heatmap of the Spearman correlations between poolings (``k x k`` table).
+
+    ``labels`` names the poolings (default :data:`explorer.pooling.LABELS`).
+    """
+    labels = dict(POOLING_LABELS if labels is None else labels)
     names = [labels.get(str(name), str(name)) for name in table.index]
     figure = go.Figure(
         go.Heatmap(
