@@ -8,7 +8,7 @@ import pytest
 
 import explorer
 from explorer import context as ctx
-from explorer.layers import LAYER_STRATEGIES, combine_layers, strategy_label
+from explorer.layers import LAYER_STRATEGIES, combine_layers, layers_label
 from tests.conftest import TUTORIAL
 
 SENTENCES = list(ctx.DEFAULT_SENTENCES)
@@ -130,8 +130,8 @@ def test_identical_vectors_have_similarity_one():
     vector = np.random.default_rng(1).normal(size=(5, 1, 8)).astype(np.float32)
     stack = np.concatenate([vector, vector, 2 * vector], axis=1)
     np.testing.assert_allclose(ctx.pair_similarities(stack), 1.0, atol=1e-6)
-    for strategy in LAYER_STRATEGIES:
-        np.testing.assert_allclose(ctx.similarity_matrix(stack, strategy), 1.0, atol=1e-6)
+    for layers in LAYER_STRATEGIES:
+        np.testing.assert_allclose(ctx.similarity_matrix(stack, layers), 1.0, atol=1e-6)
 
 
 def test_centring_changes_values_and_zero_centre_does_not():
@@ -144,21 +144,21 @@ def test_centring_changes_values_and_zero_centre_does_not():
     np.testing.assert_allclose(ctx.pair_similarities(stack, np.zeros_like(means)), raw)
 
 
-@pytest.mark.parametrize("strategy", [*LAYER_STRATEGIES, 2, -3])
-def test_centring_under_a_strategy_equals_combining_the_means(strategy):
+@pytest.mark.parametrize("layers", [*LAYER_STRATEGIES, 2, -3])
+def test_centring_under_a_layer_choice_equals_combining_the_means(layers):
     stack = random_stack(layers=6) + 1.0
     means = random_stack(layers=6, n=1, seed=5)[:, 0]
-    combined = combine_layers(stack, strategy) - combine_layers(means, strategy)
+    combined = combine_layers(stack, layers) - combine_layers(means, layers)
     expected = explorer.cosine_similarity(combined)
-    np.testing.assert_allclose(ctx.similarity_matrix(stack, strategy, means), expected, atol=1e-5)
+    np.testing.assert_allclose(ctx.similarity_matrix(stack, layers, means), expected, atol=1e-5)
 
 
 def test_similarity_matrix_matches_the_library_word_vectors(tiny):
     occurrences, per_layer = explorer.word_layer_vectors(tiny, SENTENCES, "bank")
-    for strategy in ("last", "concat_last4", "sum_all"):
-        _, vectors = explorer.word_vectors(tiny, SENTENCES, "bank", strategy)
+    for layers in ("last", "concat_last4", "sum_all"):
+        _, vectors = explorer.word_vectors(tiny, SENTENCES, "bank", layers)
         np.testing.assert_allclose(
-            ctx.similarity_matrix(per_layer, strategy),
+            ctx.similarity_matrix(per_layer, layers),
             explorer.cosine_similarity(vectors),
             atol=1e-6,
         )
@@ -177,16 +177,16 @@ def test_bad_shapes_are_rejected():
         ctx.similarity_matrix(random_stack(), "middle")
 
 
-def test_strategy_table_has_pairs_as_rows_and_strategies_as_columns():
+def test_layers_table_has_pairs_as_rows_and_layer_choices_as_columns():
     stack = random_stack(layers=7, n=4)
-    table = ctx.strategy_table(stack, LAYER_STRATEGIES)
+    table = ctx.layers_table(stack, LAYER_STRATEGIES)
     assert isinstance(table, pd.DataFrame)
     assert list(table.index) == ctx.pair_labels(4) and table.index.name == "Pair"
-    assert list(table.columns) == [strategy_label(s) for s in LAYER_STRATEGIES]
+    assert list(table.columns) == [layers_label(s) for s in LAYER_STRATEGIES]
     matrix = ctx.similarity_matrix(stack, "concat_last4")
-    assert table.loc["#2 vs #4", strategy_label("concat_last4")] == pytest.approx(matrix[1, 3])
+    assert table.loc["#2 vs #4", layers_label("concat_last4")] == pytest.approx(matrix[1, 3])
     means = stack.mean(axis=1)
-    centred = ctx.strategy_table(stack, LAYER_STRATEGIES, means)
+    centred = ctx.layers_table(stack, LAYER_STRATEGIES, means)
     assert centred.shape == table.shape and not np.allclose(centred, table)
 
 

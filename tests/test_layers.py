@@ -1,4 +1,4 @@
-"""Layer strategies on a known stack."""
+"""Layer choices (``layers``) on a known stack."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer.layers import combine_layers, layer_indices, strategy_dim, strategy_label
+from explorer.layers import combine_layers, layer_indices, layers_dim, layers_label
 
 L, T, H = 12, 5, 8
 
@@ -18,7 +18,7 @@ def stack():
 
 
 @pytest.mark.parametrize(
-    ("strategy", "value"),
+    ("layers", "value"),
     [
         ("embeddings", 0.0),
         ("last", 12.0),
@@ -32,8 +32,8 @@ def stack():
         (-13, 0.0),
     ],
 )
-def test_combined_values(stack, strategy, value):
-    out = combine_layers(stack, strategy)
+def test_combined_values(stack, layers, value):
+    out = combine_layers(stack, layers)
     assert out.shape == (T, H)
     assert out.dtype == np.float32
     np.testing.assert_allclose(out, value)
@@ -43,7 +43,7 @@ def test_concat_last4_order_and_width(stack):
     out = combine_layers(stack, "concat_last4")
     assert out.shape == (T, 4 * H)
     np.testing.assert_allclose(out[0, ::H], [12, 11, 10, 9])
-    assert strategy_dim("concat_last4", 768, 12) == 3072
+    assert layers_dim("concat_last4", 768, 12) == 3072
 
 
 def test_sum_all_excludes_embedding_output():
@@ -61,7 +61,7 @@ def test_every_named_strategy_is_listed():
         "sum_all",
     }
     for name in explorer.LAYER_STRATEGIES:
-        assert strategy_label(name) != name
+        assert layers_label(name) != name
 
 
 @pytest.mark.parametrize("bad", ["first", "LAST", 13, -14, 2.5, True, None])
