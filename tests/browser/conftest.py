@@ -2,8 +2,10 @@
 
 Without Playwright or Chromium the browser tests skip, unless ``EXPLORER_BROWSER_TESTS=required``
 (CI sets it): then they fail with the reason. Screenshots and the server log go to
-``$EXPLORER_ARTIFACTS`` (default ``<repo>/artifacts``). The helpers live in
-``tools/screenshots.py``, which is also the command that screenshots every page.
+``$EXPLORER_ARTIFACTS`` (default ``<repo>/artifacts``). The helpers live in ``tools/``: the
+server in ``tools/server.py``, Chromium in ``tools/browser.py``, page visits in
+``tools/visits.py``, widgets in ``tools/widgets.py`` (all re-exported by ``tools/screenshots.py``,
+the command that screenshots every page).
 """
 
 from __future__ import annotations
@@ -15,11 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tools import screenshots
+from tools.browser import Tab, browser_unavailable, chromium, open_tab
+from tools.server import ServerError, artifacts_dir, streamlit_server
 
 
 def _browser_or_skip() -> None:
-    reason = screenshots.browser_unavailable()
+    reason = browser_unavailable()
     if reason is None:
         return
     message = f"browser tests need Playwright and Chromium: {reason}"
@@ -31,7 +34,7 @@ def _browser_or_skip() -> None:
 @pytest.fixture(scope="session")
 def artifacts() -> Path:
     """Folder kept by CI: ``screenshots/<page>.png`` and ``streamlit-server.log``."""
-    folder = screenshots.artifacts_dir()
+    folder = artifacts_dir()
     (folder / "screenshots").mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -45,7 +48,7 @@ def server_log(artifacts: Path) -> Path:
 def browser():
     """One headless Chromium for the whole session (skips or fails when there is none)."""
     _browser_or_skip()
-    with screenshots.chromium() as browser:
+    with chromium() as browser:
         yield browser
 
 
@@ -57,15 +60,15 @@ def app_url(browser, server_log: Path) -> Iterator[str]:
     """
     with contextlib.ExitStack() as stack:
         try:
-            url = stack.enter_context(screenshots.streamlit_server(server_log))
-        except screenshots.ServerError as error:
+            url = stack.enter_context(streamlit_server(server_log))
+        except ServerError as error:
             print(error)
             pytest.fail(str(error), pytrace=False)
         yield url
 
 
 @pytest.fixture
-def tab(browser) -> Iterator[screenshots.Tab]:
+def tab(browser) -> Iterator[Tab]:
     """A fresh tab (and Streamlit session) that records console errors and dialogs."""
-    with screenshots.open_tab(browser) as tab:
+    with open_tab(browser) as tab:
         yield tab
