@@ -27,7 +27,11 @@ MAX_SCREENSHOT_HEIGHT = 16_000
 
 # Selectors, checked against the DOM of Streamlit 1.67.
 MAIN = '[data-testid="stMain"]'
-SIDEBAR_LINK = '[data-testid="stSidebarNav"] a'
+SIDEBAR_LINK = (
+    '[data-testid="stSidebarNav"] a, [data-testid="stSidebar"] [data-testid="stPageLink"] a'
+)
+"""A link of the sidebar's page menu: Streamlit's own navigation, or page links in the sidebar
+(the router's menu when the built-in one is hidden)."""
 CHART_OR_TABLE = '[data-testid="stPlotlyChart"], [data-testid="stDataFrame"]'
 PAGE_LINK = '[data-testid="stPageLink"]'
 EXCEPTION = '[data-testid="stException"]'
