@@ -92,24 +92,6 @@ def _render_seconds(url: str, start: float, deadline: float) -> float:
         return time.perf_counter() - start
 
 
-def _navigation_only() -> None:
-    """Make AppTest run pages under app.py's ``st.navigation`` (see tests/app/conftest.py):
-    AppTest re-creates its PagesManager on every run, which falls back to the legacy
-    pages/-folder mode."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if getattr(PagesManager, "_bench_patched", False):
-        return
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    PagesManager.__init__ = init
-    PagesManager._bench_patched = True
-
-
 def projections_rerun(n_texts: int, timeout: float = 600.0) -> dict:
     """AppTest of the projections page on ``n_texts`` pasted sentences.
 
@@ -124,7 +106,6 @@ def projections_rerun(n_texts: int, timeout: float = 600.0) -> dict:
 
     from bench.sentences import sample_sentences
 
-    _navigation_only()
     texts, _ = sample_sentences(n_texts)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout).run()
     at.switch_page("pages/projections.py").run()
@@ -132,14 +113,14 @@ def projections_rerun(n_texts: int, timeout: float = 600.0) -> dict:
     start = time.perf_counter()
     at.text_area(key="projections.lines").input("\n".join(texts)).run()
     result = {"texts": n_texts, "first_run_seconds": time.perf_counter() - start}
-    from explorer import cache
+    from explorer.ui.compute import BUDGETS
     from explorer.warmup import warm_up_status, warm_up_umap
 
     warm_up_umap().join(timeout=timeout)
     result["umap_warm_up_seconds"] = warm_up_status()["seconds"]
     switches = []
     for pooling in ("max", "cls", "max"):
-        cache.sentence_projection.clear()
+        BUDGETS["projections"].clear()
         start = time.perf_counter()
         at.selectbox(key="projections.pooling").set_value(pooling).run()
         switches.append(time.perf_counter() - start)

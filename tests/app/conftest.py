@@ -5,25 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from streamlit.runtime.pages_manager import PagesManager
 from streamlit.testing.v1 import AppTest
 
 TIMEOUT = 180
 
-# AppTest re-creates its PagesManager before every run, and the manager switches to the
-# legacy "pages/ directory" mode whenever a pages/ folder sits beside the main script. That
-# mode runs the page file alone on reruns, without app.py's st.navigation and sidebar. The
-# real server creates the manager once and st.navigation turns the legacy mode off for good;
-# this does the same for every AppTest run.
-_pages_manager_init = PagesManager.__init__
-
-
-def _navigation_only_init(self, *args, **kwargs):
-    _pages_manager_init(self, *args, **kwargs)
-    PagesManager.uses_pages_directory = False
-
-
-PagesManager.__init__ = _navigation_only_init
+# AppTest starts every run in Streamlit's legacy pages/ mode, which runs a page file on its own;
+# the page's explorer.ui.navigation.leave_legacy_pages_mode() reruns it through app.py, as on a
+# fresh server (tests/app/test_navigation.py checks that).
 APP = str(Path(__file__).resolve().parents[2] / "app.py")
 
 
