@@ -85,8 +85,8 @@ def throughput(n_texts: int, rounds: int, chunk: int = 500) -> dict:
     """
     from sentence_transformers import SentenceTransformer
 
-    from explorer.backend import bundled_model_path, load_model
     from explorer.embeddings import embed_corpus
+    from explorer.model import bundled_model_path, load_model
 
     texts, info = sample_sentences(n_texts)
     model = load_model()
@@ -173,8 +173,7 @@ def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int | None
     each group ends with one worker idle while the other finishes the last batch, which a
     corpus pays once.
     """
-    from explorer.backend import load_model
-    from explorer.embeddings import default_workers, forward_batches
+    from explorer.model import default_workers, forward_batches, load_model
 
     texts, _ = sample_sentences(n_texts)
     model = load_model()
@@ -235,8 +234,8 @@ def memory_child(n_texts: int) -> dict:
     model and embedding 100 texts (so libraries and kernels are loaded); the kernel's
     high-water mark is then reset (``/proc/self/clear_refs``) and read after the run.
     """
-    from explorer.backend import load_model
     from explorer.embeddings import embed_corpus
+    from explorer.model import load_model
 
     texts, info = sample_sentences(n_texts)
     model = load_model()

@@ -18,8 +18,8 @@ def embed_points(n_points: int, path: str) -> dict:
     """Embed ``n_points`` real sentences and save the ``(n, hidden)`` vectors to ``path``."""
     from bench.embedding import bfloat16_supported
     from bench.sentences import sample_sentences
-    from explorer.backend import load_model
     from explorer.embeddings import embed_corpus
+    from explorer.model import load_model
 
     texts, info = sample_sentences(n_points)
     # bfloat16 only makes the set-up faster; its vectors are within 1e-4 cosine of float32.

@@ -5,15 +5,15 @@ sentence vectors under named layer and pooling strategies::
 
     import explorer
     model = explorer.load_model()  # the bundled all-MiniLM-L6-v2, offline
-    occurrences, vectors = explorer.word_vectors(model, sentences, "bank", strategy="last")
+    occurrences, vectors = explorer.word_vectors(model, sentences, "bank", layers="last")
     explorer.cosine_similarity(vectors)
 """
 
 from __future__ import annotations
 
-from explorer.backend import DEFAULT_MODEL, Model, Tokenization, load_model
 from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
 from explorer.layers import LAYER_STRATEGIES, combine_layers, layer_indices
+from explorer.model import DEFAULT_MODEL, Model, Tokenization, load_model
 from explorer.pooling import POOLINGS
 from explorer.similarity import cosine_similarity
 from explorer.words import (

@@ -25,7 +25,6 @@ import numpy as np
 import pandas as pd
 
 from explorer import corpora
-from explorer.backend import Model
 from explorer.layers import (
     LAYER_STRATEGIES,
     Layers,
@@ -35,6 +34,7 @@ from explorer.layers import (
     validate_layers,
 )
 from explorer.markup import escape_markdown
+from explorer.model import Model
 from explorer.similarity import cosine_similarity
 from explorer.uploads import texts_from_lines
 from explorer.words import Occurrence

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
+import unicodedata
 from collections.abc import Sequence
 
 import numpy as np
@@ -30,8 +31,9 @@ def from_npy_bytes(data: bytes) -> np.ndarray:
 
 
 def safe_cell(value: object) -> object:
-    """``value`` with a leading ``'`` if it is text a spreadsheet could take for a formula."""
-    if isinstance(value, str) and value.startswith(FORMULA_STARTS):
+    """``value`` with a leading ``'`` if it is text a spreadsheet could take for a formula,
+    also after Unicode normalisation (a full-width ``＝`` is read as ``=`` by some)."""
+    if isinstance(value, str) and unicodedata.normalize("NFKC", value).startswith(FORMULA_STARTS):
         return "'" + value
     return value
 

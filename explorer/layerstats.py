@@ -2,7 +2,7 @@
 
 Everything takes the hidden states of one input, ``hidden`` of shape
 ``(num_layers + 1, num_tokens, hidden_size)`` (index 0 = embedding output, as returned by
-:meth:`explorer.backend.Model.hidden_states`), and returns NumPy arrays or pandas tables.
+:meth:`explorer.model.Model.hidden_states`), and returns NumPy arrays or pandas tables.
 
 "Outlier" or "rogue" dimensions are the few coordinates whose values are many standard
 deviations larger than the rest of the layer. In BERT-family models they dominate dot

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
@@ -261,6 +262,23 @@ class Projector:
         # 2-core machine, and its result does not depend on the thread count.
         with threadpool_limits(limits=1, user_api="openmp"):
             return tsne.fit_transform(X)
+
+
+@dataclass(frozen=True)
+class ProjectionParams:
+    """How to project: the arguments of :class:`explorer.projection.Projector`."""
+
+    method: str = "pca"
+    n_components: int = 2
+    random_state: int | None = 0
+    n_neighbors: int = 15
+    perplexity: float = 30.0
+
+    def projector(self) -> Projector:
+        """A new, unfitted projector with these parameters."""
+        return Projector(
+            self.method, self.n_components, self.random_state, self.n_neighbors, self.perplexity
+        )
 
 
 def total_explained_variance(ratios: Sequence[float] | np.ndarray | None) -> float | None:

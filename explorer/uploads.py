@@ -18,8 +18,9 @@ import pandas as pd
 MAX_ROWS = 5000
 """Most texts a projection takes from an upload or a paste."""
 
-MAX_BYTES = 20 * 1024 * 1024
-"""Largest CSV file accepted (20 MB)."""
+MAX_BYTES = 20_000_000
+"""Largest CSV file accepted: 20 MB, the same number and unit as ``server.maxUploadSize = 20``
+in ``.streamlit/config.toml`` (Streamlit counts megabytes of 10**6 bytes there)."""
 
 NO_LABEL = "(no label)"
 """Label given to rows whose label cell is empty."""
@@ -91,7 +92,7 @@ def read_csv(data: bytes, max_rows: int = MAX_ROWS) -> pd.DataFrame:
     if len(data) > MAX_BYTES:
         raise ValueError(
             f"The file is {len(data) / 1024 / 1024:.1f} MB; the limit is "
-            f"{MAX_BYTES // 1024 // 1024} MB. Upload a smaller sample."
+            f"{MAX_BYTES // 10**6} MB. Upload a smaller sample."
         )
     if not data.strip():
         raise ValueError("The file is empty: upload a CSV with a header row and some rows.")

@@ -21,9 +21,8 @@ from typing import Literal
 import numpy as np
 import torch
 
-from explorer.backend import Batch, Model, Tokenization
-from explorer.embeddings import forward_batches
 from explorer.layers import Layers, combine_layers, validate_layers
+from explorer.model import Batch, Model, Tokenization, forward_batches
 
 SUBWORD_MODES = ("first", "last", "mean", "max", "sum")
 SubwordMode = Literal["first", "last", "mean", "max", "sum"]

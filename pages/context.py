@@ -5,22 +5,17 @@ from __future__ import annotations
 import streamlit as st
 
 import explorer
-from explorer import cache, corpora
 from explorer import context as ctx
+from explorer import corpora, limits, uploads
 from explorer.codegen.context import context_snippet
 from explorer.figures.context import layer_similarity_chart, similarity_heatmap
-from explorer.layers import strategy_label
+from explorer.layers import layer_choices, layers_label
+from explorer.ui import compute, messages
+from explorer.ui.model import current_model, current_model_name
+from explorer.ui.navigation import leave_legacy_pages_mode
+from explorer.ui.widgets import show_code
 
 DEFAULT_STRATEGY = "last"
-TABLE_HEADERS = {
-    "last": "last",
-    "second_to_last": "2nd-to-last",
-    "sum_last4": "sum last 4",
-    "concat_last4": "concat last 4",
-    "mean_last4": "mean last 4",
-    "sum_all": "sum all",
-    "embeddings": "embeddings",
-}
 SUBWORD_HELP = {
     "first": "first subword",
     "last": "last subword",
@@ -42,6 +37,8 @@ def load_example() -> None:
     st.session_state["context.example"] = None
 
 
+leave_legacy_pages_mode()
+
 st.title("Word in context")
 st.markdown(
     "The same word gets a different vector in every sentence. Type a few sentences (one per "
@@ -50,8 +47,8 @@ st.markdown(
     "bank end up closer to the other river bank than to the bank that was robbed?"
 )
 
-model = cache.current_model()
-name = cache.current_model_name()
+model = current_model()
+name = current_model_name()
 
 left, right = st.columns([3, 1])
 with left:
@@ -70,13 +67,13 @@ with right:
         help="Built-in sentences: three for each sense of the word.",
     )
 
-strategies = ctx.valid_strategies(model.num_layers)
+strategies = layer_choices(model.num_layers)
 options = st.columns([2, 2, 3], vertical_alignment="bottom")
 strategy = options[0].selectbox(
     "Layer strategy (heatmap)",
     strategies,
     index=strategies.index(DEFAULT_STRATEGY),
-    format_func=strategy_label,
+    format_func=layers_label,
     key="context.strategy",
     bind="query-params",
     help="How the hidden states of all layers become one vector per occurrence. The last "
@@ -104,12 +101,17 @@ center = options[2].toggle(
 )
 
 try:
-    sentences = ctx.parse_sentences(text)
-    occurrences, per_layer = cache.word_layer_vectors(name, tuple(sentences), word, subwords)
-    token_states = cache.context_token_states(name, tuple(sentences))
+    kept = compute.cap_tokens(
+        name, uploads.from_lists(ctx.parse_sentences(text)), limits.MAX_CONTEXT_TOKENS
+    )
+    sentences = list(kept.data.texts)
+    occurrences, per_layer, _ = compute.word_layer_vectors(name, tuple(sentences), word, subwords)
+    token_states = compute.context_token_states(name, tuple(sentences))
 except ValueError as error:
-    cache.show_error(error)
+    messages.error(error)
     st.stop()
+if kept.note:
+    messages.info(kept.note)
 
 if len(occurrences) > ctx.MAX_OCCURRENCES:
     st.warning(
@@ -121,7 +123,7 @@ if len(occurrences) > ctx.MAX_OCCURRENCES:
 labels = ctx.occurrence_labels(occurrences, sentences)
 st.subheader(
     f"{len(occurrences)} occurrence{'' if len(occurrences) == 1 else 's'} of "
-    f"“{ctx.escape_markdown(word.strip())}”",
+    f"“{messages.escape(word.strip())}”",
     anchor=False,
 )
 st.markdown(
@@ -153,7 +155,7 @@ with heatmap_column:
             matrix,
             ctx.short_labels(occurrences, sentences),
             labels,
-            title=f"Cosine similarity: {strategy_label(strategy).lower()}{centred_note}",
+            title=f"Cosine similarity: {layers_label(strategy).lower()}{centred_note}",
         ),
         width="stretch",
         key="context.heatmap",
@@ -180,17 +182,16 @@ st.caption(
 )
 
 st.subheader("Every pair under every layer strategy", anchor=False)
-table = ctx.strategy_table(per_layer, strategies, means)
+table = ctx.layers_table(per_layer, strategies, means)
 st.dataframe(
     table,
     width="stretch",
     column_config={
-        strategy_label(s): st.column_config.NumberColumn(
-            TABLE_HEADERS.get(s, strategy_label(s)), help=strategy_label(s), format="%.3f"
+        layers_label(s): st.column_config.NumberColumn(
+            layers_label(s, short=True), help=layers_label(s), format="%.3f"
         )
         for s in strategies
     },
 )
 
-with st.expander("Show code"):
-    st.code(context_snippet(name, sentences, word, strategy, subwords, center), language="python")
+show_code(context_snippet(name, sentences, word, strategy, subwords, center))

@@ -4,54 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import cache
-from explorer.backend import DEFAULT_MODEL
+from explorer.model import DEFAULT_MODEL
+from explorer.ui.navigation import leave_legacy_pages_mode
+from explorer.ui.pages import HOME, PAGES
 
-cache.require_router()
-
-CARDS = (
-    (
-        "pages/tokens.py",
-        "Tokens",
-        ":material/text_fields:",
-        "How the tokenizer cuts your text into word pieces (*embeddings* becomes "
-        "`em ##bed ##ding ##s`), with ids, segment ids and character offsets.",
-    ),
-    (
-        "pages/layers.py",
-        "Layers",
-        ":material/stacks:",
-        "Each token's vector at every layer: value distributions, per-layer statistics, "
-        "the few outlier ('rogue') dimensions and vector norms.",
-    ),
-    (
-        "pages/context.py",
-        "Word in context",
-        ":material/compare_arrows:",
-        "One word in many sentences: how similar are the vectors of *bank* by the river and "
-        "*bank* with a vault, layer by layer?",
-    ),
-    (
-        "pages/projections.py",
-        "Projections",
-        ":material/scatter_plot:",
-        "Whole sentences or word occurrences as points in 2-D (PCA, t-SNE, UMAP), coloured "
-        "by sense or topic, to see what clusters.",
-    ),
-    (
-        "pages/probe.py",
-        "Which layer?",
-        ":material/science:",
-        "Train a small linear probe on every layer to see where word senses or topics "
-        "become easy to tell apart.",
-    ),
-    (
-        "pages/similarity.py",
-        "Similarity & search",
-        ":material/search:",
-        "Compare sentences by cosine similarity and search a small collection by meaning.",
-    ),
-)
+leave_legacy_pages_mode()
 
 st.title("Contextual Embedding Explorer")
 st.markdown(
@@ -68,11 +25,11 @@ st.info(
 )
 
 columns = st.columns(2)
-for index, (page, title, icon, blurb) in enumerate(CARDS):
+for index, page in enumerate(p for p in PAGES if p is not HOME):
     with columns[index % 2].container(border=True):
-        st.markdown(f"#### {title}")
-        st.markdown(blurb)
-        st.page_link(page, label=f"Open {title}", icon=icon)
+        st.markdown(f"#### {page.title}")
+        st.markdown(page.blurb)
+        st.page_link(page.path, label=f"Open {page.title}", icon=page.icon)
 
 st.caption(
     "Every page starts with a built-in example and has a **Show code** box with a short "

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import cache, layerstats
+from explorer import layerstats
 from explorer.codegen.layers import layers_snippet
 from explorer.figures import layers as figures
+from explorer.ui import compute, messages
+from explorer.ui.model import current_model_label, current_model_name
+from explorer.ui.navigation import leave_legacy_pages_mode
+from explorer.ui.widgets import show_code
 
 TUTORIAL = (
     "After stealing money from the bank vault, the bank robber was seen fishing on the "
@@ -22,6 +26,8 @@ METRICS = {
     "kurtosis": "kurtosis",
 }
 
+leave_legacy_pages_mode()
+
 st.title("Hidden states layer by layer")
 st.markdown(
     "An encoder turns every token into a vector at its embedding layer (layer 0) and then "
@@ -30,13 +36,13 @@ st.markdown(
     "statistics, and the few *outlier dimensions* that dwarf all the others."
 )
 
-model_name = cache.current_model_name()
+model_name = current_model_name()
 text = st.text_area("Text", value=TUTORIAL, key="layers.text", bind="query-params", height=80)
 try:
-    tokenization = cache.tokenize(model_name, text)
-    hidden = cache.hidden_states(model_name, text)  # (L + 1, T, H), one cached forward pass
+    tokenization = compute.tokenize(model_name, text)
+    hidden = compute.hidden_states(model_name, text)  # (L + 1, T, H), one cached forward pass
 except ValueError as error:
-    cache.show_error(error)
+    messages.error(error)
     st.stop()
 
 num_layers, num_tokens, hidden_size = hidden.shape[0] - 1, hidden.shape[1], hidden.shape[2]
@@ -45,7 +51,8 @@ special_names = ", ".join(
     dict.fromkeys(t for t, s in zip(tokenization.tokens, tokenization.special, strict=True) if s)
 )
 st.caption(
-    f"**{model_name}**: hidden states of shape ({num_layers + 1}, {num_tokens}, "
+    f"**{messages.escape(current_model_label())}**: hidden states of shape "
+    f"({num_layers + 1}, {num_tokens}, "
     f"{hidden_size}) = embedding output + {num_layers} layers × {num_tokens} tokens × "
     f"{hidden_size} values." + (" The text was truncated." if tokenization.truncated else "")
 )
@@ -79,7 +86,7 @@ include_special = right.toggle(
 try:
     keep = layerstats.token_mask(num_tokens, include_special, tokenization.special)
 except ValueError as error:
-    st.warning(str(error))
+    messages.warning(error)
     include_special = True
     keep = layerstats.token_mask(num_tokens)
 token_name = f"token {token} ({tokenization.tokens[token]!r})"
@@ -225,5 +232,4 @@ st.caption(
     "often stand apart from the words: compare their rows."
 )
 
-with st.expander("Show code"):
-    st.code(layers_snippet(model_name, text, layer, token), language="python")
+show_code(layers_snippet(model_name, text, layer, token))

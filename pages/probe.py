@@ -5,14 +5,18 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import cache, corpora, export, probe
+from explorer import corpora, export, probing, uploads
 from explorer.codegen.probe import probe_snippet
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import POOLINGS
+from explorer.ui import compute, messages
+from explorer.ui import probing as probes
+from explorer.ui.model import current_model_name
+from explorer.ui.navigation import leave_legacy_pages_mode
+from explorer.ui.widgets import URL, show_code, vector_downloads
 from explorer.words import SUBWORD_MODES
 
-URL = "query-params"  # widgets bound to the URL: a shared link opens the same view
 SOURCES = {"builtin": "Built-in example", "upload": "Upload a CSV"}
 DATASETS = {
     "senses": "Word senses (token level)",
@@ -33,6 +37,8 @@ SUBWORD_LABELS = {
     "sum": "Sum of subwords",
 }
 
+leave_legacy_pages_mode()
+
 st.title("Which layer?")
 st.markdown(
     "Where in the network does the model know a word's **sense**, a text's **topic** or its "
@@ -43,8 +49,7 @@ st.markdown(
     "label scores."
 )
 
-model = cache.current_model()
-name = cache.current_model_name()
+name = current_model_name()
 
 # -- data ------------------------------------------------------------------------------------
 top = st.columns([2, 3, 2])
@@ -66,7 +71,7 @@ else:
         "CSV with columns text,label (sentences) or text,word,label (word senses)",
         type=["csv"],
         key="probe.upload",
-        help=f"UTF-8, a header row, at most {probe.MAX_ROWS:,} rows.",
+        help=f"UTF-8, a header row, at most {probing.MAX_ROWS:,} rows.",
     )
     if uploaded is None:
         st.info(
@@ -75,9 +80,9 @@ else:
         )
         st.stop()
     try:
-        frame, task = probe.read_labelled_csv(uploaded.getvalue())
+        frame, task = probing.read_labelled_csv(uploaded.getvalue())
     except ValueError as error:
-        cache.show_error(error)
+        messages.error(error)
         st.stop()
 
 if task == "word":
@@ -93,9 +98,15 @@ if task == "word":
     )
     if word != ALL_WORDS:
         frame = frame[frame["word"].str.strip() == word].reset_index(drop=True)
-    words: tuple[str, ...] | None = tuple(frame["word"].str.strip())
-else:
-    words = None
+try:
+    kept = compute.cap_tokens(name, uploads.from_lists(tuple(frame["text"])))
+except ValueError as error:
+    messages.error(error)
+    st.stop()
+if kept.note:
+    messages.info(kept.note)
+    frame = frame.iloc[: len(kept.data)]
+words = tuple(frame["word"].str.strip()) if task == "word" else None
 texts = tuple(frame["text"])
 labels = tuple(str(label).strip() for label in frame["label"])
 
@@ -103,28 +114,29 @@ settings = st.columns([1, 2])
 folds = settings[0].slider(
     "Cross-validation folds",
     2,
-    probe.MAX_FOLDS,
+    probing.MAX_FOLDS,
     5,
     key="probe.folds",
     bind=URL,
     help="Each fold is held out once for testing while the probe trains on the rest.",
 )
+data = probes.ProbeData(texts, labels, words, folds)
 try:
-    plan = probe.plan_folds(labels, words, folds)
+    plan = data.plan()
 except ValueError as error:
-    cache.show_error(error)
+    messages.error(error)
     st.stop()
 for note in plan.notes:
-    st.info(note)
+    messages.info(note)
 
 # -- strategies ------------------------------------------------------------------------------
 try:
     if task == "word":
-        features = cache.probe_word_features(name, texts, words)
+        features = probes.word_features(name, texts, words)
     else:
-        corpus = cache.embed_corpus(name, texts)
+        corpus = compute.embed_corpus(name, texts)
 except ValueError as error:
-    cache.show_error(error)
+    messages.error(error)
     st.stop()
 
 if task == "word":
@@ -162,13 +174,10 @@ if not strategies:
     st.stop()
 
 scores = pd.concat(
-    [
-        cache.probe_layer_scores(name, texts, labels, words, strategy, folds)
-        for strategy in strategies
-    ],
+    [probes.layer_scores(name, data, strategy) for strategy in strategies],
     ignore_index=True,
 )
-best = probe.best_layers(scores)
+best = probing.best_layers(scores)
 top_row = best.iloc[0]
 first_line = scores[scores["strategy"] == top_row["strategy"]]
 
@@ -258,9 +267,9 @@ strategy = choose[1].selectbox(
 )
 linear = scores[(scores["strategy"] == strategy) & (scores["layer"] == layer)].iloc[0]
 try:
-    cnn = cache.probe_cnn_scores(name, texts, labels, words, layer, folds).iloc[0]
+    cnn = probes.cnn_scores(name, data, layer).iloc[0]
 except ValueError as error:
-    st.warning(str(error))
+    messages.warning(error)
     cnn = None
 if cnn is not None:
     heads = pd.DataFrame(
@@ -292,7 +301,7 @@ else:
 download = export.vectors_frame(vectors, texts, labels, words)
 stem = f"probe_layer{layer}_{strategy}"
 buttons = st.columns(3)
-cache.vector_downloads(
+vector_downloads(
     buttons,
     vectors,
     download,
@@ -310,15 +319,11 @@ buttons[2].download_button(
     key="probe.download_scores",
 )
 
-with st.expander("Show code"):
-    st.caption(
-        f"Layer {layer}'s vectors with plain transformers + torch, then the same "
-        "cross-validated probe with scikit-learn; prints the accuracy shown above."
-    )
-    spans = [(o.char_start, o.char_end) for o in features.occurrences] if task == "word" else None
-    st.code(
-        probe_snippet(
-            name, texts, labels, layer, strategy, plan.folds, plan.random_state, words, spans
-        ),
-        language="python",
-    )
+spans = [(o.char_start, o.char_end) for o in features.occurrences] if task == "word" else None
+show_code(
+    probe_snippet(
+        name, texts, labels, layer, strategy, plan.folds, plan.random_state, words, spans
+    ),
+    caption=f"Layer {layer}'s vectors with plain transformers + torch, then the same "
+    "cross-validated probe with scikit-learn; prints the accuracy shown above.",
+)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pandas as pd
 import streamlit as st
 
 import explorer
-from explorer import cache, corpora, uploads
+from explorer import corpora, uploads
 from explorer import projection as proj
 from explorer.codegen.projections import projection_snippet, word_projection_snippet
 from explorer.figures.projections import (
@@ -16,8 +18,14 @@ from explorer.figures.projections import (
     projection_title,
     selected_rows,
 )
-from explorer.layers import strategy_label
+from explorer.layers import layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.projection import ProjectionParams
+from explorer.ui import compute, messages
+from explorer.ui.model import current_model_name
+from explorer.ui.navigation import leave_legacy_pages_mode
+from explorer.ui.projections import sentence_projection, word_projection
+from explorer.ui.widgets import URL, Builtin, show_code, text_source
 
 SENSES = "Word senses (all words)"
 DEFAULT_WORD = "bank"
@@ -35,15 +43,40 @@ LEVELS = {
     "sentences": "Sentences: one point per text",
     "words": "Words: one point per occurrence of a word",
 }
-SOURCES = {"builtin": "Built-in example", "paste": "Paste lines", "upload": "Upload a CSV"}
-NO_COLUMN = "(none)"
 TRUST_HELP = (
     "scikit-learn's trustworthiness: 1.0 means every point's nearest neighbours in the "
     "picture are also near it in the original vector space; lower values mean the picture "
     "puts some far-apart texts side by side."
 )
 
-cache.require_router()
+
+def _dataset(name: str) -> Builtin:
+    def load() -> uploads.LabelledTexts:
+        frame = corpora.load_dataset(name)
+        return uploads.from_lists(frame["text"].tolist(), frame["label"].tolist())
+
+    return Builtin(corpora.DATASETS[name], load)
+
+
+def _senses(word: str) -> Builtin:
+    def load() -> uploads.LabelledTexts:
+        senses = corpora.load_senses(word)
+        return uploads.from_lists(senses["text"].tolist(), senses["sense"].tolist())
+
+    return Builtin(f"Sentences using '{word}', labelled by its sense.", load)
+
+
+def _snippet_args(params: ProjectionParams) -> tuple:
+    return (
+        params.method,
+        params.n_components,
+        params.random_state,
+        params.n_neighbors,
+        params.perplexity,
+    )
+
+
+leave_legacy_pages_mode()
 
 st.title("Projections")
 st.markdown(
@@ -55,56 +88,16 @@ st.markdown(
     "mean little)."
 )
 
-model = cache.current_model()
-name = cache.current_model_name()
+name = current_model_name()
 
 # -- what to project ----------------------------------------------------------------------
 top = st.columns([2, 2, 3])
+middle = st.columns(4)
 level = top[0].radio(
-    "Points", tuple(LEVELS), format_func=LEVELS.get, key="projections.level", bind="query-params"
+    "Points", tuple(LEVELS), format_func=LEVELS.get, key="projections.level", bind=URL
 )
 words = level == "words"
-source = top[1].radio(
-    "Texts", tuple(SOURCES), format_func=SOURCES.get, key="projections.source", bind="query-params"
-)
-uploaded = None
-with top[2]:
-    if source == "builtin":
-        if words:
-            dataset = st.selectbox(
-                "Example set",
-                corpora.DATASET_NAMES,
-                index=corpora.DATASET_NAMES.index(SENSES),
-                key="projections.word_dataset",
-                bind="query-params",
-                help="Word senses: sentences about ambiguous words, labelled by sense.",
-            )
-        else:
-            dataset = st.selectbox(
-                "Example set",
-                corpora.DATASET_NAMES,
-                index=corpora.DATASET_NAMES.index("Topics"),
-                key="projections.dataset",
-                bind="query-params",
-                help=corpora.DATASETS["Topics"],
-            )
-        st.caption(corpora.DATASETS[dataset])
-    elif source == "paste":
-        lines = st.text_area(
-            "Texts, one per line", DEFAULT_LINES, key="projections.lines", height=150
-        )
-    else:
-        uploaded = st.file_uploader(
-            "CSV file (UTF-8, with a header row)",
-            type=["csv"],
-            key="projections.csv",
-            help=f"At most {uploads.MAX_ROWS:,} rows and "
-            f"{uploads.MAX_BYTES // 1024 // 1024} MB. Choose the text column and, optionally, "
-            "a label column to colour the points.",
-        )
-
 # -- how texts become vectors ---------------------------------------------------------------
-middle = st.columns(4)
 if words:
     word = (
         middle[0]
@@ -112,7 +105,7 @@ if words:
             "Word",
             DEFAULT_WORD,
             key="projections.word",
-            bind="query-params",
+            bind=URL,
             help="Every occurrence becomes a point.",
         )
         .strip()
@@ -125,7 +118,7 @@ else:
         index=explorer.POOLINGS.index("mean"),
         format_func=POOLING_LABELS.get,
         key="projections.pooling",
-        bind="query-params",
+        bind=URL,
         help="How the token vectors of a text become one vector: the [CLS] token, the mean "
         "or the maximum over the tokens (padding excluded), or mean and max side by side.",
     )
@@ -133,9 +126,9 @@ layers = middle[1].selectbox(
     "Layer strategy",
     explorer.LAYER_STRATEGIES,
     index=explorer.LAYER_STRATEGIES.index("last"),
-    format_func=strategy_label,
+    format_func=layers_label,
     key="projections.layers",
-    bind="query-params",
+    bind=URL,
     help="Which hidden layers are used, and how they are combined (after pooling each one).",
 )
 method = middle[2].radio(
@@ -144,7 +137,7 @@ method = middle[2].radio(
     format_func=proj.LABELS.get,
     horizontal=True,
     key="projections.method",
-    bind="query-params",
+    bind=URL,
 )
 dims = middle[3].radio(
     "Dimensions",
@@ -152,7 +145,7 @@ dims = middle[3].radio(
     format_func=lambda k: f"{k}-D",
     horizontal=True,
     key="projections.dims",
-    bind="query-params",
+    bind=URL,
 )
 
 bottom = st.columns(4, vertical_alignment="bottom")
@@ -200,56 +193,31 @@ compare = bottom[2].toggle(
 )
 
 # -- the texts ------------------------------------------------------------------------------
+builtins = {n: _dataset(n) for n in corpora.DATASET_NAMES}
+if words and word.lower() in corpora.SENSE_WORDS:
+    builtins[SENSES] = _senses(word.lower())
 try:
-    if source == "builtin":
-        if words and dataset == SENSES and word.lower() in corpora.SENSE_WORDS:
-            senses = corpora.load_senses(word)
-            data = uploads.from_lists(senses["text"].tolist(), senses["sense"].tolist())
-            legend_title = "Sense"
-        else:
-            frame = corpora.load_dataset(dataset)
-            data = uploads.from_lists(frame["text"].tolist(), frame["label"].tolist())
-            legend_title = "Label"
-    elif source == "paste":
-        data = uploads.from_lists(uploads.texts_from_lines(lines))
-        legend_title = "Label"
-    else:
-        if uploaded is None:
-            st.info(
-                "Upload a CSV file with one text per row: a header row, a column of texts "
-                "and, optionally, a column of labels."
-            )
-            st.stop()
-        table = uploads.read_csv(uploaded.getvalue())
-        columns = list(table.columns)
-        pick = st.columns(2)
-        text_column = pick[0].selectbox(
-            "Text column",
-            columns,
-            index=columns.index(uploads.guess_text_column(table)),
-            key="projections.text_column",
-        )
-        label_column = pick[1].selectbox(
-            "Label column (colours)",
-            [NO_COLUMN, *(c for c in columns if c != text_column)],
-            key="projections.label_column",
-        )
-        label_column = None if label_column == NO_COLUMN else label_column
-        data = uploads.labelled_texts(table, text_column, label_column)
-        legend_title = label_column or "Label"
-        if data.dropped:
-            st.warning(
-                f"{data.dropped:,} row(s) with an empty {text_column!r} cell were left out; "
-                f"{len(data):,} texts remain."
-            )
+    source = text_source(
+        "projections",
+        builtins,
+        default=SENSES if words else "Topics",
+        paste_default=DEFAULT_LINES,
+        dataset_key="projections.word_dataset" if words else "projections.dataset",
+        columns=top[1:],
+    )
 except ValueError as error:
-    cache.show_error(error)
+    messages.error(error)
     st.stop()
-
-texts = data.texts
-labels = data.labels
+if source is None:
+    st.stop()
+data, legend_title = source.data, source.label_title
+kept = compute.cap_tokens(name, data)
+if kept.note:
+    messages.info(kept.note)
+texts, labels = kept.data.texts, kept.data.labels
 
 # -- vectors and projection ------------------------------------------------------------------
+params = ProjectionParams(method, dims, seed, n_neighbors, perplexity)
 spinner = (
     "Compiling UMAP (first use only, ~20 s)…"
     if method == "umap" and not proj.umap_compiled()
@@ -258,9 +226,9 @@ spinner = (
 try:
     if words:
         with st.spinner(spinner):
-            occurrences, projector = cache.word_projection(
-                name, texts, word, layers, method, dims, seed, n_neighbors, perplexity
-            )
+            occurrences, projector, cap_note = word_projection(name, texts, word, layers, params)
+        if cap_note:
+            messages.info(cap_note)
         point_texts = [texts[o.text_index] for o in occurrences]
         spans = [(o.char_start, o.char_end) for o in occurrences]
         colour_by = "label"
@@ -279,19 +247,17 @@ try:
             legend_title = "Sentence"
         title = projection_title(method, len(occurrences), layers=layers, word=word)
     else:
-        cache.embed_corpus(name, texts)
+        compute.embed_corpus(name, texts)
         with st.spinner(spinner):
-            projector = cache.sentence_projection(
-                name, texts, pooling, layers, method, dims, seed, n_neighbors, perplexity
-            )
+            projector = sentence_projection(name, texts, pooling, layers, params)
         point_texts, spans, point_labels = list(texts), None, labels
         title = projection_title(method, len(texts), layers=layers, pooling=pooling)
 except ValueError as error:
-    st.warning(str(error))
+    messages.warning(error)
     st.stop()
 
 for note in projector.notes_:
-    st.info(note)
+    messages.info(note)
 
 # -- the picture ----------------------------------------------------------------------------
 figure = projection_figure(
@@ -371,13 +337,13 @@ if compare and not words:
     try:
         with st.spinner(f"Running {proj.LABELS[method]} for each pooling…"):
             fitted = {
-                p: cache.sentence_projection(
-                    name, texts, p, layers, method, 2, seed, n_neighbors, perplexity
+                p: sentence_projection(
+                    name, texts, p, layers, dataclasses.replace(params, n_components=2)
                 )
                 for p in explorer.POOLINGS
             }
     except ValueError as error:
-        st.warning(str(error))
+        messages.warning(error)
     else:
         st.plotly_chart(
             pooling_grid(
@@ -387,7 +353,7 @@ if compare and not words:
                 point_labels,
                 method=method,
                 title=f"{proj.LABELS[method]} of the same texts under each pooling · "
-                f"{strategy_label(layers)}",
+                f"{layers_label(layers)}",
                 axes={
                     p: axis_titles(method, 2, f.explained_variance_ratio_)
                     for p, f in fitted.items()
@@ -400,30 +366,16 @@ if compare and not words:
             st.caption("The comparison is always 2-D.")
 
 # -- show code ------------------------------------------------------------------------------
-with st.expander("Show code"):
-    if words:
-        snippet = word_projection_snippet(
-            name,
-            texts,
-            [(o.text_index, o.char_start, o.char_end) for o in occurrences],
-            word,
-            layers,
-            method,
-            dims,
-            seed,
-            projector.n_neighbors_ or n_neighbors,
-            projector.perplexity_ or perplexity,
-        )
-    else:
-        snippet = projection_snippet(
-            name,
-            texts,
-            pooling,
-            layers,
-            method,
-            dims,
-            seed,
-            projector.n_neighbors_ or n_neighbors,
-            projector.perplexity_ or perplexity,
-        )
-    st.code(snippet, language="python", height=520 if len(texts) > 20 else "content")
+fitted_params = dataclasses.replace(
+    params,
+    n_neighbors=projector.n_neighbors_ or n_neighbors,
+    perplexity=projector.perplexity_ or perplexity,
+)
+if words:
+    spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
+    snippet = word_projection_snippet(
+        name, texts, spans, word, layers, *_snippet_args(fitted_params)
+    )
+else:
+    snippet = projection_snippet(name, texts, pooling, layers, *_snippet_args(fitted_params))
+show_code(snippet, height=520 if len(texts) > 20 else "content")

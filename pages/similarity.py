@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import cache, corpora, export, search, uploads
+from explorer import corpora, export, search, uploads
 from explorer.codegen.similarity import search_snippet, similarity_snippet
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
-from explorer.layers import strategy_label
-from explorer.markup import escape_markdown
+from explorer.layers import layer_choices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import POOLINGS
+from explorer.ui import compute, messages
+from explorer.ui.model import current_model, current_model_name
+from explorer.ui.navigation import leave_legacy_pages_mode
+from explorer.ui.widgets import URL, Builtin, show_code, text_source, vector_downloads
 
-URL = "query-params"  # widgets bound to the URL: a shared link opens the same view
 DEFAULT_SENTENCES = (
     "The bank raised its interest rates again.\n"
     "She opened a savings account at the bank.\n"
@@ -22,7 +24,18 @@ DEFAULT_SENTENCES = (
     "Our team lost the final on penalties."
 )
 DEFAULT_QUERY = "Which team won the game?"
-CORPORA = {"builtin": "Built-in (240 remarks)", "paste": "Paste lines", "upload": "Upload a CSV"}
+
+
+def _remarks() -> uploads.LabelledTexts:
+    topics = corpora.load_topics()
+    return uploads.from_lists(
+        list(topics["text"]), list(topics["topic"] + " · " + topics["sentiment"])
+    )
+
+
+CORPORA = {"Remarks": Builtin("240 short remarks, labelled by topic and sentiment.", _remarks)}
+
+leave_legacy_pages_mode()
 
 st.title("Similarity & search")
 st.markdown(
@@ -32,8 +45,8 @@ st.markdown(
     "the same way (1 = same order of most to least similar pairs)."
 )
 
-model = cache.current_model()
-name = cache.current_model_name()
+model = current_model()
+name = current_model_name()
 
 # -- similarity under each pooling ----------------------------------------------------------
 left, right = st.columns([3, 2])
@@ -45,12 +58,12 @@ text = left.text_area(
     bind=URL,
     help=f"3 to {search.MAX_SENTENCES} sentences.",
 )
-valid_layers = search.layer_choices(model.num_layers)
+valid_layers = layer_choices(model.num_layers)
 layers = right.selectbox(
     "Layers",
     tuple(valid_layers),
     index=valid_layers.index("last"),
-    format_func=strategy_label,
+    format_func=layers_label,
     key="similarity.strategy",
     bind=URL,
     help="Which hidden layers give the token vectors (pooled per layer, then combined). "
@@ -74,11 +87,11 @@ try:
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
             "pairs to rank."
         )
-    corpus = cache.embed_corpus(name, tuple(lines))
+    corpus = compute.embed_corpus(name, tuple(lines))
     matrices = search.similarity_matrices(corpus, poolings, layers)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
-    cache.show_error(error)
+    messages.error(error)
 else:
     sentences = lines
     st.plotly_chart(
@@ -86,12 +99,12 @@ else:
             matrices,
             sentences,
             POOLING_LABELS,
-            title=f"Cosine similarity of every pair of sentences · {strategy_label(layers)}",
+            title=f"Cosine similarity of every pair of sentences · {layers_label(layers)}",
         ),
         width="stretch",
         key="similarity.heatmaps",
     )
-    numbered = "\n".join(f"{i}. {escape_markdown(s)}" for i, s in enumerate(sentences, start=1))
+    numbered = "\n".join(f"{i}. {messages.escape(s)}" for i, s in enumerate(sentences, start=1))
     st.caption("Sentences on the axes:\n\n" + numbered)
     if len(poolings) > 1:
         plot, note = st.columns([3, 2])
@@ -112,7 +125,7 @@ else:
         key="similarity.download_pooling",
     )
     vectors = corpus.sentence(download_pooling, layers)
-    cache.vector_downloads(
+    vector_downloads(
         downloads[1:],
         vectors,
         export.vectors_frame(vectors, sentences),
@@ -127,41 +140,23 @@ st.markdown(
     "pooling you choose and the layers chosen above."
 )
 row = st.columns([2, 3])
-corpus_source = row[0].radio(
-    "Corpus", tuple(CORPORA), format_func=CORPORA.get, key="similarity.corpus", bind=URL
-)
-corpus_labels = None
-with row[1]:
-    try:
-        if corpus_source == "builtin":
-            topics = corpora.load_topics()
-            corpus_texts = list(topics["text"])
-            corpus_labels = list(topics["topic"] + " · " + topics["sentiment"])
-            st.caption(corpora.DATASETS["Topics"])
-        elif corpus_source == "paste":
-            pasted = st.text_area(
-                "Corpus, one text per line",
-                "\n".join(corpora.load_topics()["text"][::30]),
-                height=150,
-                key="similarity.corpus_text",
-            )
-            corpus_texts = uploads.texts_from_lines(pasted)
-        else:
-            uploaded = st.file_uploader(
-                "CSV with a text column (UTF-8, header row)",
-                type=["csv"],
-                key="similarity.corpus_file",
-                help=f"At most {uploads.MAX_ROWS:,} rows; the column named 'text' (or the "
-                "only column) is searched.",
-            )
-            corpus_texts = None
-            if uploaded is None:
-                st.info("Upload a CSV file to search it.")
-            else:
-                corpus_texts = search.corpus_texts(uploads.read_csv(uploaded.getvalue()))
-    except ValueError as error:
-        cache.show_error(error)
-        corpus_texts = None
+corpus_texts = corpus_labels = None
+try:
+    source = text_source(
+        "similarity.corpus",
+        CORPORA,
+        paste_default="\n".join(corpora.load_topics()["text"][::30]),
+        columns=row,
+        label="Corpus",
+    )
+except ValueError as error:
+    messages.error(error)
+else:
+    if source is not None:
+        kept = compute.cap_tokens(name, source.data)
+        if kept.note:
+            messages.info(kept.note)
+        corpus_texts, corpus_labels = list(kept.data.texts), kept.data.labels
 
 controls = st.columns([4, 2, 2])
 query = controls[0].text_input("Query", DEFAULT_QUERY, key="similarity.query", bind=URL)
@@ -180,13 +175,13 @@ if corpus_texts:
     try:
         if not query.strip():
             raise ValueError("The query is empty: type what you are looking for.")
-        embedded = cache.embed_corpus(name, tuple(corpus_texts))
-        query_vector = cache.embed_corpus(name, (query.strip(),)).sentence(search_pooling, layers)
+        embedded = compute.embed_corpus(name, tuple(corpus_texts))
+        query_vector = compute.embed_corpus(name, (query.strip(),)).sentence(search_pooling, layers)
         results = search.top_k(
             query_vector[0], embedded.sentence(search_pooling, layers), corpus_texts, k
         )
     except ValueError as error:
-        cache.show_error(error)
+        messages.error(error)
 if results is not None:
     if corpus_labels is not None:
         results["label"] = [corpus_labels[i] for i in results["index"]]
@@ -219,15 +214,13 @@ if results is not None:
         key="similarity.download_results",
     )
 
-with st.expander("Show code"):
-    st.caption(
-        "Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
-        "then the search. Each prints the numbers the page shows."
-    )
-    if sentences and poolings:
-        st.code(similarity_snippet(name, sentences, poolings, layers), language="python")
-    if corpus_texts and query.strip():
-        st.code(
-            search_snippet(name, corpus_texts, query.strip(), search_pooling, layers, k),
-            language="python",
-        )
+snippets = []
+if sentences and poolings:
+    snippets.append(similarity_snippet(name, sentences, poolings, layers))
+if corpus_texts and query.strip():
+    snippets.append(search_snippet(name, corpus_texts, query.strip(), search_pooling, layers, k))
+show_code(
+    *snippets,
+    caption="Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
+    "then the search. Each prints the numbers the page shows.",
+)

@@ -4,9 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import cache
 from explorer.codegen.tokens import tokens_snippet
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_table
+from explorer.ui import compute, messages
+from explorer.ui.model import current_model
+from explorer.ui.navigation import leave_legacy_pages_mode
+from explorer.ui.widgets import show_code
 
 DEFAULT_TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
 DEFAULT_PAIR = "After stealing money from the bank vault, the bank robber went fishing."
@@ -34,7 +37,8 @@ COLUMNS = {
     ),
 }
 
-model = cache.current_model()
+leave_legacy_pages_mode()
+model = current_model()
 
 st.title("Tokens")
 st.markdown(
@@ -57,9 +61,9 @@ if st.checkbox(
     )
 
 try:
-    tokenization = cache.tokenize(model.name, text, pair)
+    tokenization = compute.tokenize(model.name, text, pair)
 except ValueError as error:
-    cache.show_error(error)
+    messages.error(error)
     st.stop()
 
 counts = token_counts(tokenization)
@@ -119,9 +123,9 @@ word = st.text_input(
     help="Words missing from the vocabulary are cut into the longest pieces it has.",
 )
 try:
-    pieces = cache.tokenize(model.name, word)
+    pieces = compute.tokenize(model.name, word)
 except ValueError as error:
-    st.info(str(error))
+    messages.info(error)
 else:
     st.html(token_chips_html(pieces, show_special=False))
     found = token_counts(pieces)
@@ -136,5 +140,4 @@ else:
     else:
         st.caption(f"{found.words} words, {found.pieces} tokens.")
 
-with st.expander("Show code"):
-    st.code(tokens_snippet(model.name, text, pair, model.max_length), language="python")
+show_code(tokens_snippet(model.name, text, pair, model.max_length))

@@ -53,3 +53,19 @@ def test_vectors_frame_checks_lengths():
         export.vectors_frame(np.zeros((2, 3)), ["a", "b"], labels=["x"])
     with pytest.raises(ValueError, match=r"\(n, d\)"):
         export.vectors_frame(np.zeros(3), ["a", "b", "c"])
+
+
+def test_full_width_and_other_compatibility_forms_of_formula_signs_are_neutralised():
+    frame = pd.DataFrame({"text": ['＝HYPERLINK("x")', "＋1", "﹫cmd", "ａ=b"]})
+    back = pd.read_csv(io.BytesIO(export.to_csv_bytes(frame)), keep_default_na=False)
+    assert back["text"].tolist() == ['\'＝HYPERLINK("x")', "'＋1", "'﹫cmd", "ａ=b"]
+
+
+def test_upload_limit_is_the_configs_number_in_the_same_unit():
+    import tomllib
+    from pathlib import Path
+
+    from explorer import uploads
+
+    config = tomllib.loads((Path(__file__).parents[1] / ".streamlit/config.toml").read_text())
+    assert uploads.MAX_BYTES == config["server"]["maxUploadSize"] * 10**6

@@ -7,7 +7,6 @@ from html.parser import HTMLParser
 
 import pytest
 
-from explorer.backend import Tokenization
 from explorer.figures.tokens import (
     SPECIAL_COLOUR,
     piece_html,
@@ -15,6 +14,7 @@ from explorer.figures.tokens import (
     token_counts,
     tokens_table,
 )
+from explorer.model import Tokenization
 
 TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
 PAYLOADS = ("<script>alert(1)</script>", "<img src=x onerror=alert(1)>")

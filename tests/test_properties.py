@@ -22,8 +22,8 @@ from tokenizers import Tokenizer
 
 import explorer
 from explorer import corpora
-from explorer.backend import MAX_CHARS, clean_text
 from explorer.layers import layer_indices, strategy_dim, validate_strategy
+from explorer.model import MAX_CHARS, clean_text
 
 CHEAP = settings(
     max_examples=200,

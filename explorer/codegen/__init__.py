@@ -12,7 +12,7 @@ pooling, subword modes) are written as torch expressions once, in
 
 from __future__ import annotations
 
-from explorer.backend import DEFAULT_MODEL
+from explorer.model import DEFAULT_MODEL
 
 
 def model_preamble(model_name: str) -> str:

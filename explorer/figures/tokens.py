@@ -1,6 +1,6 @@
 """What the Tokens page draws: token chips (HTML), the token table and the counts beside them.
 
-Everything here is a pure function of a :class:`~explorer.backend.Tokenization`. The chips are
+Everything here is a pure function of a :class:`~explorer.model.Tokenization`. The chips are
 an HTML string for ``st.html``: every piece of user text in it goes through
 :func:`html.escape`, so a pasted ``<script>`` shows up as text, never as markup.
 """
@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from explorer.backend import Tokenization
+from explorer.model import Tokenization
 
 WORD_COLOURS = ("#dbeafe", "#fde68a", "#bbf7d0", "#fbcfe8", "#ddd6fe", "#fed7aa")
 """Chip backgrounds, one per word in turn (pastel, readable with dark text in both themes)."""

@@ -17,9 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from explorer.backend import Batch, Model
-from explorer.embeddings import forward_batches
 from explorer.layers import validate_layers
+from explorer.model import Batch, Model, forward_batches
 from explorer.words import (
     SUBWORD_MODES,
     Occurrence,

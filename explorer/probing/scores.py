@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from explorer.backend import Model
 from explorer.embeddings import embed_corpus
+from explorer.model import Model
 from explorer.pooling import validate_pooling
 from explorer.probing.features import Progress, word_features
 from explorer.probing.folds import ProbePlan, plan_folds, summary_row

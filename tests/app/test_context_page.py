@@ -62,7 +62,7 @@ def test_default_renders_heatmap_chart_table_and_code(page):
     table = at.dataframe[0].value
     assert table.shape == (10, 7) and table.index[0] == "#1 vs #2"
     code = at.code[0].value
-    assert "word = 'bank'" in code and "occurrences[-1]" in code
+    assert "word = 'bank'" in code and "occurrences[L]" in code
     occurrences = next(m.value for m in at.markdown if "<mark>" in m.value)
     assert occurrences.count("<mark><b>bank</b></mark>") == 5
 

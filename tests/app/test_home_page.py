@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from explorer import cache
-from explorer.backend import DEFAULT_MODEL
+from explorer.model import DEFAULT_MODEL
+from explorer.settings import BUNDLED_LABEL
+from explorer.ui.model import MODEL_KEY, PICKER_KEY
+from tests.app.rendered import plain
 
 PAGES = ("Tokens", "Layers", "Word in context", "Projections")
 
 
 def _other_label(at) -> str:
-    options = at.selectbox(key="sidebar.model_choice").options
+    options = at.selectbox(key=PICKER_KEY).options
     return next(option for option in options if option.startswith("Other"))
 
 
@@ -29,24 +31,28 @@ def test_home_renders_a_card_and_link_for_every_page(page):
 
 def test_model_that_cannot_load_shows_a_sidebar_error_and_keeps_the_bundled_one(page):
     at = page("home")
-    at.selectbox(key="sidebar.model_choice").select("bert-base-uncased").run()
+    at.selectbox(key=PICKER_KEY).select("bert-base-uncased").run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.error, "expected an error in the sidebar"
     assert "bert-base-uncased" in at.sidebar.error[0].value.replace("\\", "")
     # The failed model never becomes the current one: the bundled model stays in use.
-    chosen = at.session_state[cache.MODEL_KEY] if cache.MODEL_KEY in at.session_state else None
+    chosen = at.session_state[MODEL_KEY] if MODEL_KEY in at.session_state else None
     assert chosen in (None, DEFAULT_MODEL)
-    assert f"In use: **{DEFAULT_MODEL}**" in [c.value for c in at.sidebar.caption]
-    assert "Still using" in at.sidebar.error[0].value
+    captions = [plain(c.value) for c in at.sidebar.caption]
+    assert any(c.startswith("In use: all-MiniLM-L6-v2") for c in captions), captions
+    assert any(c.startswith("Still using all-MiniLM-L6-v2") for c in captions), captions
+    # The picker is reset to the model in use.
+    assert at.selectbox(key=PICKER_KEY).value == BUNDLED_LABEL
     assert at.title[0].value == "Contextual Embedding Explorer"
     assert len(at.page_link) >= len(PAGES)
 
 
-def test_model_picker_rejects_a_url(page):
+def test_model_picker_rejects_a_url(page, monkeypatch):
+    monkeypatch.setenv("EXPLORER_MODELS", "*")  # free entry, as on a single-user laptop
     at = page("home")
-    at.selectbox(key="sidebar.model_choice").select(_other_label(at)).run()
+    at.selectbox(key=PICKER_KEY).select(_other_label(at)).run()
     assert not at.exception, [e.message for e in at.exception]
-    at.text_input(key="sidebar.model_other").input("https://evil.example/x").run()
+    at.text_input(key="model.other").input("https://evil.example/x").run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.error
     assert "URL" in at.sidebar.error[0].value
@@ -55,15 +61,15 @@ def test_model_picker_rejects_a_url(page):
 
 def test_tokens_page_still_works_after_a_failed_model_choice(page):
     at = page("home")
-    at.selectbox(key="sidebar.model_choice").select("bert-base-uncased").run()
+    at.selectbox(key=PICKER_KEY).select("bert-base-uncased").run()
     at.switch_page("pages/tokens.py").run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.dataframe, "the tokens table should render with the bundled model"
 
 
 def _sidebar_says_model_in_use(at) -> bool:
-    captions = [c.value for c in at.sidebar.caption]
-    return any(c.startswith(f"In use: **{DEFAULT_MODEL}**") for c in captions) and any(
+    captions = [plain(c.value) for c in at.sidebar.caption]
+    return any(c.startswith("In use: all-MiniLM-L6-v2") for c in captions) and any(
         "6 layers · hidden size 384" in c for c in captions
     )
 

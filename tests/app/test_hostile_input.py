@@ -27,7 +27,7 @@ import pytest
 import explorer
 from explorer import context as ctx
 from explorer import uploads
-from explorer.backend import DEFAULT_MODEL
+from explorer.model import DEFAULT_MODEL
 
 pytestmark = pytest.mark.slow
 
@@ -174,7 +174,12 @@ FIELDS = (
     ),
     Field("similarity", "similarity.text", lines=True),
     Field("similarity", "similarity.query"),
-    Field("similarity", "similarity.corpus_text", (("radio", "similarity.corpus", "paste"),), True),
+    Field(
+        "similarity",
+        "similarity.corpus.lines",
+        (("radio", "similarity.corpus.source", "paste"),),
+        True,
+    ),
     Field("home", "sidebar.model_other", (("other", "sidebar.model_choice", ""),)),
 )
 
@@ -276,7 +281,9 @@ class Upload:
 UPLOADS = (
     Upload("projections", "projections.csv", (("radio", "projections.source", "upload"),)),
     Upload("probe", "probe.upload", (("radio", "probe.source", "upload"),)),
-    Upload("similarity", "similarity.corpus_file", (("radio", "similarity.corpus", "upload"),)),
+    Upload(
+        "similarity", "similarity.corpus.csv", (("radio", "similarity.corpus.source", "upload"),)
+    ),
 )
 
 

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from explorer.backend import Model
+from explorer.model import Model
 
 CHARTS = (
     "layers.token_histogram",

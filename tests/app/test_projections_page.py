@@ -162,14 +162,14 @@ def test_bad_csv_upload_is_an_error_not_a_traceback(page):
 
 def test_trustworthiness_says_when_it_is_estimated(page, monkeypatch):
     import explorer.projection
-    from explorer import cache
+    from explorer.ui import compute
 
     monkeypatch.setattr(explorer.projection, "TRUSTWORTHINESS_QUERIES", 100)
-    cache.sentence_projection.clear()  # a projection cached by another test was exact
+    compute.clear()  # a projection cached by another test was exact
     try:
         at = page("projections")
     finally:
-        cache.sentence_projection.clear()  # nor should later tests get this estimate
+        compute.clear()  # nor should later tests get this estimate
     _ok(at)
     metric = next(m for m in at.metric if m.label.startswith("Trustworthiness"))
     assert metric.label == "Trustworthiness (5 neighbours, estimated)"

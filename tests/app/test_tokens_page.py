@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.backend import DEFAULT_MODEL
+from explorer.model import DEFAULT_MODEL
 
 
 def _table(at):

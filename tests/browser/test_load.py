@@ -219,7 +219,7 @@ def choose_paste(session: Session) -> bool:
 
 def choose_missing_model(session: Session) -> bool:
     watch_runs(session.page)
-    widget(session.page, "sidebar.model_choice").click()
+    widget(session.page, "model").click()
     session.page.get_by_role("option", name=MISSING_MODEL, exact=True).click()
     return True
 

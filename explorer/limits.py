@@ -1,0 +1,99 @@
+"""Caps on one request, so that every page answers within seconds on a 2-core CPU.
+
+A shared server must bound what one visitor can ask for: a paste of 5,000 long texts is 2.5
+million tokens (minutes of forward passes), a word repeated 500 times in 31 lines is 15,500
+points. Pages cap each request with these functions and say on the page what was kept; the
+library's own functions stay uncapped for notebooks and the command line.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.uploads import LabelledTexts
+
+MAX_TOKENS = 100_000
+"""Most tokens one request embeds (texts after truncation to the model's length, special
+tokens included): about 15-25 s of forward passes for the bundled model on 2 cores."""
+
+MAX_OCCURRENCES = 5_000
+"""Most occurrences of a word drawn as points."""
+
+
+@dataclass(frozen=True)
+class Kept:
+    """What a cap kept: ``data`` (the first ``len(data)`` of ``total`` texts) and, when it cut
+    anything, a ``note`` to show on the page."""
+
+    data: LabelledTexts
+    total: int
+    tokens: int
+    note: str | None = None
+
+
+def token_counts(model, texts: Sequence[str]) -> list[int]:
+    """Tokens the model reads for each text (truncated to ``model.max_length``, special
+    tokens included)."""
+    return [len(row["input_ids"]) for row in model.encode_batch(list(texts))]
+
+
+def cap_tokens(model, data: LabelledTexts, max_tokens: int = MAX_TOKENS) -> Kept:
+    """The longest prefix of ``data`` (texts with their labels) within ``max_tokens`` tokens
+    (at least one text). Raises ``ValueError`` from the tokenizer for unreadable texts."""
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, not {max_tokens}.")
+    counts = token_counts(model, data.texts)
+    total_tokens, kept = 0, 0
+    for count in counts:
+        if kept and total_tokens + count > max_tokens:
+            break
+        total_tokens += count
+        kept += 1
+    if kept == len(counts):
+        return Kept(data, len(counts), total_tokens)
+    labels = None if data.labels is None else data.labels[:kept]
+    note = (
+        f"Kept the first {kept:,} of {len(counts):,} texts ({total_tokens:,} of "
+        f"{sum(counts):,} tokens): one request embeds at most {max_tokens:,} tokens, so the "
+        "page answers within seconds. Remove texts to see others."
+    )
+    return Kept(
+        LabelledTexts(data.texts[:kept], labels, data.dropped), len(counts), total_tokens, note
+    )
+
+
+def cap_occurrences(count: int, limit: int = MAX_OCCURRENCES) -> tuple[int, str | None]:
+    """How many of ``count`` occurrences to draw, and a note when that is fewer."""
+    if count <= limit:
+        return count, None
+    return limit, (
+        f"The word occurs {count:,} times; the first {limit:,} occurrences are drawn (a page "
+        "shows at most that many points of one word)."
+    )
+
+
+MAX_CONTEXT_TOKENS = 10_000
+"""Most tokens the Word in context page reads: it keeps every token's vector at every layer
+(for the layer means and the anisotropy baseline), 7 x 10,000 x 384 float32 = 108 MB for the
+bundled model."""
+
+
+def word_layer_vectors(
+    model, texts: Sequence[str], word: str, subwords: str = "mean", limit: int = MAX_OCCURRENCES
+):
+    """:func:`explorer.word_layer_vectors` for at most the first ``limit`` occurrences of
+    ``word``: ``(occurrences, vectors (layers + 1, kept, hidden), note)``, ``note`` None when
+    nothing was cut. Only the texts holding the kept occurrences run through the model."""
+    from explorer.words import find_occurrences
+    from explorer.words import word_layer_vectors as all_vectors
+
+    texts = list(texts)
+    found = find_occurrences(model, texts, word)
+    kept, note = cap_occurrences(len(found), limit)
+    if note is not None:
+        texts = texts[: found[kept - 1].text_index + 1]
+    occurrences, vectors = all_vectors(model, texts, word, subwords)
+    return occurrences[:kept], np.ascontiguousarray(vectors[:, :kept]), note

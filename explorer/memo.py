@@ -1,0 +1,103 @@
+"""A memo for expensive results, bounded in bytes as well as in entries.
+
+Streamlit's caches bound the number of entries only; one entry of a shared server can hold
+hundreds of megabytes (the hidden states of 5,000 texts), so a count alone does not bound
+memory. :class:`Memo` keeps the most recently used results while their total size stays under
+``max_bytes`` (sizes measured from the NumPy arrays inside a result), computes each key once
+even when several sessions ask at the same moment, and never keeps a result larger than the
+whole budget (it is returned, not stored).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+_SCALAR_BYTES = 64
+
+
+def nbytes(value: Any, _depth: int = 0) -> int:
+    """Approximate memory held by ``value``: NumPy arrays and DataFrames by their buffers,
+    strings by their length, containers and dataclasses by their items (8 levels deep)."""
+    if _depth > 8:
+        return _SCALAR_BYTES
+    if isinstance(value, np.ndarray):
+        return int(value.nbytes)
+    if isinstance(value, pd.DataFrame | pd.Series):
+        return int(value.memory_usage(deep=True).sum())
+    if isinstance(value, str | bytes):
+        return sys.getsizeof(value)
+    if isinstance(value, dict):
+        return sum(nbytes(k, _depth + 1) + nbytes(v, _depth + 1) for k, v in value.items())
+    if isinstance(value, list | tuple | set | frozenset):
+        return _SCALAR_BYTES + sum(nbytes(v, _depth + 1) for v in value)
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return sum(nbytes(getattr(value, f.name), _depth + 1) for f in dataclasses.fields(value))
+    if hasattr(value, "__dict__"):
+        return _SCALAR_BYTES + sum(nbytes(v, _depth + 1) for v in vars(value).values())
+    return _SCALAR_BYTES
+
+
+class Memo:
+    """Least-recently-used results of ``function(*key)``, at most ``max_entries`` of them and
+    ``max_bytes`` in all. Thread-safe; concurrent calls with one key compute it once."""
+
+    def __init__(self, max_bytes: int, max_entries: int = 64) -> None:
+        if max_bytes < 1 or max_entries < 1:
+            raise ValueError("A memo needs max_bytes >= 1 and max_entries >= 1.")
+        self.max_bytes = max_bytes
+        self.max_entries = max_entries
+        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self._pending: dict[Hashable, threading.Event] = {}
+        self._lock = threading.Lock()
+        self.bytes = 0
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __contains__(self, key: Hashable) -> bool:
+        with self._lock:
+            return key in self._items
+
+    def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
+        """The result for ``key``, from the memo or from ``compute()`` (then stored if it fits).
+        An exception from ``compute`` is raised to the caller and nothing is stored."""
+        while True:
+            with self._lock:
+                if key in self._items:
+                    self._items.move_to_end(key)
+                    return self._items[key][0]
+                waiting = self._pending.get(key)
+                if waiting is None:
+                    self._pending[key] = threading.Event()
+                    break
+            waiting.wait()  # another thread computes this key: use its result (or retry)
+        try:
+            value = compute()
+            size = nbytes(value)
+        except BaseException:
+            with self._lock:
+                self._pending.pop(key).set()
+            raise
+        with self._lock:
+            if size <= self.max_bytes:
+                self._items[key] = (value, size)
+                self.bytes += size
+                while self.bytes > self.max_bytes or len(self._items) > self.max_entries:
+                    _, (_, dropped) = self._items.popitem(last=False)
+                    self.bytes -= dropped
+            self._pending.pop(key).set()
+        return value
+
+    def clear(self) -> None:
+        """Forget every result."""
+        with self._lock:
+            self._items.clear()
+            self.bytes = 0

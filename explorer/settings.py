@@ -1,0 +1,150 @@
+"""What the operator of a shared server allows, read from the environment.
+
+A visitor of a shared demo chooses from lists the operator set; a visitor never types a server
+path, and a refusal never says whether a path exists. Three variables:
+
+``EXPLORER_MODELS``
+    Comma-separated model ids and local folders visitors may choose, besides the bundled
+    model (always offered). Unset: the bundled model and a few well-known hub ids
+    (:data:`WELL_KNOWN_MODELS`), no free entry. ``*``: free entry of any id or folder, for a
+    single-user laptop (the well-known ids are offered too).
+``EXPLORER_MAX_PARAMETERS``
+    The largest model, in parameters, the server loads: an integer, or with a suffix ``K``,
+    ``M`` or ``B`` (``350M``); ``none`` for no limit. Default :data:`DEFAULT_MAX_PARAMETERS`.
+``EXPLORER_CORPORA``
+    Folders (separated by ``os.pathsep`` or commas) whose saved corpus stores visitors may
+    open. Unset: none.
+
+Everything here is plain Python: the UI layer calls :func:`from_environment` once per run.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from explorer.model import DEFAULT_MODEL
+
+BUNDLED_LABEL = "all-MiniLM-L6-v2 (bundled, offline)"
+"""How the bundled model is named in the model picker."""
+
+WELL_KNOWN_MODELS = (
+    "bert-base-uncased",
+    "bert-base-cased",
+    "distilbert-base-uncased",
+    "roberta-base",
+)
+"""Hub ids offered when the operator names no models (they load from the local Hugging Face
+cache, or from the hub where the server has a network)."""
+
+DEFAULT_MAX_PARAMETERS = 400_000_000
+"""Default size limit: admits BERT-large (about 335 M parameters), refuses larger models."""
+
+FREE_ENTRY = "*"
+
+_SUFFIXES = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9}
+_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmb]?)\s*$", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """One entry of the model picker: ``label`` is what a visitor sees, ``source`` what the
+    server loads (a hub id or a folder; never shown when it is a folder)."""
+
+    label: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The operator's choices (see the module docstring)."""
+
+    models: tuple[ModelChoice, ...]
+    free_entry: bool = False
+    max_parameters: int | None = DEFAULT_MAX_PARAMETERS
+    corpora: tuple[Path, ...] = ()
+
+    def choice(self, label: str) -> ModelChoice | None:
+        """The allowed choice labelled ``label``, or None."""
+        return next((c for c in self.models if c.label == label), None)
+
+    def label_of(self, source: str) -> str:
+        """What visitors see for ``source``: its label, or ``source`` itself when it was typed
+        (free entry only)."""
+        return next((c.label for c in self.models if c.source == source), source)
+
+
+def parse_parameters(value: str | None) -> int | None:
+    """``EXPLORER_MAX_PARAMETERS`` as an int (``"350M"`` -> 350,000,000); unset or empty gives
+    the default, ``"none"`` no limit. Raises ``ValueError`` for anything else."""
+    if value is None or not value.strip():
+        return DEFAULT_MAX_PARAMETERS
+    if value.strip().lower() in ("none", "unlimited"):
+        return None
+    match = _SIZE.match(value)
+    if not match:
+        raise ValueError(
+            f"EXPLORER_MAX_PARAMETERS={value!r} is not a size: use an integer or a number with "
+            "K, M or B (e.g. 350M), or 'none' for no limit."
+        )
+    count = int(float(match.group(1)) * _SUFFIXES[match.group(2).lower()])
+    if count < 1:
+        raise ValueError(f"EXPLORER_MAX_PARAMETERS={value!r} must be at least 1.")
+    return count
+
+
+def _is_folder(entry: str) -> bool:
+    """A path (absolute, ``./``, ``~``) or an existing folder; otherwise a hub id."""
+    return entry.startswith(("/", ".", "~")) or Path(entry).is_dir()
+
+
+def model_choices(value: str | None) -> tuple[tuple[ModelChoice, ...], bool]:
+    """The picker's entries for ``EXPLORER_MODELS`` = ``value``, and whether free entry is on.
+
+    The bundled model comes first, always. A folder is labelled by its last path component
+    (numbered if two folders share one), so its location is never shown."""
+    bundled = ModelChoice(BUNDLED_LABEL, DEFAULT_MODEL)
+    entries = [e.strip() for e in (value or "").split(",") if e.strip()]
+    free = FREE_ENTRY in entries
+    entries = [e for e in entries if e != FREE_ENTRY]
+    if not entries:
+        entries = list(WELL_KNOWN_MODELS)
+    choices = [bundled]
+    labels = {bundled.label}
+    for entry in dict.fromkeys(entries):
+        if entry == DEFAULT_MODEL:
+            continue
+        if _is_folder(entry):
+            base = Path(entry).expanduser().name or "model"
+            label, number = f"{base} (local)", 2
+            while label in labels:
+                label, number = f"{base} (local {number})", number + 1
+            source = str(Path(entry).expanduser())
+        else:
+            label, source = entry, entry
+        labels.add(label)
+        choices.append(ModelChoice(label, source))
+    return tuple(choices), free
+
+
+def corpus_folders(value: str | None) -> tuple[Path, ...]:
+    """``EXPLORER_CORPORA`` as folders (``os.pathsep`` or comma separated; blanks dropped)."""
+    parts = re.split(rf"[,{re.escape(os.pathsep)}]", value or "")
+    return tuple(dict.fromkeys(Path(p.strip()).expanduser() for p in parts if p.strip()))
+
+
+def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
+    """The operator's :class:`Settings` from ``environ`` (default ``os.environ``).
+
+    Raises ``ValueError`` naming the variable when one is malformed."""
+    environ = os.environ if environ is None else environ
+    models, free = model_choices(environ.get("EXPLORER_MODELS"))
+    return Settings(
+        models=models,
+        free_entry=free,
+        max_parameters=parse_parameters(environ.get("EXPLORER_MAX_PARAMETERS")),
+        corpora=corpus_folders(environ.get("EXPLORER_CORPORA")),
+    )

@@ -1,0 +1,137 @@
+"""Cached computations of the model: tokens, hidden states, word vectors, embedded corpora.
+
+Results are shared by every session of the server and keyed by hashable inputs (the model's
+name, tuples of texts, option strings), so a rerun that only changes a display option runs no
+forward pass. The large ones live in :class:`explorer.memo.Memo` budgets, bounded in bytes as
+well as entries (:data:`BUDGETS`): a shared server's memory stays on a plateau whatever its
+visitors send. Arrays handed out are read-only, so sessions cannot change each other's.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable
+from typing import Any, TypeVar
+
+import numpy as np
+import streamlit as st
+
+import explorer
+from explorer import limits, uploads
+from explorer.embeddings import CorpusEmbeddings
+from explorer.memo import Memo
+from explorer.model import Tokenization
+from explorer.ui.model import load
+from explorer.ui.progress import progress_bar
+from explorer.words import Occurrence
+
+T = TypeVar("T")
+
+MB = 1024 * 1024
+
+BUDGETS = {
+    "states": Memo(max_bytes=192 * MB, max_entries=64),
+    "words": Memo(max_bytes=192 * MB, max_entries=64),
+    "corpora": Memo(max_bytes=512 * MB, max_entries=16),
+    "projections": Memo(max_bytes=64 * MB, max_entries=64),
+    "probes": Memo(max_bytes=128 * MB, max_entries=64),
+}
+"""Memory budgets of the shared caches (about 1.1 GB in all, beside a model of ~0.5 GB)."""
+
+PROGRESS_MIN_TEXTS = 32
+"""Corpora at least this large show a progress bar while they are embedded."""
+
+
+def cached(budget: str, key: Hashable, compute: Callable[[], T], spinner: str | None = None) -> T:
+    """``compute()`` through the memo ``BUDGETS[budget]``, keyed by ``key``; a spinner with
+    ``spinner`` while it runs (not on a hit)."""
+    memo = BUDGETS[budget]
+    if spinner is None or key in memo:
+        return memo.get(key, compute)
+    with st.spinner(spinner):
+        return memo.get(key, compute)
+
+
+def clear() -> None:
+    """Forget every cached result (tests; an operator's reset)."""
+    for memo in BUDGETS.values():
+        memo.clear()
+
+
+def _read_only(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        value.flags.writeable = False
+    return value
+
+
+@st.cache_data(show_spinner=False, max_entries=256)
+def tokenize(model_name: str, text: str, pair: str | None = None) -> Tokenization:
+    """Cached :meth:`Model.tokenize`."""
+    return load(model_name).tokenize(text, pair)
+
+
+def hidden_states(model_name: str, text: str, pair: str | None = None) -> np.ndarray:
+    """Cached :meth:`Model.hidden_states`: ``(layers + 1, tokens, hidden)``, read-only."""
+    return cached(
+        "states",
+        ("hidden", model_name, text, pair),
+        lambda: _read_only(load(model_name).hidden_states(text, pair)),
+        "Running the model…",
+    )
+
+
+def word_layer_vectors(
+    model_name: str, texts: tuple[str, ...], word: str, subwords: str = "mean"
+) -> tuple[list[Occurrence], np.ndarray, str | None]:
+    """Cached :func:`explorer.limits.word_layer_vectors`: the first
+    :data:`~explorer.limits.MAX_OCCURRENCES` occurrences, their vectors
+    ``(layers + 1, occurrences, hidden)`` (read-only) and a note when more were left out."""
+
+    def compute():
+        occurrences, vectors, note = limits.word_layer_vectors(
+            load(model_name), texts, word, subwords
+        )
+        return occurrences, _read_only(vectors), note
+
+    return cached("words", (model_name, texts, word, subwords), compute, "Running the model…")
+
+
+def context_token_states(model_name: str, texts: tuple[str, ...]) -> np.ndarray:
+    """Cached :func:`explorer.context.content_token_states`: ``(layers + 1, tokens, hidden)``,
+    the non-special tokens of all ``texts``, read-only."""
+    from explorer.context import content_token_states
+
+    return cached(
+        "states",
+        ("content", model_name, texts),
+        lambda: _read_only(content_token_states(load(model_name), list(texts))),
+        "Running the model…",
+    )
+
+
+def embed_corpus(
+    model_name: str, texts: tuple[str, ...], exclude_special: bool = False
+) -> CorpusEmbeddings:
+    """Cached :func:`explorer.embed_corpus`, with a progress bar for large corpora. The
+    arrays of :class:`~explorer.embeddings.CorpusEmbeddings` are read-only."""
+
+    def compute() -> CorpusEmbeddings:
+        model = load(model_name)
+        if len(texts) < PROGRESS_MIN_TEXTS:
+            return explorer.embed_corpus(model, list(texts), exclude_special=exclude_special)
+        with progress_bar(f"Embedding {len(texts):,} texts…") as report:
+            return explorer.embed_corpus(
+                model, list(texts), report, exclude_special=exclude_special
+            )
+
+    return cached("corpora", (model_name, texts, exclude_special), compute)
+
+
+def cap_tokens(
+    model_name: str, data: uploads.LabelledTexts, max_tokens: int = limits.MAX_TOKENS
+) -> limits.Kept:
+    """Cached :func:`explorer.limits.cap_tokens` (it tokenizes every text: 0.1 s for 5,000)."""
+    return cached(
+        "states",
+        ("cap", model_name, data, max_tokens),
+        lambda: limits.cap_tokens(load(model_name), data, max_tokens),
+    )

@@ -1,0 +1,137 @@
+"""The model resource (loaded once per server, keyed by its name) and the sidebar picker.
+
+Visitors choose from the operator's list (:mod:`explorer.settings`); the picker is bound to the
+page link (``?model=…``), so a reload or a shared link keeps the choice. A model that fails to
+load leaves the previous one in use, resets the picker to it and says why, naming the choice as
+the visitor saw it (never a server path).
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import explorer
+from explorer import settings as operator
+from explorer.model import DEFAULT_MODEL, Model
+from explorer.ui import messages
+
+MODEL_KEY = "model_name"
+"""Session-state key of the model source every page uses (the last one that loaded)."""
+
+PICKER_KEY = "model"
+"""Key of the picker (also its query parameter)."""
+
+OTHER_LABEL = "Other: type a Hugging Face id or a local folder…"
+
+_RESET_KEY = "model.reset_to"
+_FAILED_KEY = "model.failed"
+_NOTICE_KEY = "model.notice"
+
+
+def settings() -> operator.Settings:
+    """The operator's settings (environment variables, read on every run: cheap)."""
+    return operator.from_environment()
+
+
+@st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=3)
+def get_model(name: str = DEFAULT_MODEL, max_parameters: int | None = None) -> Model:
+    """The loaded model called ``name`` (refused above ``max_parameters``); raises
+    ``ValueError`` when it cannot be loaded."""
+    return explorer.load_model(name, max_parameters=max_parameters)
+
+
+def load(name: str) -> Model:
+    """:func:`get_model` with the operator's size limit."""
+    return get_model(name, settings().max_parameters)
+
+
+def current_model_name() -> str:
+    """Source of the model chosen in the sidebar (the bundled default until another loads).
+    It keys every cache; show :func:`current_model_label` to visitors instead."""
+    return st.session_state.get(MODEL_KEY, DEFAULT_MODEL)
+
+
+def current_model_label() -> str:
+    """What visitors see for the model in use (never a server path)."""
+    return settings().label_of(current_model_name())
+
+
+def current_model() -> Model:
+    """The model chosen in the sidebar, loaded (cached)."""
+    return load(current_model_name())
+
+
+def _refusal(source: str, label: str, error: Exception, free_entry: bool) -> str:
+    """The message for a model that failed to load; server paths replaced by the label
+    unless the visitor typed the path themselves."""
+    message = str(error)
+    if not free_entry and source != label:
+        message = message.replace(source, label)
+    return message
+
+
+def model_picker():
+    """Sidebar: choose a model; keep the previous one working if the new one fails to load.
+
+    Returns an empty sidebar slot for :func:`model_info`."""
+    config = settings()
+    in_use = current_model_name()
+    # A drawn widget cannot change: a failed choice is reset before the next run draws it.
+    if _RESET_KEY in st.session_state:
+        st.session_state[PICKER_KEY] = st.session_state.pop(_RESET_KEY)
+    labels = [c.label for c in config.models] + ([OTHER_LABEL] if config.free_entry else [])
+    st.sidebar.header("Model")
+    choice = st.sidebar.selectbox(
+        "Encoder",
+        labels,
+        key=PICKER_KEY,
+        bind="query-params",
+        help="The bundled model works offline. The others load from this server's Hugging "
+        "Face cache or, where it has a network, from the hub."
+        + (
+            ""
+            if config.max_parameters is None
+            else f" Models up to {config.max_parameters / 1e6:,.0f} M parameters."
+        ),
+    )
+    if choice == OTHER_LABEL:
+        wanted = st.sidebar.text_input(
+            "Model id or folder",
+            key="model.other",
+            placeholder="e.g. google/electra-small-discriminator or /path/to/model",
+        ).strip()
+        label = wanted
+    else:
+        picked = config.choice(choice) or config.models[0]
+        wanted, label = picked.source, picked.label
+    failed: dict[str, str] = st.session_state.setdefault(_FAILED_KEY, {})
+    if wanted and wanted != in_use:
+        if wanted not in failed:
+            try:
+                load(wanted)
+            except ValueError as error:
+                failed[wanted] = _refusal(wanted, label, error, config.free_entry)
+            else:
+                st.session_state[MODEL_KEY] = wanted
+        if wanted in failed:
+            st.session_state[_NOTICE_KEY] = failed[wanted]
+            if choice != OTHER_LABEL:
+                st.session_state[_RESET_KEY] = config.label_of(in_use)
+                st.rerun()
+    notice = st.session_state.pop(_NOTICE_KEY, None)
+    if notice:
+        messages.error(notice, st.sidebar)
+        messages.caption(f"Still using {config.label_of(current_model_name())}.", st.sidebar)
+    return st.sidebar.empty()
+
+
+def model_info(slot) -> None:
+    """The model in use, in ``slot`` (loads it if no page has yet)."""
+    with slot.container():
+        model = current_model()
+        messages.caption(f"In use: {current_model_label()}")
+        st.caption(
+            f"{model.num_layers} layers · hidden size {model.hidden_size} · "
+            f"vocabulary {model.vocab_size:,} · {model.num_parameters / 1e6:.1f} M parameters "
+            f"· up to {model.max_length} tokens · {'uncased' if model.lowercase else 'cased'}"
+        )

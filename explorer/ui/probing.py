@@ -1,0 +1,76 @@
+"""Cached probes of the "Which layer?" page: features, per-layer scores, the CNN head."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from explorer.probing.features import token_sequences
+from explorer.probing.features import word_features as features
+from explorer.probing.folds import plan_folds
+from explorer.probing.heads import cnn_scores as scores
+from explorer.probing.scores import score_layers
+from explorer.ui.compute import cached, embed_corpus
+from explorer.ui.model import load
+from explorer.ui.progress import progress_bar
+
+
+@dataclass(frozen=True)
+class ProbeData:
+    """What is probed: ``texts`` with ``labels``; ``words`` (one per text) for word-level
+    probes, None for sentence-level ones. Folds are stratified with ``random_state``."""
+
+    texts: tuple[str, ...]
+    labels: tuple[str, ...]
+    words: tuple[str, ...] | None = None
+    folds: int = 5
+    random_state: int = 0
+
+    def plan(self):
+        """The cross-validation plan (:func:`explorer.probing.folds.plan_folds`)."""
+        return plan_folds(self.labels, self.words, self.folds, self.random_state)
+
+
+def word_features(model_name: str, texts: tuple[str, ...], words: tuple[str, ...]):
+    """Cached :func:`explorer.probing.features.word_features` (every subword mode, one forward
+    pass), with a progress bar."""
+
+    def compute():
+        with progress_bar("Running the model…") as report:
+            return features(load(model_name), texts, words, progress=report)
+
+    return cached("probes", ("features", model_name, texts, words), compute)
+
+
+def _stack(model_name: str, data: ProbeData, strategy: str) -> np.ndarray:
+    if data.words is None:
+        return embed_corpus(model_name, data.texts).per_layer(strategy)
+    return word_features(model_name, data.texts, data.words).vectors[strategy]
+
+
+def layer_scores(model_name: str, data: ProbeData, strategy: str) -> pd.DataFrame:
+    """Cached :func:`explorer.probing.scores.score_layers` for one pooling (sentence probes) or
+    subword mode (word probes; one probe per word), with a progress bar. Features come from the
+    cached forward pass, so a new strategy or fold count runs no model."""
+
+    def compute() -> pd.DataFrame:
+        stack = _stack(model_name, data, strategy)
+        with progress_bar(f"Probing every layer ({strategy})… layer") as report:
+            return score_layers(stack, data.plan(), report).assign(strategy=strategy)
+
+    return cached("probes", ("scores", model_name, data, strategy), compute).copy()
+
+
+def cnn_scores(model_name: str, data: ProbeData, layer: int) -> pd.DataFrame:
+    """Cached :func:`explorer.probing.heads.cnn_scores` on layer ``layer``'s token sequences (one
+    forward pass, not cached itself: it is ``texts x tokens x hidden``), with progress bars."""
+
+    def compute() -> pd.DataFrame:
+        with progress_bar("Token vectors for the CNN…") as report:
+            sequences, mask = token_sequences(load(model_name), data.texts, layer, report)
+        with progress_bar("Training the CNN head… epoch") as report:
+            return scores(sequences, mask, data.plan(), report)
+
+    return cached("probes", ("cnn", model_name, data, layer), compute).copy()

@@ -1,0 +1,74 @@
+"""The byte-bounded memo: eviction by bytes and entries, one computation per key."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+import pytest
+
+from explorer.memo import Memo, nbytes
+
+
+def _array(megabytes: float) -> np.ndarray:
+    return np.zeros(int(megabytes * 1024 * 1024 / 4), dtype=np.float32)
+
+
+def test_nbytes_counts_arrays_inside_containers_and_dataclasses():
+    from explorer.words import Occurrence
+
+    value = ([Occurrence(0, 0, 4, 1, 2, "bank")], _array(1), {"a": _array(0.5)})
+    assert 1.5 * 2**20 <= nbytes(value) < 1.6 * 2**20
+
+
+def test_least_recently_used_results_leave_when_the_bytes_run_out():
+    memo = Memo(max_bytes=3 * 2**20, max_entries=10)
+    for key in "abc":
+        memo.get(key, lambda: _array(1))
+    memo.get("a", lambda: pytest.fail("a is cached"))  # a becomes the most recent
+    memo.get("d", lambda: _array(1))
+    assert "b" not in memo and {"a", "c", "d"} == {k for k in "abcd" if k in memo}
+    assert memo.bytes <= memo.max_bytes
+
+
+def test_entries_are_bounded_too_and_an_oversized_result_is_returned_not_kept():
+    memo = Memo(max_bytes=2**30, max_entries=2)
+    for key in "abc":
+        memo.get(key, lambda: 1)
+    assert len(memo) == 2 and "a" not in memo
+    small = Memo(max_bytes=2**20)
+    assert small.get("big", lambda: _array(2)).shape == (2**19,)
+    assert "big" not in small and small.bytes == 0
+
+
+def test_concurrent_calls_with_one_key_compute_once():
+    memo, calls = Memo(max_bytes=2**20), []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.2)
+        return 42
+
+    results = []
+    threads = [
+        threading.Thread(target=lambda: results.append(memo.get("k", slow))) for _ in range(4)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert results == [42] * 4 and len(calls) == 1
+
+
+def test_an_error_is_raised_and_not_stored():
+    memo = Memo(max_bytes=2**20)
+    with pytest.raises(ValueError, match="bad"):
+        memo.get("k", lambda: (_ for _ in ()).throw(ValueError("bad")))
+    assert "k" not in memo
+    assert memo.get("k", lambda: 7) == 7
+
+
+def test_bad_budgets_are_refused():
+    with pytest.raises(ValueError):
+        Memo(max_bytes=0)
