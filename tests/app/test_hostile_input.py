@@ -27,7 +27,7 @@ import pytest
 import explorer
 from explorer import context as ctx
 from explorer import uploads
-from explorer.model import DEFAULT_MODEL
+from tests.app.rendered import plain
 
 pytestmark = pytest.mark.slow
 
@@ -141,7 +141,7 @@ def _text_widget(at, key: str):
 
 
 def _other_label(at) -> str:
-    options = at.selectbox(key="sidebar.model_choice").options
+    options = at.selectbox(key="model").options
     return next(option for option in options if option.startswith("Other"))
 
 
@@ -180,7 +180,7 @@ FIELDS = (
         (("radio", "similarity.corpus.source", "paste"),),
         True,
     ),
-    Field("home", "sidebar.model_other", (("other", "sidebar.model_choice", ""),)),
+    Field("home", "model.other", (("other", "model", ""),)),
 )
 
 
@@ -196,7 +196,8 @@ def _setup(at, field: Field) -> None:
 
 
 @pytest.mark.parametrize("field", FIELDS, ids=[field.id for field in FIELDS])
-def test_hostile_text_gives_a_result_or_a_clear_message(page, field: Field) -> None:
+def test_hostile_text_gives_a_result_or_a_clear_message(page, field: Field, monkeypatch) -> None:
+    monkeypatch.setenv("EXPLORER_MODELS", "*")  # free entry: the model field is typed
     at = page(field.page)
     _setup(at, field)
     default = _text_widget(at, field.key).value
@@ -393,11 +394,12 @@ def test_many_occurrences_are_capped_with_a_warning(page) -> None:
     assert any(str(cap) in w.value for w in at.warning), _alerts(at)
 
 
-def test_an_overlong_model_name_is_an_error_not_a_traceback(page) -> None:
+def test_an_overlong_model_name_is_an_error_not_a_traceback(page, monkeypatch) -> None:
     """Path.is_dir raised OSError (ENAMETOOLONG) for a name over 255 characters."""
+    monkeypatch.setenv("EXPLORER_MODELS", "*")
     at = page("home")
-    at.selectbox(key="sidebar.model_choice").set_value(_other_label(at)).run()
-    at.text_input(key="sidebar.model_other").input("a" * 300).run()
+    at.selectbox(key="model").set_value(_other_label(at)).run()
+    at.text_input(key="model.other").input("a" * 300).run()
     assert not at.exception, _problems(at)
     assert at.sidebar.error, "no error in the sidebar"
 
@@ -418,10 +420,13 @@ def _tokens(at) -> list[str]:
     return at.dataframe[0].value["token"].tolist()
 
 
-def test_a_model_that_fails_to_load_leaves_other_sessions_alone(page, tmp_path) -> None:
+def test_a_model_that_fails_to_load_leaves_other_sessions_alone(
+    page, tmp_path, monkeypatch
+) -> None:
     """Two sessions share the process's model cache. Session A asks for models that cannot
     load (not cached while offline, a broken folder, a folder without weights); session B
     keeps reading with the bundled model and gets the same tokens as before."""
+    monkeypatch.setenv("EXPLORER_MODELS", "*")
     text = "Session B reads about the river bank and the bank vault."
     b = page("tokens")
     b.text_area(key="tokens.text").input(text).run()
@@ -437,13 +442,18 @@ def test_a_model_that_fails_to_load_leaves_other_sessions_alone(page, tmp_path) 
     a = page("home")
     for wanted in ("bert-base-uncased", str(broken), str(no_weights)):
         if wanted.startswith("/"):
-            a.selectbox(key="sidebar.model_choice").set_value(_other_label(a)).run()
-            a.text_input(key="sidebar.model_other").input(wanted).run()
+            a.selectbox(key="model").set_value(_other_label(a)).run()
+            a.text_input(key="model.other").input(wanted).run()
         else:
-            a.selectbox(key="sidebar.model_choice").set_value(wanted).run()
+            a.selectbox(key="model").set_value(wanted).run()
         assert not a.exception, (wanted, _problems(a))
         errors = [e.value for e in a.sidebar.error]
-        assert errors and f"Still using **{DEFAULT_MODEL}**" in errors[0], (wanted, errors)
+        captions = [plain(c.value) for c in a.sidebar.caption]
+        assert errors and "Still using all-MiniLM-L6-v2 (bundled, offline)." in captions, (
+            wanted,
+            errors,
+            captions,
+        )
         b.text_area(key="tokens.text").input(text + " Again.").run()
         b.text_area(key="tokens.text").input(text).run()
         assert not b.exception, (wanted, _problems(b))

@@ -8,6 +8,8 @@ import json
 import numpy as np
 import pytest
 
+from tests.app.rendered import plain
+
 pytestmark = pytest.mark.slow
 
 
@@ -61,7 +63,7 @@ def test_changing_pooling_and_layers_changes_the_figure(page):
     at.selectbox(key="projections.layers").select("concat_last4").run()
     _ok(at)
     assert "Concatenation of last four layers" in _figures(at)[0]["layout"]["title"]["text"]
-    assert "torch.cat([pooled[L], pooled[L - 1]" in at.code[0].value
+    assert "torch.cat([cls[L], cls[L - 1]" in at.code[0].value
 
 
 def test_tsne_and_umap_and_3d(page):
@@ -101,14 +103,14 @@ def test_pasted_lines_too_few_points_is_a_clear_message(page):
     assert len(_figures(at)) == 1  # the default lines project fine
     at.text_area(key="projections.lines").input("One sentence.\nAnother one.").run()
     _ok(at)
-    assert [w.value for w in at.warning] == [
+    assert [plain(w.value) for w in at.warning] == [
         "PCA in 2-D needs at least 3 points; you have 2. Add more texts (or sentences "
         "with more occurrences of the word)."
     ]
     assert not _figures(at)
     at.text_area(key="projections.lines").input("  \n ").run()
     _ok(at)
-    assert "paste one sentence per line" in at.error[0].value
+    assert "paste one sentence per line" in plain(at.error[0].value)
 
 
 def test_word_level_defaults_to_bank_coloured_by_sense(page):
@@ -142,7 +144,7 @@ def test_csv_upload(page):
     _ok(at)
     assert at.selectbox(key="projections.text_column").value == "review"
     assert "1 row(s) with an empty 'review' cell were left out; 12 texts remain." in [
-        w.value for w in at.warning
+        plain(w.value) for w in at.warning
     ]
     assert len(_figures(at)[0]["data"]) == 1  # no label column chosen yet
     at.selectbox(key="projections.label_column").select("label").run()
