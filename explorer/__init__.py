@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
 from explorer.layers import LAYER_STRATEGIES, combine_layers, layer_indices
-from explorer.model import DEFAULT_MODEL, Model, Tokenization, load_model
+from explorer.model import DEFAULT_MODEL, Model, Tokenization, estimate_parameters, load_model
+from explorer.neighbors import Neighbors, neighbors
 from explorer.pooling import POOLINGS
 from explorer.similarity import cosine_similarity
 from explorer.words import (
@@ -34,14 +35,17 @@ __all__ = [
     "SUBWORD_MODES",
     "CorpusEmbeddings",
     "Model",
+    "Neighbors",
     "Occurrence",
     "Tokenization",
     "combine_layers",
     "cosine_similarity",
     "embed_corpus",
+    "estimate_parameters",
     "find_occurrences",
     "layer_indices",
     "load_model",
+    "neighbors",
     "sentence_embeddings",
     "token_vectors",
     "word_layer_vectors",

@@ -21,6 +21,7 @@ from scipy.stats import spearmanr
 from explorer.embeddings import CorpusEmbeddings
 from explorer.layers import Layers
 from explorer.layers import layer_choices as layer_choices  # the Similarity page's name
+from explorer.neighbors import neighbors
 from explorer.pooling import POOLINGS, validate_pooling
 from explorer.similarity import cosine_similarity
 from explorer.uploads import texts_from_lines
@@ -111,7 +112,8 @@ def top_k(
     texts: Sequence[str],
     k: int = 5,
 ) -> pd.DataFrame:
-    """The ``k`` rows of ``vectors (n, d)`` most cosine-similar to ``query (d,)``.
+    """The ``k`` rows of ``vectors (n, d)`` most cosine-similar to ``query (d,)``, found by
+    :func:`explorer.neighbors.neighbors` (the one k-NN of the explorer).
 
     Returns columns ``rank`` (1 = best), ``score`` (cosine), ``text`` and ``index`` (row in
     the corpus), best first; ties keep corpus order. ``k`` is capped at ``n``.
@@ -122,14 +124,13 @@ def top_k(
         raise ValueError(f"Expected ({len(texts)}, d) corpus vectors, got {vectors.shape}.")
     if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= MAX_K:
         raise ValueError(f"k must be a whole number from 1 to {MAX_K}, not {k!r}.")
-    scores = np.asarray(cosine_similarity(query[None, :], vectors), np.float64)[0]
-    order = np.argsort(-scores, kind="stable")[: min(int(k), len(scores))]
+    found = neighbors(vectors, query, min(int(k), len(vectors)))
     return pd.DataFrame(
         {
-            "rank": np.arange(1, len(order) + 1),
-            "score": scores[order],
-            "text": [texts[i] for i in order],
-            "index": order,
+            "rank": np.arange(1, len(found.indices) + 1),
+            "score": found.scores.astype(np.float64),
+            "text": [texts[i] for i in found.indices],
+            "index": found.indices,
         }
     )
 
