@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import corpora, export, search, uploads
+from explorer import corpora, export, search
 from explorer.codegen.similarity import search_snippet, similarity_snippet
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layer_choices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import POOLINGS
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, sources
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.navigation import leave_legacy_pages_mode
-from explorer.ui.widgets import URL, Builtin, show_code, text_source, vector_downloads
+from explorer.ui.widgets import URL, show_code, vector_downloads
 
 DEFAULT_SENTENCES = (
     "The bank raised its interest rates again.\n"
@@ -26,14 +26,7 @@ DEFAULT_SENTENCES = (
 DEFAULT_QUERY = "Which team won the game?"
 
 
-def _remarks() -> uploads.LabelledTexts:
-    topics = corpora.load_topics()
-    return uploads.from_lists(
-        list(topics["text"]), list(topics["topic"] + " · " + topics["sentiment"])
-    )
-
-
-CORPORA = {"Remarks": Builtin("240 short remarks, labelled by topic and sentiment.", _remarks)}
+CORPORA = {"Remarks": sources.remarks()}
 
 leave_legacy_pages_mode()
 
@@ -142,7 +135,7 @@ st.markdown(
 row = st.columns([2, 3])
 corpus_texts = corpus_labels = None
 try:
-    source = text_source(
+    source = sources.text_source(
         "similarity.corpus",
         CORPORA,
         paste_default="\n".join(corpora.load_topics()["text"][::30]),

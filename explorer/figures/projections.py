@@ -190,12 +190,16 @@ def projection_figure(
     title: str = "",
     axes: Sequence[str] = ("1", "2", "3"),
     legend_title: str = "Label",
+    values: np.ndarray | None = None,
+    values_title: str = "",
 ) -> go.Figure:
     """Scatter plot of ``coords`` ``(n, 2)`` or ``(n, 3)``: one trace per label.
 
     ``texts[i]`` is point i's hover text, with ``spans[i]`` (character range of the target
     word) in bold; ``customdata`` holds the row index i. Without labels all points share one
     colour and there is no legend. ``axes`` are the axis titles (see :func:`axis_titles`).
+    With ``values`` ``(n,)`` in 0-1, points are coloured by them instead (red = 0, green = 1,
+    a colour bar titled ``values_title``) and the label goes into the hover text.
     """
     coords = np.asarray(coords)
     n, k = coords.shape
@@ -203,11 +207,13 @@ def projection_figure(
         raise ValueError(f"Expected 2 or 3 coordinates per point, got {k}.")
     if len(texts) != n:
         raise ValueError(f"Got {n} points but {len(texts)} texts.")
-    groups = _groups(labels, n)
-    colours = dict(zip(groups, palette(len(groups)), strict=True))
-    figure = go.Figure(
-        _traces(coords, _hovers(texts, spans), groups, colours, size=5 if k == 3 else 9)
-    )
+    hovers = _hovers(texts, spans)
+    if values is not None:
+        figure = go.Figure(_value_trace(coords, hovers, labels, values, values_title))
+    else:
+        groups = _groups(labels, n)
+        colours = dict(zip(groups, palette(len(groups)), strict=True))
+        figure = go.Figure(_traces(coords, hovers, groups, colours, size=5 if k == 3 else 9))
     figure.update_layout(
         title={"text": title},
         legend={"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"},
@@ -302,3 +308,66 @@ def selected_rows(selection: Mapping | None, n: int) -> list[int]:
             if 0 <= int(value) < n:
                 rows.add(int(value))
     return sorted(rows)
+
+
+def _value_trace(coords, hovers, labels, values, title: str):
+    values = np.asarray(values, dtype=np.float64)
+    if values.shape != (len(coords),):
+        raise ValueError(f"Got {len(coords)} points but {values.shape} values.")
+    if labels is not None:
+        hovers = [
+            f"<i>{html.escape(str(label))}</i><br>{h}"
+            for label, h in zip(labels, hovers, strict=True)
+        ]
+    common = {
+        "mode": "markers",
+        "customdata": np.arange(len(coords)),
+        "text": [f"{title}: {v:.0%}<br>{h}" for v, h in zip(values, hovers, strict=True)],
+        "hovertemplate": "%{text}<extra></extra>",
+        "showlegend": False,
+        "marker": {
+            "size": 5 if coords.shape[1] == 3 else 9,
+            "color": values,
+            "colorscale": "RdYlGn",
+            "cmin": 0.0,
+            "cmax": 1.0,
+            "colorbar": {"title": {"text": html.escape(title)}, "tickformat": ".0%"},
+            "opacity": 0.9,
+        },
+    }
+    if coords.shape[1] == 3:
+        return go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], **common)
+    return go.Scatter(x=coords[:, 0], y=coords[:, 1], **common)
+
+
+def highlight_neighbours(
+    figure: go.Figure, coords: np.ndarray, focus: int, rows: Sequence[int]
+) -> go.Figure:
+    """``figure`` with point ``focus`` marked by a star and ``rows`` (its nearest neighbours in
+    the full space) by rings, in a legend group "Nearest in the full space" (2-D maps)."""
+    coords = np.asarray(coords)
+    rows = np.asarray(rows, dtype=np.int64)
+    ring = {"symbol": "circle-open", "size": 17, "color": "#111111", "line": {"width": 2}}
+    figure.add_trace(
+        go.Scatter(
+            x=coords[rows, 0],
+            y=coords[rows, 1],
+            mode="markers",
+            name="Nearest in the full space",
+            marker=ring,
+            customdata=rows,
+            hoverinfo="skip",
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=coords[[focus], 0],
+            y=coords[[focus], 1],
+            mode="markers",
+            name="Inspected point",
+            marker={"symbol": "star", "size": 20, "color": "#111111"},
+            customdata=[focus],
+            hoverinfo="skip",
+        )
+    )
+    return figure

@@ -1,10 +1,44 @@
-"""Cached projections of sentence vectors and word occurrences (PCA, UMAP, t-SNE)."""
+"""Cached maps of sentence vectors and word occurrences (PCA, UMAP, t-SNE), and how faithful
+they are point by point (the neighbour inspector, neighbourhood preservation)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer import mapquality
 from explorer.layers import combine_layers
 from explorer.projection import ProjectionParams, Projector
 from explorer.ui.compute import cached, embed_corpus, word_layer_vectors
+
+
+@dataclass(frozen=True)
+class Points:
+    """What a map draws: every text of ``texts`` (``word`` None, sentence vectors under
+    ``pooling``) or every occurrence of ``word`` (subwords combined with ``subwords``), with
+    ``layers`` combined; vectors of the model ``model_name``."""
+
+    model_name: str
+    texts: tuple[str, ...]
+    layers: str | int
+    pooling: str | None = "mean"
+    word: str | None = None
+    subwords: str = "mean"
+
+    def vectors(self) -> np.ndarray:
+        """The points' full-space vectors ``(n, dim)`` (cached forward passes)."""
+        if self.word is None:
+            return embed_corpus(self.model_name, self.texts).sentence(self.pooling, self.layers)
+        _, per_layer, _ = word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)
+        return combine_layers(per_layer, self.layers)
+
+
+def fit(points: Points, params: ProjectionParams) -> Projector:
+    """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``)."""
+    return cached(
+        "projections", ("fit", points, params), lambda: params.projector().fit(points.vectors())
+    )
 
 
 def sentence_projection(
@@ -14,15 +48,8 @@ def sentence_projection(
     layers: str | int,
     params: ProjectionParams,
 ) -> Projector:
-    """Fitted projector of the sentence vectors of ``texts`` (``pooling`` then ``layers``);
-    reuses :func:`~explorer.ui.compute.embed_corpus`, so it runs no forward pass once the corpus
-    is embedded. ``embedding_`` is ``(texts, n_components)``."""
-
-    def compute() -> Projector:
-        vectors = embed_corpus(model_name, texts).sentence(pooling, layers)
-        return params.projector().fit(vectors)
-
-    return cached("projections", ("sentences", model_name, texts, pooling, layers, params), compute)
+    """Fitted projector of the sentence vectors of ``texts`` (``pooling`` then ``layers``)."""
+    return fit(Points(model_name, texts, layers, pooling), params)
 
 
 def word_projection(
@@ -34,12 +61,22 @@ def word_projection(
     subwords: str = "mean",
 ):
     """``(occurrences, fitted projector, note)`` for the occurrences of ``word`` in ``texts``
-    (subwords combined with ``subwords``, then ``layers``; ``note`` says when a cap left some
-    out); reuses the cached word vectors."""
+    (``note`` says when a cap left some out)."""
+    occurrences, _, note = word_layer_vectors(model_name, texts, word, subwords)
+    points = Points(model_name, texts, layers, None, word, subwords)
+    return occurrences, fit(points, params), note
 
-    def compute():
-        occurrences, per_layer, note = word_layer_vectors(model_name, texts, word, subwords)
-        return occurrences, params.projector().fit(combine_layers(per_layer, layers)), note
 
-    key = ("words", model_name, texts, word, layers, params, subwords)
-    return cached("projections", key, compute)
+def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray:
+    """:func:`explorer.mapquality.preservation` of the map of ``points``: ``(n,)`` in 0-1."""
+    return cached(
+        "projections",
+        ("preservation", points, params, k),
+        lambda: mapquality.preservation(points.vectors(), fit(points, params).embedding_, k),
+        "Comparing every point's neighbours in the full space and on the map…",
+    )
+
+
+def inspect(points: Points, params: ProjectionParams, row: int, k: int) -> mapquality.Inspection:
+    """:func:`explorer.mapquality.inspect_point` of point ``row`` of the map of ``points``."""
+    return mapquality.inspect_point(points.vectors(), fit(points, params).embedding_, row, k)

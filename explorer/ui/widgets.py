@@ -1,4 +1,4 @@
-"""Widgets several pages share: where texts come from, vector downloads, "Show code".
+"""Widgets several pages share: vector downloads, "Show code" (texts: :mod:`explorer.ui.sources`).
 
 Widget keys are namespaced by the page's prefix (``"projections.source"``), so two pages never
 share a widget's state, and the main choices are bound to the page link.
@@ -6,127 +6,16 @@ share a widget's state, and the main choices are bound to the page link.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import export, uploads
-from explorer.ui import messages
+from explorer import export
 
 URL = "query-params"
 """``bind`` value of widgets whose value belongs in the page link."""
-
-SOURCE_LABELS = {"builtin": "Built-in example", "paste": "Paste lines", "upload": "Upload a CSV"}
-NO_COLUMN = "(none)"
-
-
-@dataclass(frozen=True)
-class Builtin:
-    """A built-in example set: a one-line description and a loader of its texts."""
-
-    description: str
-    load: Callable[[], uploads.LabelledTexts]
-
-
-@dataclass(frozen=True)
-class Source:
-    """Texts a person chose, with labels when they have any, and what the labels are
-    called (the legend title: ``"Label"``, ``"Sense"``, a CSV column's name)."""
-
-    data: uploads.LabelledTexts
-    label_title: str = "Label"
-    kind: str = "builtin"
-
-
-def text_source(
-    prefix: str,
-    builtins: Mapping[str, Builtin],
-    *,
-    default: str | None = None,
-    paste_default: str | None = None,
-    upload: bool = True,
-    dataset_key: str | None = None,
-    columns: Sequence | None = None,
-    label: str = "Texts",
-) -> Source | None:
-    """Choose texts: a built-in set, pasted lines (when ``paste_default`` is given) or an
-    uploaded CSV (text column and optional label column chosen by the person).
-
-    Draws a radio in ``columns[0]`` and the chosen source's widgets in ``columns[1]`` (the page
-    by default). Returns None while an upload is awaited (after saying what to upload).
-    Raises ``ValueError`` from the library for a bad paste or file: show it with
-    :func:`explorer.ui.messages.error`."""
-    kinds = (
-        ["builtin"]
-        + (["paste"] if paste_default is not None else [])
-        + (["upload"] if upload else [])
-    )
-    left, right = columns if columns is not None else (st, st)
-    kind = left.radio(
-        label,
-        kinds,
-        format_func=SOURCE_LABELS.get,
-        key=f"{prefix}.source",
-        bind=URL,
-    )
-    with right:
-        if kind == "builtin":
-            names = list(builtins)
-            name = names[0]
-            if len(names) > 1:
-                name = st.selectbox(
-                    "Example set",
-                    names,
-                    index=names.index(default) if default in names else 0,
-                    key=dataset_key or f"{prefix}.dataset",
-                    bind=URL,
-                )
-            st.caption(builtins[name].description)
-            chosen = builtins[name].load()
-            return Source(chosen, "Sense" if chosen.labels and "sense" in name.lower() else "Label")
-        if kind == "paste":
-            lines = st.text_area(
-                f"{label}, one per line", paste_default, key=f"{prefix}.lines", height=150
-            )
-            return Source(uploads.from_lists(uploads.texts_from_lines(lines)), kind="paste")
-        uploaded = st.file_uploader(
-            "CSV file (UTF-8, with a header row)",
-            type=["csv"],
-            key=f"{prefix}.csv",
-            help=f"At most {uploads.MAX_ROWS:,} rows and {uploads.MAX_BYTES // 10**6} MB. "
-            "Choose the text column and, optionally, a label column.",
-        )
-    if uploaded is None:
-        st.info(
-            "Upload a CSV file with one text per row: a header row, a column of texts and, "
-            "optionally, a column of labels."
-        )
-        return None
-    table = uploads.read_csv(uploaded.getvalue())
-    names = list(table.columns)
-    pick = st.columns(2)
-    text_column = pick[0].selectbox(
-        "Text column",
-        names,
-        index=names.index(uploads.guess_text_column(table)),
-        key=f"{prefix}.text_column",
-    )
-    label_column = pick[1].selectbox(
-        "Label column (colours)",
-        [NO_COLUMN, *(c for c in names if c != text_column)],
-        key=f"{prefix}.label_column",
-    )
-    label_column = None if label_column == NO_COLUMN else label_column
-    data = uploads.labelled_texts(table, text_column, label_column)
-    if data.dropped:
-        messages.warning(
-            f"{data.dropped:,} row(s) with an empty {text_column!r} cell were left out; "
-            f"{len(data):,} texts remain."
-        )
-    return Source(data, label_column or "Label", kind="upload")
 
 
 def vector_downloads(

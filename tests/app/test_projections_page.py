@@ -47,7 +47,7 @@ def test_first_load_shows_topics_with_pca_and_trustworthiness(page):
     assert float(metrics["Trustworthiness (5 neighbours)"]) > 0.5
     assert metrics["Variance explained"].endswith("%")
     assert any("Trustworthiness" in c.value for c in at.caption)
-    assert any("Select points with the box or lasso tool" in c.value for c in at.caption)
+    assert any("Click a point" in i.value for i in at.info)
     code = at.code[0].value
     assert "PCA(n_components=2" in code and "mean = (hidden * mask)" in code
 

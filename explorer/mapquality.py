@@ -1,0 +1,130 @@
+"""How faithful a 2-D/3-D map is to the full vector space, point by point.
+
+A map (PCA, UMAP, t-SNE) puts some points side by side that are far apart in the full space,
+and the other way round. These functions answer the next question a person asks of a map:
+which texts are *really* closest to this one, and how many of them does the map keep close?
+Full-space neighbours come from :func:`explorer.neighbors.neighbors` (the one k-NN, cosine);
+map neighbours are Euclidean on the map's coordinates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.neighbors import neighbors
+
+DEFAULT_K = 10
+"""Neighbours compared per point by default."""
+
+
+@dataclass(frozen=True)
+class Inspection:
+    """One point's neighbourhood: ``indices``/``scores`` are its ``k`` nearest rows in the
+    full space (cosine, best first), ``on_map`` its ``k`` nearest rows on the map, ``kept``
+    how many rows the two share."""
+
+    row: int
+    indices: np.ndarray
+    scores: np.ndarray
+    on_map: np.ndarray
+    kept: int
+
+    @property
+    def k(self) -> int:
+        return len(self.indices)
+
+    def summary(self) -> str:
+        """The panel's sentence: how many of the full-space neighbours the map keeps."""
+        return (
+            f"The map keeps {self.kept} of these {self.k} nearest neighbours among this "
+            f"point's {self.k} nearest points on the map"
+            + (
+                ": what you see around it is what the model sees."
+                if self.kept >= 0.7 * self.k
+                else "; the rest are drawn elsewhere, so its closest texts in the full space "
+                "are not the ones next to it on the map."
+            )
+        )
+
+
+def _check(vectors: np.ndarray, coords: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray, int]:
+    vectors, coords = np.asarray(vectors), np.asarray(coords, dtype=np.float64)
+    if vectors.ndim != 2 or coords.ndim != 2 or len(vectors) != len(coords):
+        raise ValueError(
+            f"Expected vectors (n, d) and map coordinates (n, 2 or 3) for the same points, "
+            f"got {vectors.shape} and {coords.shape}."
+        )
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(f"k must be a whole number of at least 1, not {k!r}.")
+    if len(vectors) < 2:
+        raise ValueError("A map needs at least 2 points to compare neighbours.")
+    return vectors, coords, min(int(k), len(vectors) - 1)
+
+
+def _map_neighbors(coords: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
+    """``(len(rows), k)`` nearest rows on the map (Euclidean, ties by index), self excluded."""
+    from sklearn.neighbors import NearestNeighbors
+
+    finder = NearestNeighbors(n_neighbors=k + 1).fit(coords)
+    _, found = finder.kneighbors(coords[rows])
+    result = np.empty((len(rows), k), np.int64)
+    for i, (row, near) in enumerate(zip(rows, found, strict=True)):
+        result[i] = [j for j in near if j != row][:k]
+    return result
+
+
+def inspect_point(
+    vectors: np.ndarray, coords: np.ndarray, row: int, k: int = DEFAULT_K
+) -> Inspection:
+    """The neighbourhood of point ``row``: its ``k`` nearest rows of ``vectors (n, d)`` and of
+    the map ``coords (n, 2|3)`` (``k`` is lowered to ``n - 1`` for tiny maps)."""
+    vectors, coords, k = _check(vectors, coords, k)
+    if (
+        isinstance(row, bool)
+        or not isinstance(row, int | np.integer)
+        or not 0 <= row < len(vectors)
+    ):
+        raise ValueError(f"No point {row!r}: the map has points 0 to {len(vectors) - 1}.")
+    found = neighbors(vectors, int(row), k)
+    on_map = _map_neighbors(coords, np.array([int(row)]), k)[0]
+    kept = len(set(found.indices.tolist()) & set(on_map.tolist()))
+    return Inspection(int(row), found.indices, found.scores, on_map, kept)
+
+
+def preservation(vectors: np.ndarray, coords: np.ndarray, k: int = DEFAULT_K) -> np.ndarray:
+    """For every point, the share (0-1) of its ``k`` nearest rows in the full space that are
+    also among its ``k`` nearest points on the map: ``(n,)`` float32. Low values are the
+    points the map misplaces."""
+    vectors, coords, k = _check(vectors, coords, k)
+    rows = np.arange(len(vectors))
+    full = neighbors(vectors, rows, k).indices
+    on_map = _map_neighbors(coords, rows, k)
+    full.sort(axis=1)
+    on_map.sort(axis=1)
+    shared = [
+        np.intersect1d(a, b, assume_unique=True).size for a, b in zip(full, on_map, strict=True)
+    ]
+    return np.asarray(shared, dtype=np.float32) / k
+
+
+def describe_trustworthiness(value: float, k: int) -> str:
+    """The trustworthiness score in plain words, for a page."""
+    if value >= 0.95:
+        reading = "almost every point's neighbours on the map are also close in the full space"
+    elif value >= 0.85:
+        reading = (
+            "most neighbourhoods on the map are real, but some points sit next to texts that "
+            "are far away in the full space"
+        )
+    else:
+        reading = (
+            "many points sit next to texts that are far away in the full space: read clusters "
+            "with care"
+        )
+    return (
+        f"Trustworthiness {value:.2f} (with {k} neighbours): {reading}. It says whether points "
+        "close on the map are close in the full space; it does not say that close texts in the "
+        "full space stay together (colour by neighbourhood kept to see that, point by point)."
+    )

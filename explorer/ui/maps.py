@@ -1,0 +1,186 @@
+"""Panels of the map pages: the quality scores under a map, the neighbour inspector, the list
+of selected texts. Each renders from fitted results; the numbers come from the library."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from explorer import mapquality
+from explorer import projection as proj
+from explorer.context import highlight_html
+from explorer.projection import ProjectionParams, Projector
+from explorer.ui import messages
+from explorer.ui.projections import Points, inspect
+
+TRUST_HELP = (
+    "scikit-learn's trustworthiness: 1.0 means every point's nearest neighbours in the "
+    "picture are also near it in the original vector space; lower values mean the picture "
+    "puts some far-apart texts side by side."
+)
+
+
+def scores(projector: Projector, n_points: int, method: str, dims: int) -> None:
+    """Metrics under a map (points, trustworthiness, explained variance) and what they mean."""
+    columns = st.columns(4)
+    columns[0].metric("Points", f"{n_points:,}")
+    trust = projector.trustworthiness_
+    if trust is not None:
+        sample, k = projector.trustworthiness_sample_, projector.trustworthiness_neighbors_
+        estimated = sample < n_points
+        columns[1].metric(
+            f"Trustworthiness ({k} neighbour{'s' if k > 1 else ''}"
+            f"{', estimated' if estimated else ''})",
+            f"{trust:.3f}",
+            help=TRUST_HELP
+            + (
+                f" Estimated from {sample:,} random points of {n_points:,}, each ranked "
+                "against all of them (within about 0.005 of the exact value)."
+                if estimated
+                else ""
+            ),
+        )
+    total = proj.total_explained_variance(projector.explained_variance_ratio_)
+    if total is not None:
+        columns[2].metric("Variance explained", f"{100 * total:.1f} %")
+    caption = (
+        mapquality.describe_trustworthiness(trust, projector.trustworthiness_neighbors_) + " "
+        if trust is not None
+        else ""
+    )
+    if total is not None:
+        caption += (
+            f"The {dims} principal components together explain {100 * total:.1f} % of the "
+            "variance of the vectors; the rest is invisible in this picture."
+        )
+    else:
+        caption += (
+            f"In a {proj.LABELS[method]} picture, which points are neighbours matters; the "
+            "sizes of clusters and the distances between them do not."
+        )
+    st.caption(caption)
+
+
+def selected(
+    rows: Sequence[int], texts: Sequence[str], labels: Sequence[str] | None, title: str
+) -> None:
+    """The texts of the selected points (a table)."""
+    chosen = {"text": [texts[i] for i in rows]}
+    if labels is not None:
+        chosen[title.lower()] = [labels[i] for i in rows]
+    st.markdown(f"**{len(rows)} selected point(s)**")
+    st.dataframe(pd.DataFrame(chosen, index=list(rows)), width="stretch")
+
+
+def _marked(text: str, span: tuple[int, int] | None) -> str:
+    """``text`` with the word at ``span`` marked as «word» (table cells are plain text)."""
+    if span is None:
+        return text
+    start, end = span
+    return f"{text[:start]}«{text[start:end]}»{text[end:]}"
+
+
+def inspector(
+    points: Points,
+    params: ProjectionParams,
+    rows: Sequence[int],
+    texts: Sequence[str],
+    labels: Sequence[str] | None,
+    spans: Sequence[tuple[int, int]] | None,
+    k: int,
+) -> mapquality.Inspection:
+    """The neighbour panel of one selected point (the person picks which when several are
+    selected): its ``k`` nearest texts in the full space, with cosine and label, and how many
+    of them the map keeps near it. Returns the inspection (the page highlights it)."""
+    row = rows[0]
+    if len(rows) > 1:
+        row = st.selectbox(
+            "Inspect the neighbours of",
+            rows,
+            format_func=lambda i: f"point {i}: {texts[i][:80]}",
+            key="projections.inspect_row",
+        )
+    found = inspect(points, params, int(row), k)
+    st.markdown(f"**Nearest texts in the full space** to point {row}:")
+    shown = texts[row] if spans is None else highlight_html(texts[row], *spans[row])
+    st.markdown(
+        f"> {shown if spans is not None else messages.escape(shown)}", unsafe_allow_html=True
+    )
+    table = {
+        "cosine": found.scores,
+        "text": [texts[i] for i in found.indices],
+        "on the map too": [i in set(found.on_map.tolist()) for i in found.indices],
+    }
+    if labels is not None:
+        table["label"] = [labels[i] for i in found.indices]
+    st.dataframe(
+        pd.DataFrame(table, index=found.indices),
+        width="stretch",
+        column_config={
+            "cosine": st.column_config.ProgressColumn(
+                "Cosine", format="%.3f", min_value=0.0, max_value=1.0
+            ),
+            "on the map too": st.column_config.CheckboxColumn(
+                "Near on the map", help=f"Among this point's {found.k} nearest points on the map"
+            ),
+        },
+        key="projections.neighbours",
+    )
+    st.caption(found.summary() + " Rings on the map mark them.")
+    return found
+
+
+def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> ProjectionParams:
+    """The method and dimension radios (in ``top[0]``, ``top[1]``) and the method's own
+    settings (in ``bottom[0]``, ``bottom[1]``), as :class:`ProjectionParams`."""
+    method = top[0].radio(
+        "Method",
+        proj.PROJECTIONS,
+        format_func=proj.LABELS.get,
+        horizontal=True,
+        key=f"{prefix}.method",
+        bind="query-params",
+    )
+    dims = top[1].radio(
+        "Dimensions",
+        proj.DIMENSIONS,
+        format_func=lambda k: f"{k}-D",
+        horizontal=True,
+        key=f"{prefix}.dims",
+        bind="query-params",
+    )
+    params = ProjectionParams(method, dims)
+    if method == "umap":
+        neighbours = bottom[0].slider(
+            "Neighbours (UMAP)",
+            2,
+            100,
+            15,
+            key=f"{prefix}.n_neighbors",
+            help="How many neighbours shape each point's surroundings: small values show fine "
+            "local structure, large values the global shape.",
+        )
+        seed = bottom[1].number_input(
+            "Random seed",
+            0,
+            9999,
+            0,
+            key=f"{prefix}.seed",
+            help="UMAP is random: another seed gives another (equally valid) picture, and a "
+            "fixed seed makes it reproducible. (t-SNE starts from the PCA layout here, so it "
+            "needs no seed.)",
+        )
+        params = ProjectionParams(method, dims, int(seed), int(neighbours))
+    elif method == "tsne":
+        perplexity = bottom[0].slider(
+            "Perplexity (t-SNE)",
+            2,
+            100,
+            30,
+            key=f"{prefix}.perplexity",
+            help="Roughly the number of neighbours each point pays attention to.",
+        )
+        params = ProjectionParams(method, dims, perplexity=float(perplexity))
+    return params
