@@ -108,7 +108,7 @@ compare = bottom[2].toggle(
     "trustworthiness of each.",
 )
 colour_kept = bottom[3].toggle(
-    "Colour by neighbourhood kept",
+    "Colour: neighbours kept",
     key="projections.colour_kept",
     help=f"Colour each point by the share of its {DEFAULT_K} nearest texts in the full space "
     f"that are also among its {DEFAULT_K} nearest points on the map: red points are the ones "

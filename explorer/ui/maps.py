@@ -108,23 +108,27 @@ def inspector(
     st.markdown(
         f"> {shown if spans is not None else messages.escape(shown)}", unsafe_allow_html=True
     )
+    on_map = set(found.on_map.tolist())
     table = {
         "cosine": found.scores,
-        "text": [texts[i] for i in found.indices],
-        "on the map too": [i in set(found.on_map.tolist()) for i in found.indices],
+        "on the map too": [i in on_map for i in found.indices],
+        **({"label": [labels[i] for i in found.indices]} if labels is not None else {}),
+        "text": [_marked(texts[i], spans[i] if spans else None) for i in found.indices],
     }
-    if labels is not None:
-        table["label"] = [labels[i] for i in found.indices]
     st.dataframe(
         pd.DataFrame(table, index=found.indices),
         width="stretch",
         column_config={
             "cosine": st.column_config.ProgressColumn(
-                "Cosine", format="%.3f", min_value=0.0, max_value=1.0
+                "Cosine", format="%.3f", min_value=0.0, max_value=1.0, width="small"
             ),
             "on the map too": st.column_config.CheckboxColumn(
-                "Near on the map", help=f"Among this point's {found.k} nearest points on the map"
+                "On map",
+                help=f"Among this point's {found.k} nearest points on the map",
+                width="small",
             ),
+            "label": st.column_config.TextColumn("Label", width="small"),
+            "text": st.column_config.TextColumn("Text", width="large"),
         },
         key="projections.neighbours",
     )
