@@ -10,17 +10,20 @@ from explorer.warmup import warm_up_umap
 
 st.set_page_config(page_title="Contextual Embedding Explorer", page_icon="🔎", layout="wide")
 
-# numba compiles UMAP for 10-30 s on first use: do it in the background, once per process,
-# while the first page is read.
-warm_up_umap()
 page = route()
 info = model_picker()
-if page.url_path == "":
-    # The home page needs no model: on a fresh server it is drawn first and the model loads
-    # after it (about 4 s sooner on screen). Other pages may st.stop() on bad input, which
-    # would drop anything drawn after them, so their sidebar is filled first.
-    page.run()
-    model_info(info)
-else:
-    model_info(info)
-    page.run()
+try:
+    if page.url_path == "":
+        # The home page needs no model: on a fresh server it is drawn first and the model
+        # loads after it. Other pages may st.stop() on bad input, which would drop anything
+        # drawn after them, so their sidebar is filled first.
+        page.run()
+        model_info(info)
+    else:
+        model_info(info)
+        page.run()
+finally:
+    # numba compiles UMAP for 10-30 s on first use: do it in the background, once per
+    # process, while the first page is read (started after the page is drawn, which it would
+    # slow down; also after a page's st.stop()).
+    warm_up_umap()

@@ -11,20 +11,66 @@ sentence vectors under named layer and pooling strategies::
 
 from __future__ import annotations
 
-from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
-from explorer.layers import LAYER_STRATEGIES, combine_layers, layer_indices
-from explorer.model import DEFAULT_MODEL, Model, Tokenization, estimate_parameters, load_model
-from explorer.neighbors import Neighbors, neighbors
-from explorer.pooling import POOLINGS
-from explorer.similarity import cosine_similarity
-from explorer.words import (
-    SUBWORD_MODES,
-    Occurrence,
-    find_occurrences,
-    token_vectors,
-    word_layer_vectors,
-    word_vectors,
-)
+import importlib
+from typing import TYPE_CHECKING
+
+# Names are imported on first use (PEP 562), so that ``import explorer.ui.pages`` or
+# ``explorer.settings`` does not import torch: a fresh server draws its first page before the
+# model stack is loaded.
+_HOMES = {
+    "CorpusEmbeddings": "explorer.embeddings",
+    "embed_corpus": "explorer.embeddings",
+    "sentence_embeddings": "explorer.embeddings",
+    "LAYER_STRATEGIES": "explorer.layers",
+    "combine_layers": "explorer.layers",
+    "layer_indices": "explorer.layers",
+    "DEFAULT_MODEL": "explorer.defaults",
+    "Model": "explorer.model",
+    "Tokenization": "explorer.model",
+    "estimate_parameters": "explorer.model",
+    "load_model": "explorer.model",
+    "Neighbors": "explorer.neighbors",
+    "neighbors": "explorer.neighbors",
+    "POOLINGS": "explorer.pooling",
+    "cosine_similarity": "explorer.similarity",
+    "SUBWORD_MODES": "explorer.words",
+    "Occurrence": "explorer.words",
+    "find_occurrences": "explorer.words",
+    "token_vectors": "explorer.words",
+    "word_layer_vectors": "explorer.words",
+    "word_vectors": "explorer.words",
+}
+
+if TYPE_CHECKING:
+    from explorer.defaults import DEFAULT_MODEL
+    from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
+    from explorer.layers import LAYER_STRATEGIES, combine_layers, layer_indices
+    from explorer.model import Model, Tokenization, estimate_parameters, load_model
+    from explorer.neighbors import Neighbors, neighbors
+    from explorer.pooling import POOLINGS
+    from explorer.similarity import cosine_similarity
+    from explorer.words import (
+        SUBWORD_MODES,
+        Occurrence,
+        find_occurrences,
+        token_vectors,
+        word_layer_vectors,
+        word_vectors,
+    )
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'explorer' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __version__ = "0.1.0"
 

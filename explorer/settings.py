@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from explorer.model import DEFAULT_MODEL
+from explorer.defaults import DEFAULT_MODEL
 
 BUNDLED_LABEL = "all-MiniLM-L6-v2 (bundled, offline)"
 """How the bundled model is named in the model picker."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.model import DEFAULT_MODEL
+from explorer.defaults import DEFAULT_MODEL
 from explorer.ui.navigation import leave_legacy_pages_mode
 from explorer.ui.pages import HOME, PAGES
 

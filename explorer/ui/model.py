@@ -8,12 +8,17 @@ the visitor saw it (never a server path).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import streamlit as st
 
 import explorer
 from explorer import settings as operator
-from explorer.model import DEFAULT_MODEL, Model
+from explorer.defaults import DEFAULT_MODEL
 from explorer.ui import messages
+
+if TYPE_CHECKING:
+    from explorer.model import Model
 
 MODEL_KEY = "model_name"
 """Session-state key of the model source every page uses (the last one that loaded)."""
