@@ -2,6 +2,7 @@
 job. Every name importable from here before the split still is (new code imports from
 ``explorer.model``)."""
 
+# ruff: noqa: F401  (a module of re-exports)
 from __future__ import annotations
 
 from explorer.model.batching import _PADDING_STEP, MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch
@@ -23,28 +24,3 @@ from explorer.model.loading import (
 from explorer.model.precision import PRECISIONS
 from explorer.model.size import estimate_parameters
 from explorer.model.tokenization import MAX_CHARS, Tokenization, clean_text
-
-__all__ = [
-    "DEFAULT_MODEL",
-    "ENCODER_TYPES",
-    "MAX_BATCH_SIZE",
-    "MAX_BATCH_TOKENS",
-    "MAX_CHARS",
-    "PRECISIONS",
-    "Batch",
-    "Model",
-    "Tokenization",
-    "bundled_model_path",
-    "clean_text",
-    "estimate_parameters",
-    "load_model",
-    "_HF_ID",
-    "_HUB_PROBE_TIMEOUT",
-    "_PADDING_STEP",
-    "_URL",
-    "_cached_snapshot",
-    "_choose_weights",
-    "_hub_reachable",
-    "_offline",
-    "_resolve",
-]

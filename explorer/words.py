@@ -25,6 +25,21 @@ from explorer.layers import Layers, combine_layers, validate_layers
 from explorer.model import Batch, Model, Tokenization, forward_batches
 
 SUBWORD_MODES = ("first", "last", "mean", "max", "sum")
+
+SUBWORD_LABELS = dict(
+    zip(
+        SUBWORD_MODES,
+        (
+            "First subword",
+            "Last subword",
+            "Mean of subwords",
+            "Max over subwords",
+            "Sum of subwords",
+        ),
+        strict=True,
+    )
+)
+"""How pages name each subword mode."""
 SubwordMode = Literal["first", "last", "mean", "max", "sum"]
 
 Progress = Callable[[int, int], None]

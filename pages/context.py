@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-import explorer
 from explorer import context as ctx
 from explorer import corpora, limits, uploads
 from explorer.codegen.context import context_snippet
@@ -12,17 +11,9 @@ from explorer.figures.context import layer_similarity_chart, similarity_heatmap
 from explorer.layers import layer_choices, layers_label
 from explorer.ui import compute, messages
 from explorer.ui.model import current_model, current_model_name
-from explorer.ui.navigation import leave_legacy_pages_mode
-from explorer.ui.widgets import show_code
+from explorer.ui.widgets import header, layers_select, show_code, subwords_select
 
 DEFAULT_STRATEGY = "last"
-SUBWORD_HELP = {
-    "first": "first subword",
-    "last": "last subword",
-    "mean": "mean of the subwords",
-    "max": "element-wise max of the subwords",
-    "sum": "sum of the subwords",
-}
 
 st.session_state.setdefault("context.text", "\n".join(ctx.DEFAULT_SENTENCES))
 st.session_state.setdefault("context.word", ctx.DEFAULT_WORD)
@@ -37,15 +28,7 @@ def load_example() -> None:
     st.session_state["context.example"] = None
 
 
-leave_legacy_pages_mode()
-
-st.title("Word in context")
-st.markdown(
-    "The same word gets a different vector in every sentence. Type a few sentences (one per "
-    "line) and a word that occurs in them: the page compares every occurrence by **cosine "
-    "similarity**, under the layer strategy you pick and layer by layer. Does the *river* "
-    "bank end up closer to the other river bank than to the bank that was robbed?"
-)
+header("pages/context.py")
 
 model = current_model()
 name = current_model_name()
@@ -69,24 +52,18 @@ with right:
 
 strategies = layer_choices(model.num_layers)
 options = st.columns([2, 2, 3], vertical_alignment="bottom")
-strategy = options[0].selectbox(
-    "Layer strategy (heatmap)",
+strategy = layers_select(
+    options[0],
+    "context.strategy",
     strategies,
-    index=strategies.index(DEFAULT_STRATEGY),
-    format_func=layers_label,
-    key="context.strategy",
-    bind="query-params",
+    label="Layer strategy (heatmap)",
     help="How the hidden states of all layers become one vector per occurrence. The last "
     "layer is the default: it is the most contextual, and its numbers are the right-hand "
     "end of the layer-by-layer chart below.",
 )
-subwords = options[1].selectbox(
-    "Subwords of a word",
-    explorer.SUBWORD_MODES,
-    index=explorer.SUBWORD_MODES.index("mean"),
-    format_func=lambda mode: f"{mode} ({SUBWORD_HELP[mode]})",
-    key="context.subwords",
-    bind="query-params",
+subwords = subwords_select(
+    options[1],
+    "context.subwords",
     help="A word split into several tokens (em ##bed ##ding ##s) gets one vector from these.",
 )
 center = options[2].toggle(
@@ -194,4 +171,4 @@ st.dataframe(
     },
 )
 
-show_code(context_snippet(name, sentences, word, strategy, subwords, center))
+show_code(context_snippet(name, sentences, word, strategy, subwords, center=center))

@@ -5,19 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.defaults import DEFAULT_MODEL
-from explorer.ui.navigation import leave_legacy_pages_mode
 from explorer.ui.pages import HOME, PAGES
+from explorer.ui.widgets import header
 
-leave_legacy_pages_mode()
-
-st.title("Contextual Embedding Explorer")
-st.markdown(
-    "A static embedding such as word2vec gives a word one vector, whatever sentence it "
-    "appears in. A transformer encoder like BERT rewrites the vector of every token, layer "
-    "by layer, using the whole sentence around it, so *bank* in “river bank” and in "
-    "“bank vault” ends up with different vectors. This app lets you look at each step, "
-    "from the tokens the model reads to the vectors its last layer gives out."
-)
+header("pages/home.py")
 st.info(
     f"The bundled model, **{DEFAULT_MODEL}** (a small 6-layer BERT), works offline. Pick "
     "another encoder in the sidebar if it is in your Hugging Face cache or a local folder.",

@@ -9,8 +9,7 @@ from explorer.codegen.layers import layers_snippet
 from explorer.figures import layers as figures
 from explorer.ui import compute, messages
 from explorer.ui.model import current_model_label, current_model_name
-from explorer.ui.navigation import leave_legacy_pages_mode
-from explorer.ui.widgets import show_code
+from explorer.ui.widgets import header, show_code
 
 TUTORIAL = (
     "After stealing money from the bank vault, the bank robber was seen fishing on the "
@@ -26,15 +25,8 @@ METRICS = {
     "kurtosis": "kurtosis",
 }
 
-leave_legacy_pages_mode()
 
-st.title("Hidden states layer by layer")
-st.markdown(
-    "An encoder turns every token into a vector at its embedding layer (layer 0) and then "
-    "rewrites it in each of its encoder layers. Here is what those vectors look like: the "
-    "distribution of one token's values, how it changes across layers, per-layer "
-    "statistics, and the few *outlier dimensions* that dwarf all the others."
-)
+header("pages/layers.py")
 
 model_name = current_model_name()
 text = st.text_area("Text", value=TUTORIAL, key="layers.text", bind="query-params", height=80)

@@ -5,85 +5,41 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import corpora, export, probing, uploads
+from explorer import export, probing, uploads
 from explorer.codegen.probe import probe_snippet
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.pooling import POOLINGS
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, sources
 from explorer.ui import probing as probes
 from explorer.ui.model import current_model_name
-from explorer.ui.navigation import leave_legacy_pages_mode
-from explorer.ui.widgets import URL, show_code, vector_downloads
-from explorer.words import SUBWORD_MODES
-
-SOURCES = {"builtin": "Built-in example", "upload": "Upload a CSV"}
-DATASETS = {
-    "senses": "Word senses (token level)",
-    "topics": "Topics (sentence level)",
-    "sentiment": "Sentiment (sentence level)",
-}
-DATASET_NAMES = {
-    "senses": "Word senses (all words)",
-    "topics": "Topics",
-    "sentiment": "Sentiment",
-}
-ALL_WORDS = "(all)"
-SUBWORD_LABELS = {
-    "first": "First subword",
-    "last": "Last subword",
-    "mean": "Mean of subwords",
-    "max": "Max over subwords",
-    "sum": "Sum of subwords",
-}
-
-leave_legacy_pages_mode()
-
-st.title("Which layer?")
-st.markdown(
-    "Where in the network does the model know a word's **sense**, a text's **topic** or its "
-    "**sentiment**? A *probe* is a simple linear classifier (logistic regression) trained on "
-    "one layer's vectors; if it predicts the label well on texts it has not seen, the label "
-    "can be read off that layer. Every layer is probed with the same stratified "
-    "cross-validation folds, and the dashed line is what always guessing the most common "
-    "label scores."
+from explorer.ui.widgets import (
+    URL,
+    csv_download,
+    header,
+    pooling_select,
+    show_code,
+    subwords_select,
+    vector_downloads,
 )
+from explorer.words import SUBWORD_LABELS
+
+ALL_WORDS = "(all)"
+
+
+header("pages/probe.py")
 
 name = current_model_name()
 
 # -- data ------------------------------------------------------------------------------------
 top = st.columns([2, 3, 2])
-source = top[0].radio("Data", tuple(SOURCES), format_func=SOURCES.get, key="probe.source", bind=URL)
-if source == "builtin":
-    dataset = top[1].selectbox(
-        "Example set",
-        tuple(DATASETS),
-        format_func=DATASETS.get,
-        key="probe.dataset",
-        bind=URL,
-        help="Word senses: sentences using bank, bat, bark, crane, spring, match, mouse and "
-        "plant, labelled by sense. Topics and sentiment: 240 short remarks.",
-    )
-    frame = corpora.load_dataset(DATASET_NAMES[dataset])
-    task = "word" if "word" in frame.columns else "sentence"
-else:
-    uploaded = top[1].file_uploader(
-        "CSV with columns text,label (sentences) or text,word,label (word senses)",
-        type=["csv"],
-        key="probe.upload",
-        help=f"UTF-8, a header row, at most {probing.MAX_ROWS:,} rows.",
-    )
-    if uploaded is None:
-        st.info(
-            "Upload a CSV file: `text,label` to probe sentences (e.g. topic or sentiment), or "
-            "`text,word,label` to probe the vector of `word` in each text (e.g. its sense)."
-        )
-        st.stop()
-    try:
-        frame, task = probing.read_labelled_csv(uploaded.getvalue())
-    except ValueError as error:
-        messages.error(error)
-        st.stop()
+try:
+    chosen = sources.labelled_source("probe", top[:2])
+except ValueError as error:
+    messages.error(error)
+    st.stop()
+if chosen is None:
+    st.stop()
+frame, task = chosen
 
 if task == "word":
     options = (ALL_WORDS, *dict.fromkeys(frame["word"].str.strip()))
@@ -147,25 +103,19 @@ if task == "word":
             "subword mode gives the same vector: one line is shown."
         )
     else:
-        strategies = settings[1].multiselect(
-            "Subword modes",
-            SUBWORD_MODES,
-            default=["first", "mean", "max"],
-            format_func=SUBWORD_LABELS.get,
-            key="probe.subwords",
-            bind=URL,
+        strategies = subwords_select(
+            settings[1],
+            "probe.subwords",
+            multi=True,
             help=f"{features.num_split} of the {len(texts)} target words are split into "
             "subwords; these modes combine them into one vector.",
         )
     labels_for = SUBWORD_LABELS
 else:
-    strategies = settings[1].multiselect(
-        "Poolings",
-        POOLINGS,
-        default=list(POOLINGS),
-        format_func=POOLING_LABELS.get,
-        key="probe.poolings",
-        bind=URL,
+    strategies = pooling_select(
+        settings[1],
+        "probe.poolings",
+        multi=True,
         help="How a text's token vectors become one vector, at every layer.",
     )
     labels_for = POOLING_LABELS
@@ -179,30 +129,10 @@ scores = pd.concat(
 )
 best = probing.best_layers(scores)
 top_row = best.iloc[0]
-first_line = scores[scores["strategy"] == top_row["strategy"]]
 
 # -- results ---------------------------------------------------------------------------------
 what = "word's sense" if task == "word" else "label"
-metrics = st.columns(3)
-metrics[0].metric(
-    "Majority baseline",
-    f"{plan.baseline:.2f}",
-    help="Accuracy of always guessing the most common label"
-    + (" of each word." if task == "word" else "."),
-)
-metrics[1].metric(
-    "Embedding layer (0)",
-    f"{top_row['embedding_layer']:.2f}",
-    delta=f"{top_row['embedding_layer'] - plan.baseline:+.2f} vs baseline",
-    delta_color="off",
-    help="Layer 0 is the input embedding (token + position), before any attention.",
-)
-metrics[2].metric(
-    f"Best: layer {int(top_row['layer'])}",
-    f"{top_row['accuracy_mean']:.2f} ± {top_row['accuracy_std']:.2f}",
-    delta=f"{top_row['accuracy_mean'] - plan.baseline:+.2f} vs baseline",
-    help=f"With {labels_for.get(top_row['strategy'], top_row['strategy']).lower()}.",
-)
+probes.headline(plan.baseline, top_row, task, labels_for)
 st.plotly_chart(
     layer_accuracy_figure(
         scores,
@@ -224,21 +154,7 @@ st.caption(
         "alone, sentiment needs more context."
     )
 )
-table = best.assign(strategy=best["strategy"].map(lambda s: labels_for.get(s, s)))
-st.dataframe(
-    table,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "strategy": "Strategy",
-        "layer": st.column_config.NumberColumn("Best layer", format="%d"),
-        "accuracy_mean": st.column_config.NumberColumn("Accuracy", format="%.3f"),
-        "accuracy_std": st.column_config.NumberColumn("± std", format="%.3f"),
-        "embedding_layer": st.column_config.NumberColumn("Layer 0", format="%.3f"),
-        "baseline": st.column_config.NumberColumn("Baseline", format="%.3f"),
-    },
-    key="probe.best",
-)
+probes.best_table(best, labels_for)
 
 # -- one layer: linear probe vs CNN, downloads, code -----------------------------------------
 st.subheader("One layer up close: linear probe vs a small CNN")
@@ -310,13 +226,8 @@ vector_downloads(
     npy_label=f"Vectors of layer {layer}",
     csv_label="Vectors with text, label (.csv)",
 )
-buttons[2].download_button(
-    "Accuracy per layer (.csv)",
-    export.to_csv_bytes(scores),
-    file_name="probe_scores.csv",
-    mime="text/csv",
-    on_click="ignore",
-    key="probe.download_scores",
+csv_download(
+    buttons[2], "Accuracy per layer (.csv)", scores, "probe_scores.csv", "probe.download_scores"
 )
 
 spans = [(o.char_start, o.char_end) for o in features.occurrences] if task == "word" else None

@@ -20,12 +20,10 @@ from explorer.figures.projections import (
 )
 from explorer.layers import layers_label
 from explorer.mapquality import DEFAULT_K
-from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.ui import compute, maps, messages, sources
 from explorer.ui.model import current_model_name
-from explorer.ui.navigation import leave_legacy_pages_mode
 from explorer.ui.projections import Points, fit, preservation, word_projection
-from explorer.ui.widgets import URL, show_code
+from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code
 
 SENSES = "Word senses (all words)"
 DEFAULT_WORD = "bank"
@@ -45,17 +43,8 @@ LEVELS = {
 }
 KEPT = "How well the map keeps each point's neighbours"
 
-leave_legacy_pages_mode()
 
-st.title("Projections")
-st.markdown(
-    "A sentence vector has hundreds of numbers. **PCA**, **UMAP** and **t-SNE** squeeze them "
-    "into two or three so you can see which texts the model places close together. Colours "
-    "are the texts' labels: when they form separate clusters, the vectors encode the label. "
-    "PCA keeps the directions of largest spread (distances are faithful but crowded); UMAP "
-    "and t-SNE keep each point's neighbours (clusters are clear, distances between them "
-    "mean little). **Click a point** to see its nearest texts in the full space."
-)
+header("pages/projections.py")
 name = current_model_name()
 
 # -- what to project, and how ------------------------------------------------------------------
@@ -80,23 +69,11 @@ if words:
         .strip()
     )
 else:
-    pooling = middle[0].selectbox(
-        "Pooling",
-        explorer.POOLINGS,
-        index=explorer.POOLINGS.index("mean"),
-        format_func=POOLING_LABELS.get,
-        key="projections.pooling",
-        bind=URL,
-        help="How the token vectors of a text become one vector: the [CLS] token, the mean "
-        "or the maximum over the tokens (padding excluded), or mean and max side by side.",
-    )
-layers = middle[1].selectbox(
-    "Layer strategy",
+    pooling = pooling_select(middle[0], "projections.pooling")
+layers = layers_select(
+    middle[1],
+    "projections.layers",
     explorer.LAYER_STRATEGIES,
-    index=explorer.LAYER_STRATEGIES.index("last"),
-    format_func=layers_label,
-    key="projections.layers",
-    bind=URL,
     help="Which hidden layers are used, and how they are combined (after pooling each one).",
 )
 params = maps.projection_controls("projections", middle[2:], bottom[:2])

@@ -9,11 +9,17 @@ from explorer.codegen.similarity import search_snippet, similarity_snippet
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layer_choices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.pooling import POOLINGS
 from explorer.ui import compute, messages, sources
 from explorer.ui.model import current_model, current_model_name
-from explorer.ui.navigation import leave_legacy_pages_mode
-from explorer.ui.widgets import URL, show_code, vector_downloads
+from explorer.ui.widgets import (
+    URL,
+    csv_download,
+    header,
+    layers_select,
+    pooling_select,
+    show_code,
+    vector_downloads,
+)
 
 DEFAULT_SENTENCES = (
     "The bank raised its interest rates again.\n"
@@ -28,15 +34,8 @@ DEFAULT_QUERY = "Which team won the game?"
 
 CORPORA = {"Remarks": sources.remarks()}
 
-leave_legacy_pages_mode()
 
-st.title("Similarity & search")
-st.markdown(
-    "How alike are two sentences? That depends on how each sentence's token vectors become "
-    "one vector (*pooling*). Below, the same sentences are compared under every pooling, "
-    "side by side, and **Spearman's ρ** says whether two poolings at least *rank* the pairs "
-    "the same way (1 = same order of most to least similar pairs)."
-)
+header("pages/similarity.py")
 
 model = current_model()
 name = current_model_name()
@@ -52,23 +51,18 @@ text = left.text_area(
     help=f"3 to {search.MAX_SENTENCES} sentences.",
 )
 valid_layers = layer_choices(model.num_layers)
-layers = right.selectbox(
-    "Layers",
-    tuple(valid_layers),
-    index=valid_layers.index("last"),
-    format_func=layers_label,
-    key="similarity.strategy",
-    bind=URL,
+layers = layers_select(
+    right,
+    "similarity.strategy",
+    valid_layers,
+    label="Layers",
     help="Which hidden layers give the token vectors (pooled per layer, then combined). "
     "Also used by the search below.",
 )
-poolings = right.multiselect(
-    "Poolings",
-    POOLINGS,
-    default=list(POOLINGS),
-    format_func=POOLING_LABELS.get,
-    key="similarity.pooling",
-    bind=URL,
+poolings = pooling_select(
+    right,
+    "similarity.pooling",
+    multi=True,
     help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
 )
 
@@ -153,14 +147,7 @@ else:
 
 controls = st.columns([4, 2, 2])
 query = controls[0].text_input("Query", DEFAULT_QUERY, key="similarity.query", bind=URL)
-search_pooling = controls[1].selectbox(
-    "Pooling",
-    POOLINGS,
-    index=POOLINGS.index("mean"),
-    format_func=POOLING_LABELS.get,
-    key="similarity.search_pooling",
-    bind=URL,
-)
+search_pooling = pooling_select(controls[1], "similarity.search_pooling")
 k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
 
 results = None
@@ -198,14 +185,7 @@ if results is not None:
         f"{len(corpus_texts):,} texts embedded once and cached: a new query, pooling or k "
         "runs the model on the query only."
     )
-    st.download_button(
-        "Results (.csv)",
-        export.to_csv_bytes(results),
-        file_name="search_results.csv",
-        mime="text/csv",
-        on_click="ignore",
-        key="similarity.download_results",
-    )
+    csv_download(st, "Results (.csv)", results, "search_results.csv", "similarity.download_results")
 
 snippets = []
 if sentences and poolings:

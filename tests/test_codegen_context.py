@@ -34,7 +34,9 @@ def _printed_matrix(printed: str, n: int) -> np.ndarray:
 @pytest.mark.parametrize("layers", ["last", "concat_last4"])
 @pytest.mark.parametrize("center", [False, True])
 def test_snippet_matches_the_library(bundled, layers, center):
-    source = context_snippet(explorer.DEFAULT_MODEL, SENTENCES, "bank", layers, "mean", center)
+    source = context_snippet(
+        explorer.DEFAULT_MODEL, SENTENCES, "bank", layers, "mean", center=center
+    )
     assert "output_hidden_states=True" in source and "word_ids()" in source
     assert ("occurrences - mean" in source) == center
     namespace, printed = _run(source)
@@ -62,7 +64,7 @@ def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
     ]
     for word, subwords in (("embeddings", "max"), ("word embeddings", "first")):
         source = context_snippet(
-            explorer.DEFAULT_MODEL, sentences, word, "sum_last4", subwords, False
+            explorer.DEFAULT_MODEL, sentences, word, "sum_last4", subwords, center=False
         )
         namespace, _ = _run(source)
         _, vectors = explorer.word_vectors(bundled, sentences, word, "sum_last4", subwords)
@@ -80,7 +82,7 @@ def test_snippet_compiles_for_every_layer_choice(layers, center):
         "bank",
         layers,
         "mean",
-        center,
+        center=center,
     )
     compile(source, "<context snippet>", "exec")
     assert "name = 'bert-base-uncased'" in source

@@ -15,6 +15,7 @@ def context_snippet(
     word: str,
     layers: Layers = "last",
     subwords: str = "mean",
+    *,
     center: bool = False,
 ) -> str:
     """A runnable program printing the cosine-similarity matrix of ``word``'s occurrences.

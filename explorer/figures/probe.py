@@ -44,12 +44,9 @@ def layer_accuracy_figure(
             )
         )
     figure.add_trace(
-        go.Scatter(
+        _baseline(
+            baseline,
             x=[layers[0], layers[-1]],
-            y=[baseline, baseline],
-            mode="lines",
-            name=f"Majority baseline ({baseline:.2f})",
-            line={"dash": "dash", "color": BASELINE_COLOR},
             hovertemplate="majority-class baseline %{y:.3f}<extra></extra>",
         )
     )
@@ -62,6 +59,18 @@ def layer_accuracy_figure(
         margin={"t": 60, "b": 10},
     )
     return figure
+
+
+def _baseline(baseline: float, x: list, **hover) -> go.Scatter:
+    """The dashed majority-baseline line over ``x`` (its legend entry with ``x=[None]``)."""
+    return go.Scatter(
+        x=x,
+        y=[baseline if v is not None else None for v in x],
+        mode="lines",
+        name=f"Majority baseline ({baseline:.2f})",
+        line={"dash": "dash", "color": BASELINE_COLOR},
+        **hover,
+    )
 
 
 def head_comparison_figure(
@@ -85,16 +94,8 @@ def head_comparison_figure(
         )
     )
     figure.add_hline(y=baseline, line={"dash": "dash", "color": BASELINE_COLOR})
-    figure.add_trace(  # the line above spans the whole plot; this entry names it
-        go.Scatter(
-            x=[None],
-            y=[None],
-            mode="lines",
-            name=f"Majority baseline ({baseline:.2f})",
-            line={"dash": "dash", "color": BASELINE_COLOR},
-            hoverinfo="skip",
-        )
-    )
+    # the line above spans the whole plot; this legend entry names it
+    figure.add_trace(_baseline(baseline, x=[None], hoverinfo="skip"))
     figure.update_layout(
         title=title,
         xaxis={"title": "Head on frozen features"},

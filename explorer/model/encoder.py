@@ -72,18 +72,9 @@ class Model:
         """
         text = clean_text(text)
         pair = clean_text(pair, "Second sentence") if pair is not None else None
-        with self._lock:
-            encoding = self.tokenizer(
-                text,
-                pair,
-                truncation=True,
-                max_length=self.max_length,
-                return_offsets_mapping=True,
-                return_special_tokens_mask=True,
-                return_token_type_ids=True,
-            )
-            ids = list(encoding["input_ids"])
-            tokens = self.tokenizer.convert_ids_to_tokens(ids)
+        encoding = self._encode(text, pair, offsets=True)
+        ids = list(encoding["input_ids"])
+        tokens = self.tokenizer.convert_ids_to_tokens(ids)
         return Tokenization(
             text=text,
             pair=pair,
@@ -101,6 +92,20 @@ class Model:
             special=[bool(s) for s in encoding["special_tokens_mask"]],
             truncated=bool(encoding.encodings[0].overflowing),
         )
+
+    def _encode(self, text, pair=None, *, offsets: bool = False):
+        """The tokenizer's encoding of ``text`` (a string or a list), truncated to
+        ``max_length``, with special-token masks and segment ids (and character offsets)."""
+        with self._lock:  # a fast tokenizer's truncation settings are shared state
+            return self.tokenizer(
+                text,
+                pair,
+                truncation=True,
+                max_length=self.max_length,
+                return_offsets_mapping=offsets,
+                return_special_tokens_mask=True,
+                return_token_type_ids=True,
+            )
 
     def encode_batch(
         self, texts: Sequence[str], pairs: Sequence[str] | None = None
@@ -121,15 +126,7 @@ class Model:
             if len(pairs) != len(texts):
                 raise ValueError(f"Got {len(texts)} texts but {len(pairs)} pairs.")
             pairs = [clean_text(p, f"Pair {i + 1}") for i, p in enumerate(pairs)]
-        with self._lock:
-            encoded = self.tokenizer(
-                texts,
-                pairs,
-                truncation=True,
-                max_length=self.max_length,
-                return_special_tokens_mask=True,
-                return_token_type_ids=True,
-            )
+        encoded = self._encode(texts, pairs)
         rows = []
         for i in range(len(texts)):
             row = {key: list(encoded[key][i]) for key in encoded.keys()}

@@ -136,6 +136,24 @@ def inspector(
     return found
 
 
+SETTINGS = {
+    "umap": (
+        "Neighbours (UMAP)",
+        "n_neighbors",
+        15,
+        "How many neighbours shape each point's surroundings: small values show fine local "
+        "structure, large values the global shape.",
+    ),
+    "tsne": (
+        "Perplexity (t-SNE)",
+        "perplexity",
+        30,
+        "Roughly the number of neighbours each point pays attention to.",
+    ),
+}
+"""Each method's own slider: label, :class:`ProjectionParams` field, default, help."""
+
+
 def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> ProjectionParams:
     """The method and dimension radios (in ``top[0]``, ``top[1]``) and the method's own
     settings (in ``bottom[0]``, ``bottom[1]``), as :class:`ProjectionParams`."""
@@ -155,18 +173,14 @@ def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> Project
         key=f"{prefix}.dims",
         bind="query-params",
     )
-    params = ProjectionParams(method, dims)
-    if method == "umap":
-        neighbours = bottom[0].slider(
-            "Neighbours (UMAP)",
-            2,
-            100,
-            15,
-            key=f"{prefix}.n_neighbors",
-            help="How many neighbours shape each point's surroundings: small values show fine "
-            "local structure, large values the global shape.",
+    settings: dict[str, float] = {}
+    if method in SETTINGS:
+        label, field, default, help = SETTINGS[method]
+        settings[field] = bottom[0].slider(
+            label, 2, 100, default, key=f"{prefix}.{field}", help=help
         )
-        seed = bottom[1].number_input(
+    if method == "umap":
+        settings["random_state"] = bottom[1].number_input(
             "Random seed",
             0,
             9999,
@@ -176,15 +190,5 @@ def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> Project
             "fixed seed makes it reproducible. (t-SNE starts from the PCA layout here, so it "
             "needs no seed.)",
         )
-        params = ProjectionParams(method, dims, int(seed), int(neighbours))
-    elif method == "tsne":
-        perplexity = bottom[0].slider(
-            "Perplexity (t-SNE)",
-            2,
-            100,
-            30,
-            key=f"{prefix}.perplexity",
-            help="Roughly the number of neighbours each point pays attention to.",
-        )
-        params = ProjectionParams(method, dims, perplexity=float(perplexity))
+    params = ProjectionParams(method, dims, **settings)
     return params

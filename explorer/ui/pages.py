@@ -8,15 +8,30 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class PageInfo:
-    """A page: its script under ``pages/``, menu title, Material icon and a home-page blurb."""
+    """A page: its script under ``pages/``, menu title, Material icon, a home-page blurb, and
+    the heading and introduction the page opens with (Markdown)."""
 
     path: str
     title: str
     icon: str
     blurb: str = ""
+    heading: str = ""
+    intro: str = ""
 
 
-HOME = PageInfo("pages/home.py", "Home", ":material/home:")
+HOME = PageInfo(
+    "pages/home.py",
+    "Home",
+    ":material/home:",
+    heading="Contextual Embedding Explorer",
+    intro=(
+        "A static embedding such as word2vec gives a word one vector, whatever sentence it appears "
+        "in. A transformer encoder like BERT rewrites the vector of every token, layer by layer, "
+        "using the whole sentence around it, so *bank* in “river bank” and in “bank vault” ends up "
+        "with different vectors. This app lets you look at each step, from the tokens the model "
+        "reads to the vectors its last layer gives out."
+    ),
+)
 
 PAGES = (
     HOME,
@@ -33,6 +48,13 @@ PAGES = (
         ":material/stacks:",
         "Each token's vector at every layer: value distributions, per-layer statistics, "
         "the few outlier ('rogue') dimensions and vector norms.",
+        heading="Hidden states layer by layer",
+        intro=(
+            "An encoder turns every token into a vector at its embedding layer (layer 0) and then "
+            "rewrites it in each of its encoder layers. Here is what those vectors look like: the "
+            "distribution of one token's values, how it changes across layers, per-layer "
+            "statistics, and the few *outlier dimensions* that dwarf all the others."
+        ),
     ),
     PageInfo(
         "pages/context.py",
@@ -40,6 +62,13 @@ PAGES = (
         ":material/compare_arrows:",
         "One word in many sentences: how similar are the vectors of *bank* by the river and "
         "*bank* with a vault, layer by layer?",
+        heading="Word in context",
+        intro=(
+            "The same word gets a different vector in every sentence. Type a few sentences (one per"
+            " line) and a word that occurs in them: the page compares every occurrence by **cosine "
+            "similarity**, under the layer strategy you pick and layer by layer. Does the *river* "
+            "bank end up closer to the other river bank than to the bank that was robbed?"
+        ),
     ),
     PageInfo(
         "pages/projections.py",
@@ -47,6 +76,16 @@ PAGES = (
         ":material/scatter_plot:",
         "Whole sentences or word occurrences as points in 2-D (PCA, t-SNE, UMAP), coloured "
         "by sense or topic, to see what clusters.",
+        heading="Projections",
+        intro=(
+            "A sentence vector has hundreds of numbers. **PCA**, **UMAP** and **t-SNE** squeeze "
+            "them into two or three so you can see which texts the model places close together. "
+            "Colours are the texts' labels: when they form separate clusters, the vectors encode "
+            "the label. PCA keeps the directions of largest spread (distances are faithful but "
+            "crowded); UMAP and t-SNE keep each point's neighbours (clusters are clear, distances "
+            "between them mean little). **Click a point** to see its nearest texts in the full "
+            "space."
+        ),
     ),
     PageInfo(
         "pages/probe.py",
@@ -54,11 +93,32 @@ PAGES = (
         ":material/science:",
         "Train a small linear probe on every layer to see where word senses or topics "
         "become easy to tell apart.",
+        heading="Which layer?",
+        intro=(
+            "Where in the network does the model know a word's **sense**, a text's **topic** or its"
+            " **sentiment**? A *probe* is a simple linear classifier (logistic regression) trained "
+            "on one layer's vectors; if it predicts the label well on texts it has not seen, the "
+            "label can be read off that layer. Every layer is probed with the same stratified "
+            "cross-validation folds, and the dashed line is what always guessing the most common "
+            "label scores."
+        ),
     ),
     PageInfo(
         "pages/similarity.py",
         "Similarity & search",
         ":material/search:",
         "Compare sentences by cosine similarity and search a small collection by meaning.",
+        heading="Similarity & search",
+        intro=(
+            "How alike are two sentences? That depends on how each sentence's token vectors become "
+            "one vector (*pooling*). Below, the same sentences are compared under every pooling, "
+            "side by side, and **Spearman's ρ** says whether two poolings at least *rank* the pairs"
+            " the same way (1 = same order of most to least similar pairs)."
+        ),
     ),
 )
+
+
+def page_info(path: str) -> PageInfo:
+    """The page whose script is ``path`` (``"pages/tokens.py"``)."""
+    return next(p for p in PAGES if p.path == path)

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+import streamlit as st
 
 from explorer.probing.features import token_sequences
 from explorer.probing.features import word_features as features
@@ -74,3 +75,47 @@ def cnn_scores(model_name: str, data: ProbeData, layer: int) -> pd.DataFrame:
             return scores(sequences, mask, data.plan(), report)
 
     return cached("probes", ("cnn", model_name, data, layer), compute).copy()
+
+
+def headline(baseline: float, top_row, task: str, labels: dict[str, str]) -> None:
+    """Three metrics above the probe chart: the majority baseline, layer 0, the best layer."""
+    metrics = st.columns(3)
+    metrics[0].metric(
+        "Majority baseline",
+        f"{baseline:.2f}",
+        help="Accuracy of always guessing the most common label"
+        + (" of each word." if task == "word" else "."),
+    )
+    metrics[1].metric(
+        "Embedding layer (0)",
+        f"{top_row['embedding_layer']:.2f}",
+        delta=f"{top_row['embedding_layer'] - baseline:+.2f} vs baseline",
+        delta_color="off",
+        help="Layer 0 is the input embedding (token + position), before any attention.",
+    )
+    metrics[2].metric(
+        f"Best: layer {int(top_row['layer'])}",
+        f"{top_row['accuracy_mean']:.2f} ± {top_row['accuracy_std']:.2f}",
+        delta=f"{top_row['accuracy_mean'] - baseline:+.2f} vs baseline",
+        help=f"With {labels.get(top_row['strategy'], top_row['strategy']).lower()}.",
+    )
+
+
+def best_table(best: pd.DataFrame, labels: dict[str, str]) -> None:
+    """The best layer of every pooling or subword mode (from
+    :func:`explorer.probing.scores.best_layers`), as a table."""
+    number = st.column_config.NumberColumn
+    st.dataframe(
+        best.assign(strategy=best["strategy"].map(lambda s: labels.get(s, s))),
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "strategy": "Strategy",
+            "layer": number("Best layer", format="%d"),
+            "accuracy_mean": number("Accuracy", format="%.3f"),
+            "accuracy_std": number("± std", format="%.3f"),
+            "embedding_layer": number("Layer 0", format="%.3f"),
+            "baseline": number("Baseline", format="%.3f"),
+        },
+        key="probe.best",
+    )

@@ -152,3 +152,52 @@ def remarks() -> Builtin:
         return uploads.from_lists(list(topics["text"]), list(labels))
 
     return Builtin("240 short remarks, labelled by topic and sentiment.", load)
+
+
+PROBE_SETS = {
+    "senses": ("Word senses (token level)", "Word senses (all words)"),
+    "topics": ("Topics (sentence level)", "Topics"),
+    "sentiment": ("Sentiment (sentence level)", "Sentiment"),
+}
+"""The built-in sets of the "Which layer?" page: key -> (label, :data:`corpora.DATASETS` name)."""
+
+
+def labelled_source(prefix: str, columns: Sequence):
+    """Labelled texts to probe: a built-in set or an uploaded ``text,label`` /
+    ``text,word,label`` CSV (radio in ``columns[0]``, the rest in ``columns[1]``). Returns
+    ``(frame, task)`` (task ``"word"`` or ``"sentence"``), or None while an upload is awaited.
+    Raises ``ValueError`` for a bad file."""
+    from explorer import probing
+
+    kind = columns[0].radio(
+        "Data",
+        ("builtin", "upload"),
+        format_func={"builtin": "Built-in example", "upload": "Upload a CSV"}.get,
+        key=f"{prefix}.source",
+        bind=URL,
+    )
+    if kind == "builtin":
+        dataset = columns[1].selectbox(
+            "Example set",
+            tuple(PROBE_SETS),
+            format_func=lambda key: PROBE_SETS[key][0],
+            key=f"{prefix}.dataset",
+            bind=URL,
+            help="Word senses: sentences using bank, bat, bark, crane, spring, match, mouse and "
+            "plant, labelled by sense. Topics and sentiment: 240 short remarks.",
+        )
+        frame = corpora.load_dataset(PROBE_SETS[dataset][1])
+        return frame, "word" if "word" in frame.columns else "sentence"
+    uploaded = columns[1].file_uploader(
+        "CSV with columns text,label (sentences) or text,word,label (word senses)",
+        type=["csv"],
+        key=f"{prefix}.upload",
+        help=f"UTF-8, a header row, at most {probing.MAX_ROWS:,} rows.",
+    )
+    if uploaded is None:
+        st.info(
+            "Upload a CSV file: `text,label` to probe sentences (e.g. topic or sentiment), or "
+            "`text,word,label` to probe the vector of `word` in each text (e.g. its sense)."
+        )
+        return None
+    return probing.read_labelled_csv(uploaded.getvalue())

@@ -38,13 +38,18 @@ def vector_downloads(
         on_click="ignore",
         key=f"{key}.download_npy",
     )
-    columns[1].download_button(
-        csv_label,
+    csv_download(columns[1], csv_label, frame, f"{stem}.csv", f"{key}.download_csv")
+
+
+def csv_download(container, label: str, frame: pd.DataFrame, file_name: str, key: str) -> None:
+    """A download button for ``frame`` as a formula-safe CSV (:func:`export.to_csv_bytes`)."""
+    container.download_button(
+        label,
         export.to_csv_bytes(frame),
-        file_name=f"{stem}.csv",
+        file_name=file_name,
         mime="text/csv",
         on_click="ignore",
-        key=f"{key}.download_csv",
+        key=key,
     )
 
 
@@ -55,3 +60,68 @@ def show_code(*snippets: str, caption: str | None = None, height: int | str = "c
             st.caption(caption)
         for snippet in snippets:
             st.code(snippet, language="python", height=height)
+
+
+def header(path: str) -> None:
+    """A page's start, under the router (see :mod:`explorer.ui.navigation`): the heading and
+    introduction of the page ``path`` from :data:`explorer.ui.pages.PAGES`."""
+    from explorer.ui.navigation import leave_legacy_pages_mode
+    from explorer.ui.pages import page_info
+
+    leave_legacy_pages_mode()
+    info = page_info(path)
+    st.title(info.heading or info.title)
+    st.markdown(info.intro)
+
+
+def choose(container, label: str, options: Sequence, labels, key: str, default, help=None):
+    """A selectbox of ``options`` (``default`` one of them) or, when ``default`` is a list, a
+    multiselect; ``labels(option)`` names each; bound to the page link as ``key``."""
+    options = tuple(options)
+    if isinstance(default, list):
+        return container.multiselect(
+            label, options, default=default, format_func=labels, key=key, bind=URL, help=help
+        )
+    return container.selectbox(
+        label,
+        options,
+        index=options.index(default),
+        format_func=labels,
+        key=key,
+        bind=URL,
+        help=help,
+    )
+
+
+def pooling_select(container, key: str, *, multi: bool = False, help: str | None = None):
+    """Choose one pooling (``multi=False``, default mean) or several (all by default), labelled
+    by :data:`explorer.pooling.LABELS`."""
+    from explorer.pooling import LABELS, POOLINGS
+
+    help = help or (
+        "How the token vectors of a text become one vector: the [CLS] token, the mean or the "
+        "maximum over the tokens (padding excluded), or mean and max side by side."
+    )
+    label, default = ("Poolings", list(POOLINGS)) if multi else ("Pooling", "mean")
+    return choose(container, label, POOLINGS, LABELS.get, key, default, help)
+
+
+def layers_select(
+    container, key: str, choices: Sequence, *, label: str = "Layer strategy", help: str = ""
+):
+    """Choose a layer choice of ``choices`` (default ``last``), labelled by
+    :func:`explorer.layers.layers_label`."""
+    from explorer.layers import layers_label
+
+    return choose(container, label, choices, layers_label, key, "last", help or None)
+
+
+def subwords_select(container, key: str, *, multi: bool = False, help: str = ""):
+    """Choose how the subwords of a split word become one vector (one mode, default mean, or
+    several), labelled by :data:`explorer.words.SUBWORD_LABELS`."""
+    from explorer.words import SUBWORD_LABELS, SUBWORD_MODES
+
+    label, default = (
+        ("Subword modes", ["first", "mean", "max"]) if multi else ("Subwords of a word", "mean")
+    )
+    return choose(container, label, SUBWORD_MODES, SUBWORD_LABELS.get, key, default, help or None)
