@@ -21,6 +21,7 @@ the whole array is never normalised into a copy.
 
 from __future__ import annotations
 
+import itertools
 import os
 from concurrent.futures import ThreadPoolExecutor
 from typing import Literal, NamedTuple
@@ -43,6 +44,10 @@ it (16 MB of float32 per worker)."""
 MAX_WORKERS = 4
 """Threads used by default (at most the number of CPUs): a scan is memory-bound, and more
 threads than this add nothing on common machines."""
+
+MIN_BLOCKS_PER_WORKER = 16
+"""Fewer blocks than this per thread are scanned by one thread (20,000 rows: starting
+threads costs more than it saves, measured)."""
 
 
 class Neighbors(NamedTuple):
@@ -99,9 +104,10 @@ def neighbors(
     :func:`row_norms`); they are trusted, not checked against ``vectors``, and save computing
     them block by block (about half the time of a query over many rows).
 
-    Arithmetic is float32 (float64 if ``vectors`` is float64); ``workers`` threads
-    (default: the CPU count, at most :data:`MAX_WORKERS`) each scan a contiguous part of the
-    rows. Working memory is one block of scores per worker, whatever ``n``.
+    Arithmetic is float32 (float64 if ``vectors`` is float64). ``workers`` threads (default:
+    the CPU count, at most :data:`MAX_WORKERS`; fewer when each would get fewer than
+    :data:`MIN_BLOCKS_PER_WORKER` blocks) scan contiguous parts of the rows. Working memory
+    is one block of scores per thread, whatever ``n``.
 
     Raises ``ValueError`` for vectors that are not a non-empty 2-D array of numbers, an
     unknown metric, ``k`` outside ``1 ..`` the number of candidate rows (``n``, or ``n - 1``
@@ -267,7 +273,7 @@ def _search(
     """Indices ``(m, k)`` and scores ``(m, k)`` of ``queries (m, d)``, ``workers`` threads."""
     n = len(vectors)
     blocks = -(-n // block_rows)
-    parts = min(workers, blocks)
+    parts = max(1, min(workers, blocks // MIN_BLOCKS_PER_WORKER))
     # contiguous ranges of whole blocks, one per worker
     edges = [min(n, (blocks * p // parts) * block_rows) for p in range(parts + 1)]
     queries = np.ascontiguousarray(queries, dtype=dtype)
@@ -357,30 +363,44 @@ def _scan(
                 dots *= _inverse_norms(row_sq)
             else:
                 dots *= _inverse(norms[begin:end])
-            np.minimum(dots, 1.0, out=dots)
-            block_keys = np.maximum(dots, -1.0, out=dots)
+            block_keys = np.clip(dots, -1.0, 1.0, out=dots)
         else:
             dots += row_sq
             dots += query_sq[:, None]
-            np.maximum(dots, 0.0, out=dots)
+            np.clip(dots, 0.0, np.inf, out=dots)  # faster than np.maximum on big blocks
             block_keys = np.sqrt(dots, out=dots)
         block_keys = block_keys.astype(np.float32, copy=False)  # rank what is returned
         if exclude is not None:
             inside = np.flatnonzero((exclude >= begin) & (exclude < end))
             block_keys[inside, exclude[inside] - begin] = np.inf
-        if indices.shape[1] == k:
-            # only keys below the k-th best so far can enter (ties go to the earlier row)
-            query, column = np.nonzero(block_keys < keys[:, -1:])
-            if len(query) <= 8 * k * m:  # the usual case after the first block: few
-                keys, indices = _merge_few(
-                    keys, indices, query, block_keys[query, column], column + begin
-                )
-                continue
-        local = _smallest(block_keys, k)
-        keys, indices = _merge(
-            keys, indices, np.take_along_axis(block_keys, local, axis=1), local + begin, k
-        )
+        width = block_keys.shape[1]
+        cuts = [0, width]
+        if indices.shape[1] < k:
+            # The first block in pieces of doubling width: the best of a few columns, then
+            # each piece (~k candidates a query expected) against the best so far. One
+            # argpartition of a whole wide block costs more than the rest of the scan.
+            cuts = [0, min(width, max(8 * k, 256))]
+            while cuts[-1] < width:
+                cuts.append(min(width, 2 * cuts[-1]))
+        for a, b in itertools.pairwise(cuts):
+            keys, indices = _take(keys, indices, block_keys[:, a:b], begin + a, k)
     return keys, indices, None
+
+
+def _take(
+    keys: np.ndarray, indices: np.ndarray, block_keys: np.ndarray, begin: int, k: int
+) -> tuple[np.ndarray, np.ndarray]:
+    """The best ``k`` per query of ``(keys, indices)`` and ``block_keys (m, r)`` of rows
+    ``begin ...``, sorted by (key, index)."""
+    m, r = block_keys.shape
+    if indices.shape[1] == k:
+        # only keys below the k-th best so far can enter (ties go to the earlier row)
+        flat = np.flatnonzero(block_keys < keys[:, -1:])
+        if len(flat) <= 8 * k * m:  # the usual case after the first block: few
+            query, column = np.divmod(flat, r)
+            return _merge_few(keys, indices, query, block_keys[query, column], column + begin)
+    local = _smallest(block_keys, k)
+    return _merge(keys, indices, np.take_along_axis(block_keys, local, axis=1), local + begin, k)
 
 
 def _inverse_norms(squared: np.ndarray) -> np.ndarray:
@@ -429,8 +449,9 @@ def _merge_few(
 ) -> tuple[np.ndarray, np.ndarray]:
     """The best ``k`` per query of ``(keys, indices) (m, k)`` and a few ``more`` candidates.
 
-    Candidate ``i`` belongs to query ``query[i]``. One sort of every candidate by (query,
-    key, index), rather than an ``(m, k + many)`` array.
+    Candidate ``i`` belongs to query ``query[i]``. The candidates are rows after all of
+    ``indices``, in increasing row order per query, so one stable sort by (query, key) keeps
+    equal keys in row order without sorting by index too.
     """
     m, k = keys.shape
     if len(query) == 0:
@@ -438,7 +459,7 @@ def _merge_few(
     owner = np.concatenate([np.repeat(np.arange(m), k), query])
     all_keys = np.concatenate([keys.ravel(), more_keys])
     all_indices = np.concatenate([indices.ravel(), more_indices])
-    order = np.lexsort((all_indices, all_keys, owner))
+    order = np.lexsort((all_keys, owner))
     counts = np.bincount(owner, minlength=m)
     first = np.cumsum(counts) - counts
     best = order[first[:, None] + np.arange(k)]

@@ -126,6 +126,17 @@ def test_ties_go_to_the_lower_index(metric, block_rows):
         assert found.tolist() == [2, 6, 10, 14, 18]
 
 
+@pytest.mark.parametrize("metric", METRICS)
+def test_ties_across_a_wide_block_and_a_batch(metric):
+    base = np.random.default_rng(4).standard_normal((50, 12)).astype(np.float32)
+    vectors = np.tile(base, (60, 1))  # 3,000 rows, each vector 60 times
+    rows = np.array([0, 7, 2999])
+    found = neighbors(vectors, rows, k=70, metric=metric)
+    for row, got in zip(rows, found.indices, strict=True):
+        expected = brute_force(vectors, vectors[row], 70, metric, exclude=row)[0]
+        np.testing.assert_array_equal(got, expected)
+
+
 def test_zero_vectors_score_zero_under_cosine():
     vectors = np.array([[0.0, 0.0], [1.0, 0.0], [0.0, 0.0], [-1.0, 0.0]], np.float32)
     found = neighbors(vectors, np.array([0.0, 1.0], np.float32), k=4)
@@ -227,10 +238,10 @@ def test_bad_input_is_a_clear_value_error(change, message):
 def test_the_first_bad_row_in_vectors_is_named(bad, workers):
     vectors = np.ones((40, 4), np.float32)
     vectors[33, 2] = bad  # in the second worker's half
-    vectors[21, 1] = bad  # in the first worker's half
+    vectors[15, 1] = bad  # in the first worker's half
     problem = "values too large" if np.isfinite(bad) else "NaN or infinite values"
-    with pytest.raises(ValueError, match=f"Row 21 of vectors has {problem}"):
-        neighbors(vectors, np.ones(4, np.float32), k=3, block_rows=8, workers=workers)
+    with pytest.raises(ValueError, match=f"Row 15 of vectors has {problem}"):
+        neighbors(vectors, np.ones(4, np.float32), k=3, block_rows=1, workers=workers)
 
 
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
