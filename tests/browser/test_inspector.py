@@ -1,0 +1,39 @@
+"""The neighbour inspector in a real browser: click a point of the map, the panel appears."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tools.screenshots import MAIN, Tab, failure_report, save_full_page, wait_for_run, watch_runs
+from tools.visits import wait_until_idle
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+CHART = '[class*="st-key-projections-chart"]'
+
+
+def test_clicking_a_point_lists_its_nearest_texts_and_rings_them(
+    tab: Tab, app_url: str, artifacts: Path, server_log: Path
+) -> None:
+    page = tab.page
+    page.goto(f"{app_url}/projections")
+    wait_until_idle(page)
+    points = page.locator(f"{CHART} .scatterlayer .point")
+    points.first.wait_for(timeout=60_000)
+    assert points.count() == 240, failure_report(
+        "map", [f"{points.count()} points"], tab, server_log
+    )
+    assert "Click a point" in page.locator(MAIN).inner_text()
+    watch_runs(page)
+    points.nth(10).click(force=True)
+    wait_for_run(page)
+    panel = page.locator(MAIN).get_by_text("Nearest texts in the full space", exact=True)
+    panel.wait_for(timeout=60_000)
+    save_full_page(page, artifacts / "screenshots" / "projections-inspector.png")
+    shown = page.locator(MAIN).inner_text()
+    assert "The map keeps" in shown and "of these 10 nearest neighbours" in shown
+    legend = page.locator(f"{CHART} .legend").text_content() or ""
+    assert "Nearest in the full space" in legend and "Inspected point" in legend
+    assert not tab.dialogs, tab.report()
