@@ -1,0 +1,184 @@
+"""A masked-language-model lens: what the model predicts for each [MASK], layer by layer.
+
+:func:`load_masked_lm` loads a model *with* its masked-LM head (``BertForMaskedLM`` and the
+like); :func:`predict_masks` gives the top-k tokens for every mask from the model's own
+output, and :func:`layer_predictions` applies the same head to the hidden state of every layer
+(0 = embeddings), so one sees at which layer the right word appears.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import torch
+
+MASK = "[MASK]"
+"""What a user types for a mask; models whose mask token differs (``<mask>``) accept it too."""
+
+
+@dataclass(frozen=True)
+class MaskedLM:
+    """A loaded masked-LM model: ``source``, ``tokenizer``, ``model`` (eval mode) and
+    ``max_length`` (tokens per input, special tokens included)."""
+
+    source: str
+    tokenizer: object
+    model: torch.nn.Module
+    max_length: int
+
+    def head(self, hidden: torch.Tensor) -> torch.Tensor:
+        """The masked-LM head on hidden states ``(..., hidden)`` -> logits ``(..., vocab)``."""
+        lm = self.model
+        if hasattr(lm, "cls"):
+            return lm.cls(hidden)
+        if hasattr(lm, "lm_head"):
+            return lm.lm_head(hidden)
+        if hasattr(lm, "generator_predictions"):
+            return lm.generator_lm_head(lm.generator_predictions(hidden))
+        if hasattr(lm, "vocab_projector"):
+            hidden = lm.vocab_layer_norm(lm.activation(lm.vocab_transform(hidden)))
+            return lm.vocab_projector(hidden)
+        raise ValueError(f"The lens does not know the masked-LM head of {type(lm).__name__}.")
+
+
+@dataclass(frozen=True)
+class Lens:
+    """Top-k predictions for every mask at every layer.
+
+    ``tokens``: the input tokens; ``positions``: the mask positions among them;
+    ``top_tokens[layer][mask]``: ``k`` token strings, most probable first;
+    ``probabilities`` ``(layers + 1, masks, k)`` float32 (of the full softmax over the
+    vocabulary); ``truncated``: the input was cut to ``max_length`` tokens.
+    """
+
+    tokens: list[str]
+    positions: list[int]
+    top_tokens: list[list[list[str]]]
+    probabilities: np.ndarray
+    truncated: bool
+
+
+def has_masked_lm_head(config) -> bool:
+    """True when a configuration names a masked-LM (or pre-training) architecture."""
+    names = getattr(config, "architectures", None) or []
+    return any("MaskedLM" in name or name.endswith("ForPreTraining") for name in names)
+
+
+def load_masked_lm(source: str) -> MaskedLM:
+    """Load the model at ``source`` (a folder, or a hub id) with its masked-LM head.
+
+    Raises ``ValueError`` quickly (from the configuration alone, before any weight is read)
+    when the checkpoint was not saved with a masked-LM head, and after loading when the head's
+    weights are missing (they would be random); only safetensors weights are read.
+    """
+    from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer
+
+    local = Path(source).is_dir()
+    try:
+        config = AutoConfig.from_pretrained(source, local_files_only=local)
+    except (OSError, ValueError) as error:
+        raise ValueError(f"Could not read the configuration of {source!r}: {error}") from None
+    name = Path(source).name if local else source
+    if not has_masked_lm_head(config):
+        saved = ", ".join(getattr(config, "architectures", None) or ["an unknown architecture"])
+        raise ValueError(
+            f"{name!r} has no masked-language-model head (it was saved as {saved}), so it "
+            "cannot predict a [MASK]. Load a model saved with one, such as bert-base-uncased "
+            "or distilbert-base-uncased."
+        )
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local)
+        model, info = AutoModelForMaskedLM.from_pretrained(
+            source,
+            config=config,
+            local_files_only=local,
+            use_safetensors=True,
+            dtype=torch.float32,
+            output_loading_info=True,
+        )
+    except (OSError, ValueError, KeyError) as error:
+        raise ValueError(f"Could not load the masked-LM head of {name!r}: {error}") from None
+    missing = [key for key in info.get("missing_keys", ()) if "position_ids" not in key]
+    if missing:
+        raise ValueError(
+            f"{name!r} has no masked-language-model head weights (missing: "
+            f"{', '.join(sorted(missing)[:3])}…): its predictions would be random."
+        )
+    if tokenizer.mask_token is None:
+        raise ValueError(f"{name!r} has no mask token in its vocabulary.")
+    positions = int(getattr(config, "max_position_embeddings", 512))
+    if config.model_type in ("roberta", "xlm-roberta", "camembert"):
+        positions -= (config.pad_token_id or 0) + 1
+    return MaskedLM(
+        str(source), tokenizer, model.eval(), min(tokenizer.model_max_length, positions)
+    )
+
+
+def _as_lm(lm: MaskedLM | str) -> MaskedLM:
+    return lm if isinstance(lm, MaskedLM) else load_masked_lm(lm)
+
+
+def _encode(lm: MaskedLM, text: str):
+    if not isinstance(text, str) or not text.strip():
+        raise ValueError(f"Write a sentence with {MASK} where a word should be predicted.")
+    mask = lm.tokenizer.mask_token
+    if mask != MASK:
+        text = text.replace(MASK, mask)
+    encoding = lm.tokenizer(text, truncation=True, max_length=lm.max_length, return_tensors="pt")
+    ids = encoding["input_ids"][0]
+    positions = (ids == lm.tokenizer.mask_token_id).nonzero().flatten().tolist()
+    if not positions:
+        raise ValueError(
+            f"The sentence has no {MASK}: write {MASK} where the model should guess a word, "
+            f"e.g. 'The capital of France is {MASK}.'"
+        )
+    truncated = len(lm.tokenizer(text)["input_ids"]) > len(ids)
+    return encoding, positions, truncated
+
+
+def layer_logits(lm: MaskedLM | str, text: str) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
+    """One pass over ``text``: ``(per_layer, logits, positions)`` where ``per_layer`` is the
+    head applied to every layer's hidden state at the masks, ``(layers + 1, masks, vocab)``,
+    and ``logits`` the model's own output there, ``(masks, vocab)``, both float32."""
+    lm = _as_lm(lm)
+    encoding, positions, _ = _encode(lm, text)
+    return (*_run(lm, encoding, positions), positions)
+
+
+def _run(lm: MaskedLM, encoding, positions: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
+    with torch.inference_mode():
+        output = lm.model(**encoding, output_hidden_states=True)
+        states = torch.stack([state[0, positions] for state in output.hidden_states])
+        return lm.head(states).float(), output.logits[0, positions].float()
+
+
+def layer_predictions(lm: MaskedLM | str, text: str, k: int = 10) -> Lens:
+    """Top-``k`` tokens for every mask in ``text`` at every layer 0..L (the masked-LM head
+    applied to each layer's hidden state; at layer L this is the model's own prediction).
+
+    ``lm`` is a :class:`MaskedLM` or a source to load. Raises ``ValueError`` when ``text`` has
+    no ``[MASK]`` (or the model's own mask token), or ``k`` is not a positive integer.
+    """
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}.")
+    lm = _as_lm(lm)
+    encoding, positions, truncated = _encode(lm, text)
+    per_layer, _ = _run(lm, encoding, positions)
+    probabilities, ids = per_layer.softmax(-1).topk(min(k, per_layer.shape[-1]), dim=-1)
+    convert = lm.tokenizer.convert_ids_to_tokens
+    top = [[convert(row.tolist()) for row in layer] for layer in ids]
+    tokens = convert(encoding["input_ids"][0].tolist())
+    return Lens(tokens, positions, top, probabilities.numpy().astype(np.float32), truncated)
+
+
+def predict_masks(lm: MaskedLM | str, text: str, k: int = 10) -> list[list[tuple[str, float]]]:
+    """The model's top-``k`` ``(token, probability)`` for each ``[MASK]`` in ``text``, in
+    order of the masks (one list per mask, most probable first). See
+    :func:`layer_predictions` for the errors."""
+    lens = layer_predictions(lm, text, k)
+    return [
+        list(zip(tokens, map(float, probs), strict=True))
+        for tokens, probs in zip(lens.top_tokens[-1], lens.probabilities[-1], strict=True)
+    ]

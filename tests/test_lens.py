@@ -1,0 +1,109 @@
+"""explorer.lens: masked-LM predictions and the per-layer lens on a tiny random BertForMaskedLM."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from explorer import lens
+from explorer.model import bundled_model_path
+from tests.conftest import _save_random
+
+TEXT = "The robber took the money from the [MASK] and went [MASK] on the river."
+
+
+@pytest.fixture(scope="session")
+def masked_lm_path(tmp_path_factory) -> str:
+    """A tiny random BertForMaskedLM (3 layers x 32) with the bundled vocab."""
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        num_hidden_layers=3,
+        num_attention_heads=2,
+        intermediate_size=64,
+    )
+    folder = tmp_path_factory.mktemp("bert-mlm-tiny")
+    return _save_random(folder, config, BertForMaskedLM, BertTokenizer)
+
+
+@pytest.fixture(scope="module")
+def lm(masked_lm_path):
+    return lens.load_masked_lm(masked_lm_path)
+
+
+def test_last_layer_equals_the_models_logits(lm):
+    per_layer, logits, positions = lens.layer_logits(lm, TEXT)
+    assert per_layer.shape == (4, 2, 30522) and len(positions) == 2
+    np.testing.assert_allclose(per_layer[-1].numpy(), logits.numpy(), atol=1e-5)
+    encoding = lm.tokenizer(TEXT, return_tensors="pt")
+    with torch.inference_mode():
+        own = lm.model(**encoding).logits[0, positions]
+    np.testing.assert_allclose(logits.numpy(), own.numpy(), atol=1e-5)
+    np.testing.assert_allclose(per_layer.softmax(-1).sum(-1).numpy(), 1.0, atol=1e-5)
+
+
+def test_layer_predictions_shapes_and_order(lm):
+    result = lens.layer_predictions(lm, TEXT, k=5)
+    assert result.probabilities.shape == (4, 2, 5)
+    assert len(result.top_tokens) == 4 and all(len(t) == 2 for t in result.top_tokens)
+    assert all(result.tokens[p] == "[MASK]" for p in result.positions)
+    assert np.all(np.diff(result.probabilities, axis=-1) <= 0)
+    assert np.all(result.probabilities.sum(-1) <= 1 + 1e-6)
+    assert not result.truncated
+
+
+def test_predict_masks_matches_the_last_layer(lm):
+    predictions = lens.predict_masks(lm, TEXT, k=3)
+    result = lens.layer_predictions(lm, TEXT, k=3)
+    assert len(predictions) == 2
+    for mask, pairs in enumerate(predictions):
+        assert [t for t, _ in pairs] == result.top_tokens[-1][mask]
+        np.testing.assert_allclose([p for _, p in pairs], result.probabilities[-1, mask])
+
+
+def test_predict_masks_loads_from_a_source(masked_lm_path):
+    assert len(lens.predict_masks(masked_lm_path, "A [MASK] day.", k=2)[0]) == 2
+
+
+def test_no_mask_is_a_clear_error(lm):
+    with pytest.raises(ValueError, match=r"no \[MASK\]"):
+        lens.predict_masks(lm, "No mask here.")
+    with pytest.raises(ValueError, match="MASK"):
+        lens.predict_masks(lm, "   ")
+    with pytest.raises(ValueError, match="k must be"):
+        lens.layer_predictions(lm, TEXT, k=0)
+
+
+def test_bundled_model_has_no_head_and_says_so_quickly():
+    start = time.perf_counter()
+    with pytest.raises(ValueError, match="has no masked-language-model head"):
+        lens.load_masked_lm(str(bundled_model_path()))
+    assert time.perf_counter() - start < 2
+
+
+def test_head_weights_missing_is_an_error(tiny_bert_path, tmp_path):
+    import json
+    import shutil
+
+    folder = tmp_path / "claims-mlm"
+    shutil.copytree(tiny_bert_path, folder)
+    config = json.loads((folder / "config.json").read_text())
+    config["architectures"] = ["BertForMaskedLM"]
+    (folder / "config.json").write_text(json.dumps(config))
+    with pytest.raises(ValueError, match="head weights"):
+        lens.load_masked_lm(str(folder))
+
+
+def test_unknown_model_is_a_clear_error(tmp_path):
+    with pytest.raises(ValueError, match="configuration"):
+        lens.load_masked_lm(str(tmp_path))
+
+
+def test_long_input_is_truncated(lm):
+    result = lens.layer_predictions(lm, "[MASK] " + "word " * 1000, k=2)
+    assert result.truncated and len(result.tokens) == lm.max_length
