@@ -1,0 +1,57 @@
+"""The Attention page's snippets run and print the library's numbers."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+
+import numpy as np
+
+import explorer
+from explorer import attention, lens
+from explorer.codegen import attention as codegen
+from tests.test_lens import masked_lm_path  # noqa: F401 - fixture
+
+TEXT = "The bank robber was seen fishing on the river bank."
+PAIR = "Where did he go?"
+
+
+def _run(source: str) -> tuple[dict, str]:
+    namespace: dict = {}
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(source, "<attention snippet>", "exec"), namespace)  # noqa: S102
+    return namespace, out.getvalue()
+
+
+def test_attention_snippet_matches_the_library(bundled):
+    source = codegen.attention_snippet(explorer.DEFAULT_MODEL, TEXT, PAIR, layer=2, head=3)
+    namespace, printed = _run(source)
+    result = attention.attention_pass(bundled, TEXT, PAIR)
+    np.testing.assert_allclose(namespace["attentions"], result.attentions, atol=1e-5)
+    assert namespace["tokens"] == result.tokenization.tokens
+    stats = attention.head_statistics(result.attentions, result.tokenization.tokens)
+    np.testing.assert_allclose(namespace["on_sep"].ravel(), stats["sep"], atol=1e-5)
+    np.testing.assert_allclose(namespace["on_cls"].ravel(), stats["cls"], atol=1e-5)
+    np.testing.assert_allclose(
+        namespace["rollout"], attention.rollout(result.attentions), atol=1e-5
+    )
+    norms = attention.value_norms(bundled, result.hidden_states)
+    weighted = attention.norm_weighted(result.attentions, norms)[1]
+    np.testing.assert_allclose(namespace["weighted"], weighted, rtol=1e-4, atol=1e-6)
+    assert "of all attention lands on [SEP]" in printed
+
+
+def test_lens_snippet_matches_the_library(masked_lm_path):  # noqa: F811
+    text = "The robber took the [MASK] from the [MASK]."
+    source = codegen.lens_snippet(masked_lm_path, text, k=3)
+    namespace, printed = _run(source)
+    expected = lens.layer_predictions(masked_lm_path, text, k=3)
+    assert namespace["positions"] == expected.positions
+    for layer, masks in namespace["top"].items():
+        for mask, pairs in enumerate(masks):
+            assert [t for t, _ in pairs] == expected.top_tokens[layer][mask]
+            np.testing.assert_allclose(
+                [p for _, p in pairs], expected.probabilities[layer, mask], atol=1e-5
+            )
+    assert printed.count("layer") == len(expected.top_tokens)
