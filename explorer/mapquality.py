@@ -128,3 +128,26 @@ def describe_trustworthiness(value: float, k: int) -> str:
         "close on the map are close in the full space; it does not say that close texts in the "
         "full space stay together (colour by neighbourhood kept to see that, point by point)."
     )
+
+
+def neighbour_overlap(a: np.ndarray, b: np.ndarray, k: int = DEFAULT_K) -> np.ndarray:
+    """How alike two representations of the same ``n`` points are, point by point: the
+    Jaccard index (|A ∩ B| / |A ∪ B|) of each point's ``k`` nearest rows under ``a (n, d1)``
+    and under ``b (n, d2)`` (cosine, through :func:`explorer.neighbors.neighbors`). Returns
+    ``(n,)`` float32 in 0-1; its mean is the figure to report (1 = the same neighbourhoods)."""
+    a, b = np.asarray(a), np.asarray(b)
+    if a.ndim != 2 or b.ndim != 2 or len(a) != len(b):
+        raise ValueError(
+            f"Expected two (n, d) arrays for the same points, got {a.shape} and {b.shape}."
+        )
+    if len(a) < 2:
+        raise ValueError("Comparing neighbourhoods needs at least 2 points.")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(f"k must be a whole number of at least 1, not {k!r}.")
+    k = min(int(k), len(a) - 1)
+    rows = np.arange(len(a))
+    first, second = neighbors(a, rows, k).indices, neighbors(b, rows, k).indices
+    shared = np.array(
+        [np.intersect1d(x, y, assume_unique=True).size for x, y in zip(first, second, strict=True)]
+    )
+    return (shared / (2 * k - shared)).astype(np.float32)

@@ -13,7 +13,7 @@ from explorer.codegen.projections import projection_snippet, word_projection_sni
 from explorer.figures.projections import (
     axis_titles,
     highlight_neighbours,
-    pooling_grid,
+    highlight_rows,
     projection_figure,
     projection_title,
     selected_rows,
@@ -21,9 +21,9 @@ from explorer.figures.projections import (
 from explorer.layers import layers_label
 from explorer.mapquality import DEFAULT_K
 from explorer.ui import compute, maps, messages, sources
-from explorer.ui.model import current_model_name
+from explorer.ui.model import RANDOM_PREFIX, current_model_name
 from explorer.ui.projections import Points, fit, preservation, word_projection
-from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code
+from explorer.ui.widgets import URL, choose, header, layers_select, pooling_select, show_code
 
 SENSES = "Word senses (all words)"
 DEFAULT_WORD = "bank"
@@ -77,12 +77,16 @@ layers = layers_select(
     help="Which hidden layers are used, and how they are combined (after pooling each one).",
 )
 params = maps.projection_controls("projections", middle[2:], bottom[:2])
-compare = bottom[2].toggle(
-    "Compare pooling strategies",
-    key="projections.compare",
-    disabled=words,
-    help="One small 2-D projection per pooling (same texts, layers and method), with the "
-    "trustworthiness of each.",
+compare = choose(
+    bottom[2],
+    "Compare with",
+    [c for c in maps.COMPARISONS if not (words and c == "poolings")],
+    maps.COMPARISONS.get,
+    "projections.compare",
+    "none",
+    "A second map of the same texts: under the same architecture with untrained weights (what "
+    "training added), another layer choice, or every pooling; points selected on one map are "
+    "ringed on the other.",
 )
 colour_kept = bottom[3].toggle(
     "Colour: neighbours kept",
@@ -172,6 +176,10 @@ figure = projection_figure(
 )
 chart, panel = st.columns([3, 2]) if params.n_components == 2 else (st.container(), None)
 rows = []
+linked = st.session_state.get("projections.compare_map") or {}
+linked = selected_rows(linked.get("selection"), len(point_texts)) if compare != "none" else []
+if linked and panel is not None:
+    highlight_rows(figure, projector.embedding_, linked, "Selected on the other map")
 if panel is not None:
     state = st.session_state.get("projections.chart") or {}
     rows = selected_rows(state.get("selection"), len(point_texts))
@@ -204,34 +212,25 @@ if colour_kept and kept_share is not None:
         f"texts near it; {int((kept_share < 0.3).sum()):,} point(s) keep fewer than 30 %."
     )
 
-# -- compare poolings ----------------------------------------------------------------------------
-if compare and not words:
-    flat = dataclasses.replace(params, n_components=2)
+# -- a second map of the same texts ----------------------------------------------------------
+if compare == "poolings":
+    maps.pooling_comparison(points, params, point_texts, point_labels)
+elif compare != "none" and params.n_components == 2:
+    if compare == "untrained":
+        other = dataclasses.replace(points, model_name=RANDOM_PREFIX + name)
+        titles = ("the trained model", "the same model with random weights")
+    else:
+        other_layers = layers_select(
+            st, "projections.compare_layers", explorer.LAYER_STRATEGIES, label="Compare with layers"
+        )
+        other = dataclasses.replace(points, layers=other_layers)
+        titles = (layers_label(layers).lower(), layers_label(other_layers).lower())
     try:
-        with st.spinner(f"Running {proj.LABELS[params.method]} for each pooling…"):
-            fitted = {
-                p: fit(dataclasses.replace(points, pooling=p), flat) for p in explorer.POOLINGS
-            }
+        maps.comparison(points, other, params, rows, point_texts, point_labels, titles)
     except ValueError as error:
         messages.warning(error)
-    else:
-        st.plotly_chart(
-            pooling_grid(
-                {p: f.embedding_ for p, f in fitted.items()},
-                {p: f.trustworthiness_ for p, f in fitted.items()},
-                point_texts,
-                point_labels,
-                method=params.method,
-                title=f"{proj.LABELS[params.method]} of the same texts under each pooling · "
-                f"{layers_label(layers)}",
-                axes={
-                    p: axis_titles(params.method, 2, f.explained_variance_ratio_)
-                    for p, f in fitted.items()
-                },
-            ),
-            key="projections.compare_chart",
-            width="stretch",
-        )
+elif compare != "none":
+    st.caption("The second map is drawn in 2-D: switch to 2-D to compare.")
 
 # -- show code ------------------------------------------------------------------------------------
 used = (

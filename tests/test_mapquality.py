@@ -51,3 +51,45 @@ def test_small_maps_lower_k_and_bad_input_is_a_clear_error():
 def test_trustworthiness_is_read_in_plain_words():
     assert "almost every point" in describe_trustworthiness(0.97, 5)
     assert "read clusters with care" in describe_trustworthiness(0.7, 5)
+
+
+def test_neighbour_overlap_is_one_for_the_same_space_and_low_for_a_random_one():
+    from explorer.mapquality import neighbour_overlap
+
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=(150, 12)).astype(np.float32)
+    same = neighbour_overlap(a, a * 3.0, k=5)  # scaling keeps cosine neighbours
+    other = neighbour_overlap(a, rng.normal(size=(150, 7)), k=5)
+    assert same.shape == (150,) and np.allclose(same, 1.0)
+    assert other.mean() < 0.15
+    with pytest.raises(ValueError, match="same points"):
+        neighbour_overlap(a, a[:10])
+
+
+def test_random_weights_keep_the_shapes_and_lose_the_meaning(bundled):
+    from explorer.model.loading import random_weights
+
+    untrained = random_weights(bundled)
+    texts = ["The bank raised its rates.", "A loan from the bank.", "The river bank flooded."]
+    trained_states = bundled.hidden_states(texts[0])
+    random_states = untrained.hidden_states(texts[0])
+    assert random_states.shape == trained_states.shape
+    assert not np.allclose(random_states, trained_states)
+    np.testing.assert_allclose(random_weights(bundled).hidden_states(texts[0]), random_states)
+    assert untrained.name.endswith("(random weights)") and untrained.tokenizer is bundled.tokenizer
+
+
+@pytest.mark.slow
+def test_random_weights_probe_worse_on_topics_than_the_trained_model(bundled):
+    from explorer import corpora
+    from explorer.model.loading import random_weights
+    from explorer.probing.scores import layer_scores
+
+    topics = corpora.load_dataset("Topics")
+    texts, labels = topics["text"].tolist(), topics["label"].tolist()
+    trained = layer_scores(bundled, texts, labels, pooling="mean")
+    untrained = layer_scores(random_weights(bundled), texts, labels, pooling="mean")
+    last = bundled.num_layers
+    trained_last = trained.loc[trained["layer"] == last, "accuracy_mean"].item()
+    untrained_last = untrained.loc[untrained["layer"] == last, "accuracy_mean"].item()
+    assert trained_last > untrained_last + 0.1, (trained_last, untrained_last)

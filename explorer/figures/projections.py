@@ -371,3 +371,24 @@ def highlight_neighbours(
         )
     )
     return figure
+
+
+def highlight_rows(
+    figure: go.Figure, coords: np.ndarray, rows: Sequence[int], name: str
+) -> go.Figure:
+    """``figure`` (a 2-D map) with ``rows`` ringed in a legend entry ``name``: the same points
+    selected on another map of the same texts (linked selection)."""
+    coords = np.asarray(coords)
+    rows = np.asarray(rows, dtype=np.int64)
+    figure.add_trace(
+        go.Scatter(
+            x=coords[rows, 0],
+            y=coords[rows, 1],
+            mode="markers",
+            name=name,
+            marker={"symbol": "circle-open", "size": 15, "color": "#d62728", "line": {"width": 2}},
+            customdata=rows,
+            hoverinfo="skip",
+        )
+    )
+    return figure

@@ -4,12 +4,15 @@ sizes, before any weight is read or downloaded)."""
 
 from __future__ import annotations
 
+import copy
 import os
 import re
 import warnings
 from numbers import Real
 from pathlib import Path
 from typing import Any
+
+import torch
 
 from explorer.defaults import DEFAULT_MODEL
 from explorer.model.encoder import Model
@@ -213,3 +216,17 @@ def _parameters_in_files(
     dtype = str(getattr(config, "dtype", None) or "")
     width = 2 if dtype.removeprefix("torch.") in _HALF_DTYPES else 4
     return sum(files[f] or 0 for f in weights) // width
+
+
+def random_weights(model: Model, seed: int = 0) -> Model:
+    """The same architecture and tokenizer as ``model`` with freshly initialised (untrained)
+    weights, built from its config: no download. The baseline that shows what training added:
+    its vectors have the same shapes, but its neighbourhoods and probe scores owe nothing to
+    training. ``seed`` makes the weights reproducible without touching the global RNG."""
+    from transformers import AutoModel
+
+    config = copy.deepcopy(model.encoder.config)
+    with torch.random.fork_rng(devices=[]):
+        torch.manual_seed(seed)
+        encoder = AutoModel.from_config(config, attn_implementation=config._attn_implementation)
+    return Model(f"{model.name} (random weights)", model.source, model.tokenizer, encoder)

@@ -45,8 +45,22 @@ def get_model(name: str = DEFAULT_MODEL, max_parameters: int | None = None) -> M
     return explorer.load_model(name, max_parameters=max_parameters)
 
 
+RANDOM_PREFIX = "random-weights:"
+"""A model name ``random-weights:<name>`` is ``<name>``'s architecture with untrained weights."""
+
+
+@st.cache_resource(show_spinner="Building the same model with random weights…", max_entries=2)
+def _random_model(name: str, max_parameters: int | None) -> Model:
+    from explorer.model.loading import random_weights
+
+    return random_weights(get_model(name, max_parameters))
+
+
 def load(name: str) -> Model:
-    """:func:`get_model` with the operator's size limit."""
+    """:func:`get_model` with the operator's size limit; ``random-weights:<name>`` gives the
+    untrained baseline of ``<name>`` (:func:`explorer.model.loading.random_weights`)."""
+    if name.startswith(RANDOM_PREFIX):
+        return _random_model(name.removeprefix(RANDOM_PREFIX), settings().max_parameters)
     return get_model(name, settings().max_parameters)
 
 

@@ -87,7 +87,7 @@ def test_tsne_and_umap_and_3d(page):
 
 def test_compare_poolings_shows_a_2x2_grid(page):
     at = page("projections")
-    at.toggle(key="projections.compare").set_value(True).run()
+    at.selectbox(key="projections.compare").select("poolings").run()
     _ok(at)
     figures = _figures(at)
     assert len(figures) == 2
@@ -177,3 +177,23 @@ def test_trustworthiness_says_when_it_is_estimated(page, monkeypatch):
     assert metric.label == "Trustworthiness (5 neighbours, estimated)"
     assert "Estimated from 100 random points of 240" in metric.help
     assert 0.5 < float(metric.value) <= 1.0
+
+
+def test_compare_with_random_weights_draws_a_second_map_with_overlap_and_probe(page):
+    at = page("projections")
+    at.selectbox(key="projections.compare").select("untrained").run()
+    _ok(at)
+    figures = _figures(at)
+    assert len(figures) == 2
+    metrics = {m.label: m.value for m in at.metric}
+    overlap = float(metrics["Neighbourhoods shared (10-NN, Jaccard)"])
+    assert 0.0 <= overlap < 0.5  # untrained neighbourhoods owe little to the trained ones
+    probe = metrics["Linear probe accuracy (5-fold)"]
+    assert 0.0 < float(probe) < 1.0
+    delta = next(m for m in at.metric if m.label.startswith("Linear probe")).proto.delta
+    assert delta.startswith("-")  # the untrained model reads topics worse
+    at.selectbox(key="projections.compare").select("layers").run()
+    _ok(at)
+    at.selectbox(key="projections.compare_layers").select("embeddings").run()
+    _ok(at)
+    assert len(_figures(at)) == 2
