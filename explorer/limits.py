@@ -97,3 +97,16 @@ def word_layer_vectors(
         texts = texts[: found[kept - 1].text_index + 1]
     occurrences, vectors = all_vectors(model, texts, word, subwords)
     return occurrences[:kept], np.ascontiguousarray(vectors[:, :kept]), note
+
+
+MAX_POINTS = 20_000
+"""Most points one map draws (WebGL keeps 20,000 smooth); larger sets are sampled."""
+
+
+def sample_points(n: int, limit: int = MAX_POINTS, seed: int = 0) -> tuple[np.ndarray, str | None]:
+    """Which of ``n`` points a map draws: all of them (in order), or ``limit`` of them drawn at
+    random (sorted, reproducible with ``seed``) with a note saying so."""
+    if n <= limit:
+        return np.arange(n), None
+    rows = np.sort(np.random.default_rng(seed).choice(n, size=limit, replace=False))
+    return rows, f"Showing {limit:,} of {n:,} points, a random sample (seed {seed})."

@@ -160,3 +160,15 @@ def test_selected_rows_reads_customdata():
     assert selected_rows(selection, 4) == [1, 3]
     assert selected_rows({"points": []}, 4) == []
     assert selected_rows(None, 4) == []
+
+
+def test_large_maps_draw_with_webgl_and_small_ones_with_svg():
+    from explorer.figures.projections import WEBGL_ABOVE, projection_figure
+
+    rng = np.random.default_rng(0)
+    big = rng.normal(size=(WEBGL_ABOVE + 1, 2))
+    labels = ["a", "b"] * ((WEBGL_ABOVE + 1) // 2) + ["a"]
+    figure = projection_figure(big, ["t"] * len(big), labels)
+    assert {trace.type for trace in figure.data} == {"scattergl"}
+    small = projection_figure(big[:10], ["t"] * 10, labels[:10])
+    assert {trace.type for trace in small.data} == {"scatter"}

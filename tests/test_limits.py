@@ -38,3 +38,14 @@ def test_word_vectors_are_capped_before_the_forward_pass(bundled):
     np.testing.assert_allclose(vectors, full[:, :40], atol=1e-5)
     _, _, none = limits.word_layer_vectors(bundled, texts, "bank", limit=150)
     assert none is None
+
+
+def test_maps_sample_beyond_the_point_cap_and_say_so():
+    rows, note = limits.sample_points(35_000)
+    assert len(rows) == 20_000 and len(set(rows.tolist())) == 20_000
+    assert np.all(np.diff(rows) > 0) and rows.max() < 35_000
+    assert note == "Showing 20,000 of 35,000 points, a random sample (seed 0)."
+    again, _ = limits.sample_points(35_000)
+    np.testing.assert_array_equal(rows, again)
+    everything, none = limits.sample_points(500)
+    assert none is None and everything.tolist() == list(range(500))

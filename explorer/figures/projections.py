@@ -31,6 +31,11 @@ HOVER_MAX_CHARS = 400
 UNLABELLED = "texts"
 
 
+WEBGL_ABOVE = 2_000
+"""2-D maps with more points than this draw with WebGL (``Scattergl``): SVG slows down past a
+few thousand markers, WebGL stays smooth at 20,000."""
+
+
 def palette(n: int) -> list[str]:
     """``n`` distinct colours: D3's ten, or Plotly's Dark24 (readable on white) beyond ten."""
     colours = qualitative.D3 if n <= len(qualitative.D3) else qualitative.Dark24
@@ -176,7 +181,8 @@ def _traces(
         if three_d:
             trace = go.Scatter3d(x=coords[rows, 0], y=coords[rows, 1], z=coords[rows, 2], **common)
         else:
-            trace = go.Scatter(x=coords[rows, 0], y=coords[rows, 1], **common)
+            scatter = go.Scattergl if len(coords) > WEBGL_ABOVE else go.Scatter
+            trace = scatter(x=coords[rows, 0], y=coords[rows, 1], **common)
         traces.append(trace)
     return traces
 
@@ -337,7 +343,8 @@ def _value_trace(coords, hovers, labels, values, title: str):
     }
     if coords.shape[1] == 3:
         return go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], **common)
-    return go.Scatter(x=coords[:, 0], y=coords[:, 1], **common)
+    scatter = go.Scattergl if len(coords) > WEBGL_ABOVE else go.Scatter
+    return scatter(x=coords[:, 0], y=coords[:, 1], **common)
 
 
 def highlight_neighbours(
