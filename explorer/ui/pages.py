@@ -57,6 +57,21 @@ PAGES = (
         ),
     ),
     PageInfo(
+        "pages/attention.py",
+        "Attention",
+        ":material/hub:",
+        "Where every head looks, layer by layer: [CLS], [SEP], the previous token; why raw "
+        "weights mislead (rollout, norm-weighted), and what a masked-LM guesses for [MASK].",
+        heading="Attention",
+        intro=(
+            "In every layer, each **attention head** rebuilds a token's vector as a weighted mix "
+            "of the vectors of all tokens; the weights of one token's row add up to 1. Here you "
+            "can see those weights for every layer and head, what each head tends to do, and "
+            "why a large weight is not always a large influence. With a masked-language model, "
+            "the lens below shows which word the model guesses for `[MASK]`, layer by layer."
+        ),
+    ),
+    PageInfo(
         "pages/context.py",
         "Word in context",
         ":material/compare_arrows:",

@@ -1,0 +1,92 @@
+"""Cached computations of the Attention page: one input's attentions with everything derived
+from them, and the masked-LM lens (its model loaded once per server)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer import attention, lens
+from explorer.memo import Memo
+from explorer.model import Tokenization
+from explorer.ui.model import RANDOM_PREFIX, load
+
+MB = 1024 * 1024
+
+MEMO = Memo(max_bytes=256 * MB, max_entries=16)
+"""Analyses of recent inputs (512 tokens on a 12 x 12 model: about 160 MB)."""
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One input on the Attention page: ``tokenization``, ``attentions`` ``(layers, heads,
+    tokens, tokens)``, ``stats`` (:func:`explorer.attention.head_statistics`), ``rollout``
+    ``(layers, tokens, tokens)``, ``norms`` ``(layers, heads, tokens)`` (``None`` with a
+    ``norms_note`` when the model's layout is unknown). Arrays are read-only."""
+
+    tokenization: Tokenization
+    attentions: np.ndarray
+    stats: pd.DataFrame
+    rollout: np.ndarray
+    norms: np.ndarray | None
+    norms_note: str | None
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.flags.writeable = False
+    return array
+
+
+def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
+    """Attentions of ``text`` (and ``pair``) and what the page derives from them, cached."""
+
+    def compute() -> Analysis:
+        model = load(model_name)
+        result = attention.attention_pass(model, text, pair)
+        tokens = result.tokenization.tokens
+        cls = model.tokenizer.cls_token or "[CLS]"
+        sep = model.tokenizer.sep_token or "[SEP]"
+        stats = attention.head_statistics(result.attentions, tokens, cls, sep)
+        try:
+            norms, note = _read_only(attention.value_norms(model, result.hidden_states)), None
+        except ValueError as error:
+            norms, note = None, str(error)
+        return Analysis(
+            result.tokenization,
+            _read_only(result.attentions),
+            stats,
+            _read_only(attention.rollout(result.attentions)),
+            norms,
+            note,
+        )
+
+    key = (model_name, text, pair)
+    if key in MEMO:
+        return MEMO.get(key, compute)
+    with st.spinner("Running the model with attention weights…"):
+        return MEMO.get(key, compute)
+
+
+@st.cache_resource(show_spinner="Loading the masked-language-model head…", max_entries=1)
+def _masked_lm(source: str) -> lens.MaskedLM:
+    return lens.load_masked_lm(source)
+
+
+def masked_lm(model_name: str) -> lens.MaskedLM:
+    """The current model with its masked-LM head; ``ValueError`` (with what to do) when it has
+    none or carries random weights."""
+    if model_name.startswith(RANDOM_PREFIX):
+        raise ValueError(
+            "This model has random weights: its guesses for [MASK] would mean nothing. "
+            "Choose a trained model with a masked-language-model head."
+        )
+    return _masked_lm(load(model_name).source)
+
+
+@st.cache_data(show_spinner="Asking every layer for the masked word…", max_entries=64)
+def layer_predictions(model_name: str, text: str, k: int = 10) -> lens.Lens:
+    """Cached :func:`explorer.lens.layer_predictions` for the current model."""
+    return lens.layer_predictions(masked_lm(model_name), text, k)

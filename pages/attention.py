@@ -1,0 +1,184 @@
+"""Attention: every layer x head, what each head does, rollout and norm-weighted attention,
+and the masked-LM lens."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from explorer import attention
+from explorer.codegen.attention import attention_snippet, lens_snippet
+from explorer.figures import attention as figures
+from explorer.ui import attention as cached
+from explorer.ui import messages
+from explorer.ui.model import current_model, current_model_name
+from explorer.ui.widgets import URL, header, show_code
+
+TUTORIAL = (
+    "After stealing money from the bank vault, the bank robber was seen fishing on the "
+    "Mississippi river bank."
+)
+PAIR = "Where did the robber go?"
+MASKED = "After stealing money from the bank [MASK], the bank robber was seen fishing on the river."
+
+header("pages/attention.py")
+model = current_model()
+model_name = current_model_name()
+
+text = st.text_area("Text", TUTORIAL, key="attention.text", bind=URL, height=80)
+pair = None
+if st.checkbox(
+    "Add a second sentence",
+    key="attention.pair_on",
+    bind=URL,
+    help="With a pair, lines between the two sentences are orange in the head view.",
+):
+    pair = st.text_area("Second sentence", PAIR, key="attention.pair", bind=URL, height=68)
+
+try:
+    result = cached.analysis(model_name, text, pair)
+except ValueError as error:
+    messages.error(error)
+    st.stop()
+
+tokens = result.tokenization.tokens
+layers, heads, n = result.attentions.shape[:3]
+if result.tokenization.truncated:
+    st.warning(
+        f"The input is longer than this model's limit of {model.max_length} tokens: only the "
+        f"first **{n} tokens** are shown. The model never sees the rest."
+    )
+st.info(figures.what_to_notice(result.stats), icon=":material/lightbulb:")
+
+# -- overview -------------------------------------------------------------------------------
+st.subheader("Every layer and head")
+st.caption(
+    f"{layers} layers x {heads} heads; each small square is one head's {n} x {n} attention "
+    "matrix (rows: the attending token, columns: the token attended to; darker = more)."
+    + (" Long inputs are pooled into blocks of tokens." if n > 24 else "")
+)
+st.plotly_chart(figures.overview_grid(result.attentions), key="attention.grid")
+
+table = figures.statistics_table(result.stats)
+left, right = st.columns(2)
+statistic = left.selectbox(
+    "Filter heads by", list(figures.LABELS.values()), index=2, key="attention.filter"
+)
+floor = right.slider(
+    f"Show heads with {statistic} at least",
+    0.0,
+    float(max(1.0, table[statistic].max())),
+    0.0,
+    0.05,
+    key="attention.floor",
+)
+shown = table[table[statistic] >= floor].sort_values(statistic, ascending=False)
+st.dataframe(shown, hide_index=True, key="attention.stats", height=260)
+st.caption(
+    f"{len(shown)} of {len(table)} heads. Click a column header to sort. Shares are the mean "
+    "over attending tokens; entropy 0 = one token gets everything, "
+    f"{np.log2(n):.1f} bits = spread evenly over all {n}."
+)
+
+# -- one head -------------------------------------------------------------------------------
+st.subheader("One head, large")
+left, right = st.columns(2)
+layer = left.selectbox("Layer", range(1, layers + 1), index=0, key="attention.layer", bind=URL)
+head = right.selectbox("Head", range(1, heads + 1), index=0, key="attention.head", bind=URL)
+matrix = result.attentions[layer - 1, head - 1]
+row = result.stats[(result.stats["layer"] == layer) & (result.stats["head"] == head)].iloc[0]
+best = max(("cls", "sep", "self", "previous", "next", "punctuation"), key=lambda c: row[c])
+st.markdown(
+    f"Layer {layer}, head {head} puts **{row[best]:.0%}** of its attention "
+    f"{figures.LABELS[best]} (entropy {row['entropy']:.2f} bits)."
+)
+big, lines = st.tabs(["Heatmap", "Head view (lines)"])
+big.plotly_chart(
+    figures.head_heatmap(matrix, tokens, f"Layer {layer}, head {head}"), key="attention.big"
+)
+focus = lines.selectbox(
+    "Show only the lines of",
+    [None, *range(n)],
+    key="attention.focus",
+    format_func=lambda i: "every token" if i is None else f"{i}: {tokens[i]}",
+)
+lines.caption("Left: the attending token; right: the token it attends to. Thicker = more.")
+lines.plotly_chart(
+    figures.head_view(matrix, tokens, result.tokenization.segment_ids, focus),
+    key="attention.lines",
+)
+
+# -- raw vs norm-weighted vs rollout -----------------------------------------------------------
+st.subheader("Is a large weight a large influence?")
+raw = result.attentions[layer - 1].mean(0)
+rolled = result.rollout[layer - 1]
+if result.norms is None:
+    messages.info(result.norms_note or "Norm-weighted attention is not available here.")
+    weighted = raw
+else:
+    weighted = attention.row_normalize(
+        attention.norm_weighted(
+            result.attentions[layer - 1 : layer], result.norms[layer - 1 : layer]
+        )[0].sum(0)
+    )
+sep = np.array([t == model.tokenizer.sep_token for t in tokens])
+st.markdown(
+    f"In layer {layer} (heads averaged), **{raw[:, sep].sum(1).mean():.0%}** of the raw "
+    f"attention goes to [SEP], but only **{weighted[:, sep].sum(1).mean():.0%}** once each "
+    "weight is scaled by the size of the vector it actually mixes in: heads park attention on "
+    "[SEP] whose value vector is tiny, a way of doing nothing (Kobayashi et al. 2020). "
+    "Rollout follows the mixing through the residual path of all layers up to this one "
+    "(Abnar & Zuidema 2020)."
+)
+st.plotly_chart(figures.comparison(raw, weighted, rolled, tokens), key="attention.compare")
+show_code(
+    attention_snippet(model_name, text, pair, layer, head),
+    caption="The attentions, shares on [SEP]/[CLS], rollout and norm-weighted attention with "
+    "plain transformers (eager attention returns the weights).",
+)
+
+# -- masked-LM lens -------------------------------------------------------------------------
+st.subheader("Masked-language-model lens")
+try:
+    lm = cached.masked_lm(model_name)
+except ValueError as error:
+    messages.info(error)
+    st.markdown(
+        "The lens needs a model saved **with** its masked-language-model head, the part "
+        "that turns a vector into a probability for every word of the vocabulary. Choose "
+        "one in the sidebar if the server offers one (for example `bert-base-uncased` or "
+        "`distilbert-base-uncased`, a local folder or a Hugging Face id)."
+    )
+    lm = None
+if lm is not None:
+    masked = st.text_area(
+        "Sentence with [MASK]",
+        MASKED,
+        key="attention.masked",
+        bind=URL,
+        height=68,
+        help="Write [MASK] where the model should guess a word; several masks work.",
+    )
+    k = st.slider("Guesses per layer", 3, 10, 5, key="attention.k")
+    try:
+        found = cached.layer_predictions(model_name, masked, 10)
+    except ValueError as error:
+        messages.error(error)
+        st.stop()
+    if found.truncated:
+        st.warning(f"Only the first {lm.max_length} tokens were read.")
+    for number, position in enumerate(found.positions):
+        final = found.top_tokens[-1][number][0]
+        first = next(i for i, top in enumerate(found.top_tokens) if top[number][0] == final)
+        messages.markdown(
+            "**Mask {n}** (token {p}): the model's guess is **{w}** "
+            f"({found.probabilities[-1, number, 0]:.0%}); it tops the list at layer "
+            f"{first} first.",
+            n=number + 1,
+            p=position,
+            w=final,
+        )
+        st.plotly_chart(figures.lens_figure(found, number, k), key=f"attention.lens{number}")
+        with st.expander(f"Top {k} at every layer, as a table"):
+            st.dataframe(figures.lens_table(found, number).iloc[:, :k])
+    show_code(lens_snippet(model_name, masked, k))

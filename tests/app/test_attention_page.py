@@ -1,0 +1,87 @@
+"""AppTest of the Attention page: the bundled model (no lens) and a tiny masked-LM model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.app.rendered import plain
+from tests.test_lens import masked_lm_path  # noqa: F401 - fixture
+
+
+def _ok(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def _keys(at) -> set[str]:
+    return {c.key for c in at.get("plotly_chart")}
+
+
+def _chart(at, key: str) -> dict:
+    return json.loads(next(c for c in at.get("plotly_chart") if c.key == key).proto.spec)
+
+
+def _texts(at) -> str:
+    parts = [m.value for m in (*at.markdown, *at.info, *at.warning, *at.error)]
+    return "\n".join(plain(p) for p in parts)
+
+
+@pytest.mark.slow
+def test_bundled_model_draws_the_grid_and_says_there_is_no_lens(page):
+    at = page("attention")
+    _ok(at)
+    assert not at.error
+    assert {"attention.grid", "attention.big", "attention.lines", "attention.compare"} <= _keys(at)
+    assert not any(k.startswith("attention.lens") for k in _keys(at))
+    texts = _texts(at)
+    assert "of all attention lands on [SEP]" in texts
+    assert "has no masked-language-model head" in texts and "bert-base-uncased" in texts
+    stats = next(d for d in at.dataframe if "on [SEP]" in d.value.columns).value
+    assert len(stats) == 6 * 12
+    assert "attn_implementation" in at.code[0].value
+
+    grid = _chart(at, "attention.grid")
+    at.selectbox(key="attention.layer").set_value(3).run()
+    _ok(at)
+    assert "Layer 3, head 1" in _chart(at, "attention.big")["layout"]["title"]["text"]
+    assert _chart(at, "attention.grid") == grid
+    at.selectbox(key="attention.focus").set_value(2).run()
+    _ok(at)
+    at.slider(key="attention.floor").set_value(0.5).run()
+    _ok(at)
+    shown = next(d for d in at.dataframe if "on [SEP]" in d.value.columns).value
+    assert (shown["on [SEP]"] >= 0.5).all()
+
+
+@pytest.mark.slow
+def test_pair_long_and_empty_inputs(page):
+    at = page("attention")
+    at.checkbox(key="attention.pair_on").check().run()
+    _ok(at)
+    lines = _chart(at, "attention.lines")
+    assert any(t.get("line", {}).get("color") == "#ea580c" for t in lines["data"])
+    at.text_area(key="attention.text").input("bank " * 700).run()
+    _ok(at)
+    assert any("only the" in plain(w.value) and "512 tokens" in plain(w.value) for w in at.warning)
+    at.text_area(key="attention.text").input("   ").run()
+    _ok(at)
+    assert at.error
+
+
+@pytest.mark.slow
+def test_masked_lm_model_shows_the_lens(page, masked_lm_path, monkeypatch):  # noqa: F811
+    monkeypatch.setenv("EXPLORER_MODELS", masked_lm_path)
+    at = page("attention")
+    at.selectbox(key="model").set_value(f"{Path(masked_lm_path).name} (local)").run()
+    _ok(at)
+    assert "attention.lens0" in _keys(at)
+    assert "has no masked-language-model head" not in _texts(at)
+    assert "Mask 1" in _texts(at)
+    at.text_area(key="attention.masked").input("The [MASK] sat on the [MASK].").run()
+    _ok(at)
+    assert {"attention.lens0", "attention.lens1"} <= _keys(at)
+    at.text_area(key="attention.masked").input("No mask at all.").run()
+    _ok(at)
+    assert any("no [MASK]" in plain(e.value) for e in at.error)
