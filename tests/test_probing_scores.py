@@ -104,3 +104,23 @@ def test_compare_strategies_keeps_the_order_and_counts_every_layer():
         compare_strategies({}, plan)
     with pytest.raises(ValueError, match="layers, n, d"):
         score_layers(np.ones((20, 4)), plan)
+
+
+def test_layers_within_noise_of_the_best_are_named_as_ranges():
+    import pandas as pd
+
+    from explorer.probing.scores import best_layers, layer_ranges, layers_within_noise
+
+    scores = pd.DataFrame(
+        {
+            "strategy": ["mean"] * 6,
+            "layer": range(6),
+            "accuracy_mean": [0.40, 0.80, 0.70, 0.86, 0.88, 0.85],
+            "accuracy_std": [0.05, 0.04, 0.05, 0.03, 0.03, 0.04],
+            "baseline": [0.25] * 6,
+        }
+    )
+    assert layers_within_noise(scores) == [3, 4, 5]
+    assert layer_ranges([1, 3, 4, 5, 7]) == "1, 3–5, 7"
+    best = best_layers(scores).iloc[0]
+    assert best["layer"] == 4 and best["within_noise"] == "3–5"

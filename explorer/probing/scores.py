@@ -87,8 +87,9 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
     """The best layer of each strategy, best first (ties: the lower layer).
 
     ``scores`` comes from :func:`compare_strategies`; returns columns ``strategy``,
-    ``layer``, ``accuracy_mean``, ``accuracy_std``, ``embedding_layer`` (layer-0 accuracy)
-    and ``baseline``.
+    ``layer``, ``within_noise`` (:func:`layers_within_noise` as text, e.g. ``"3–6"``),
+    ``accuracy_mean``, ``accuracy_std``, ``embedding_layer`` (layer-0 accuracy) and
+    ``baseline``.
     """
     rows = []
     for name, frame in scores.groupby("strategy", sort=False):
@@ -97,6 +98,7 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
             {
                 "strategy": name,
                 "layer": int(best["layer"]),
+                "within_noise": layer_ranges(layers_within_noise(frame)),
                 "accuracy_mean": float(best["accuracy_mean"]),
                 "accuracy_std": float(best["accuracy_std"]),
                 "embedding_layer": float(frame.loc[frame["layer"] == 0, "accuracy_mean"].iloc[0]),
@@ -108,6 +110,27 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
         .sort_values(["accuracy_mean", "layer"], ascending=[False, True])
         .reset_index(drop=True)
     )
+
+
+def layers_within_noise(scores: pd.DataFrame) -> list[int]:
+    """The layers of one strategy's ``scores`` (columns ``layer``, ``accuracy_mean``,
+    ``accuracy_std``) that cannot be told apart from the best one: their mean accuracy is within
+    one standard deviation (over folds) of the best layer's. Which single layer comes out best
+    flips between runs within that band; the band is what to report."""
+    best = scores.sort_values(["accuracy_mean", "layer"], ascending=[False, True]).iloc[0]
+    floor = float(best["accuracy_mean"]) - float(best["accuracy_std"])
+    return sorted(int(layer) for layer in scores.loc[scores["accuracy_mean"] >= floor, "layer"])
+
+
+def layer_ranges(layers: Sequence[int]) -> str:
+    """Layer numbers as ranges: ``[1, 3, 4, 5]`` -> ``"1, 3–5"``."""
+    parts: list[list[int]] = []
+    for layer in sorted(layers):
+        if parts and layer == parts[-1][-1] + 1:
+            parts[-1].append(layer)
+        else:
+            parts.append([layer])
+    return ", ".join(str(p[0]) if len(p) == 1 else f"{p[0]}–{p[-1]}" for p in parts)
 
 
 def layer_scores(

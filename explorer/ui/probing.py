@@ -93,11 +93,15 @@ def headline(baseline: float, top_row, task: str, labels: dict[str, str]) -> Non
         delta_color="off",
         help="Layer 0 is the input embedding (token + position), before any attention.",
     )
+    band = top_row["within_noise"]
     metrics[2].metric(
-        f"Best: layer {int(top_row['layer'])}",
+        f"Best: layer{'s' if '–' in band or ',' in band else ''} {band}",
         f"{top_row['accuracy_mean']:.2f} ± {top_row['accuracy_std']:.2f}",
         delta=f"{top_row['accuracy_mean'] - baseline:+.2f} vs baseline",
-        help=f"With {labels.get(top_row['strategy'], top_row['strategy']).lower()}.",
+        help=f"With {labels.get(top_row['strategy'], top_row['strategy']).lower()}. Layer "
+        f"{int(top_row['layer'])} scored highest; layers whose accuracy is within one standard "
+        "deviation of it cannot be told apart (which one comes out on top changes between "
+        "runs), so the page names them all.",
     )
 
 
@@ -112,6 +116,9 @@ def best_table(best: pd.DataFrame, labels: dict[str, str]) -> None:
         column_config={
             "strategy": "Strategy",
             "layer": number("Best layer", format="%d"),
+            "within_noise": st.column_config.TextColumn(
+                "Within noise", help="Layers within one standard deviation of the best"
+            ),
             "accuracy_mean": number("Accuracy", format="%.3f"),
             "accuracy_std": number("± std", format="%.3f"),
             "embedding_layer": number("Layer 0", format="%.3f"),

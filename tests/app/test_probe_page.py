@@ -29,6 +29,8 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     assert abs(float(metrics["Embedding layer (0)"]) - baseline) < 0.1
     best = next(label for label in metrics if label.startswith("Best: layer"))
     assert float(metrics[best].split("±")[0]) > baseline + 0.3
+    band = at.dataframe[0].value.loc[0, "within_noise"]
+    assert best == f"Best: layer{'s' if '–' in band or ',' in band else ''} {band}"
     layers, heads = _figures(at)
     assert [t["name"] for t in layers["data"]][0] == "Mean of subwords"  # single-token words
     assert "baseline" in layers["data"][-1]["name"].lower()
