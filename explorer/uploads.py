@@ -58,6 +58,38 @@ def texts_from_lines(text: str | None, max_rows: int | None = MAX_ROWS) -> list[
     return lines
 
 
+def labelled_lines(text: str, max_rows: int | None = MAX_ROWS) -> LabelledTexts:
+    """Pasted lines as texts, each optionally labelled as ``label<TAB>text``.
+
+    Lines without a tab are texts without a label: when some lines carry one, those get
+    :data:`NO_LABEL`; when none does, ``labels`` is None. Raises ``ValueError`` like
+    :func:`texts_from_lines`."""
+    lines = texts_from_lines(text, max_rows)
+    split = [line.split("\t", 1) if "\t" in line else [None, line] for line in lines]
+    if all(label is None for label, _ in split):
+        return LabelledTexts(tuple(lines))
+    # Lines are stripped, so a tab always has text after it.
+    texts = tuple(body.strip() for _, body in split)
+    labels = tuple((label or "").strip() or NO_LABEL for label, _ in split)
+    return LabelledTexts(texts, labels)
+
+
+_LABEL_NAMES = ("label", "labels", "class", "category", "topic", "sentiment", "sense", "tag")
+
+
+def guess_label_column(frame: pd.DataFrame, text_column: str) -> str | None:
+    """The column most likely to hold labels, besides ``text_column``: one named like
+    ``label`` (``class``, ``topic``, ...), else the column with the fewest distinct values if it
+    has at most 20 and fewer than half the rows; None when nothing looks like labels."""
+    others = [c for c in frame.columns if c != text_column]
+    for column in others:
+        if column.strip().lower() in _LABEL_NAMES:
+            return column
+    counts = {c: frame[c].nunique() for c in others}
+    candidates = [c for c, k in counts.items() if 1 < k <= 20 and k < len(frame) / 2]
+    return min(candidates, key=lambda c: counts[c]) if candidates else None
+
+
 def decode(data: bytes) -> str:
     """``data`` as text: UTF-8, with or without a byte-order mark; else ``ValueError``."""
     try:

@@ -130,3 +130,25 @@ def test_from_lists_checks_lengths():
     assert uploads.from_lists(["a", "b"], [1, 2]).labels == ("1", "2")
     with pytest.raises(ValueError, match="2 texts but 1 labels"):
         uploads.from_lists(["a", "b"], ["x"])
+
+
+def test_pasted_lines_may_carry_a_label_before_a_tab():
+    data = uploads.labelled_lines(
+        "money\tThe bank raised rates.\nriver\tThe muddy bank.\nNo label here."
+    )
+    assert data.texts == ("The bank raised rates.", "The muddy bank.", "No label here.")
+    assert data.labels == ("money", "river", uploads.NO_LABEL)
+    plain = uploads.labelled_lines("One.\nTwo.")
+    assert plain.texts == ("One.", "Two.") and plain.labels is None
+
+
+def test_the_label_column_is_guessed_by_name_or_by_few_distinct_values():
+    import pandas as pd
+
+    named = pd.DataFrame({"review": ["a", "b", "c"], "Category": ["x", "y", "x"]})
+    assert uploads.guess_label_column(named, "review") == "Category"
+    few = pd.DataFrame(
+        {"text": [f"t{i}" for i in range(10)], "id": list(range(10)), "kind": ["p", "n"] * 5}
+    )
+    assert uploads.guess_label_column(few, "text") == "kind"
+    assert uploads.guess_label_column(few[["text", "id"]], "text") is None

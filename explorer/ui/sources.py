@@ -82,9 +82,14 @@ def text_source(
             return Source(chosen, "Sense" if chosen.labels and "sense" in name.lower() else "Label")
         if kind == "paste":
             lines = st.text_area(
-                f"{label}, one per line", paste_default, key=f"{prefix}.lines", height=150
+                f"{label}, one per line",
+                paste_default,
+                key=f"{prefix}.lines",
+                height=150,
+                help="One text per line; start a line with a label and a tab "
+                "(label<TAB>text) to colour the points by label.",
             )
-            return Source(uploads.from_lists(uploads.texts_from_lines(lines)), kind="paste")
+            return Source(uploads.labelled_lines(lines), kind="paste")
         uploaded = st.file_uploader(
             "CSV file (UTF-8, with a header row)",
             type=["csv"],
@@ -107,9 +112,12 @@ def text_source(
         index=names.index(uploads.guess_text_column(table)),
         key=f"{prefix}.text_column",
     )
+    choices = [NO_COLUMN, *(c for c in names if c != text_column)]
+    guessed = uploads.guess_label_column(table, text_column)
     label_column = pick[1].selectbox(
         "Label column (colours)",
-        [NO_COLUMN, *(c for c in names if c != text_column)],
+        choices,
+        index=choices.index(guessed) if guessed in choices else 0,
         key=f"{prefix}.label_column",
     )
     label_column = None if label_column == NO_COLUMN else label_column

@@ -146,10 +146,11 @@ def test_csv_upload(page):
     assert "1 row(s) with an empty 'review' cell were left out; 12 texts remain." in [
         plain(w.value) for w in at.warning
     ]
-    assert len(_figures(at)[0]["data"]) == 1  # no label column chosen yet
-    at.selectbox(key="projections.label_column").select("label").run()
-    _ok(at)
+    assert at.selectbox(key="projections.label_column").value == "label"  # guessed
     assert sorted(_legend(_figures(at)[0])) == ["0", "1"]
+    at.selectbox(key="projections.label_column").select("(none)").run()
+    _ok(at)
+    assert len(_figures(at)[0]["data"]) == 1
 
 
 def test_bad_csv_upload_is_an_error_not_a_traceback(page):
@@ -197,3 +198,20 @@ def test_compare_with_random_weights_draws_a_second_map_with_overlap_and_probe(p
     at.selectbox(key="projections.compare_layers").select("embeddings").run()
     _ok(at)
     assert len(_figures(at)) == 2
+
+
+def test_pasted_lines_carry_labels_before_a_tab(page):
+    at = page("projections")
+    at.radio(key="projections.source").set_value("paste").run()
+    lines = "\n".join(
+        f"{topic}\t{text}"
+        for topic, text in [
+            ("money", "The bank raised its rates."),
+            ("money", "A loan from the bank."),
+            ("river", "The river bank flooded."),
+            ("river", "Reeds grew on the bank."),
+        ]
+    )
+    at.text_area(key="projections.lines").input(lines).run()
+    _ok(at)
+    assert sorted(_legend(_figures(at)[0])) == ["money", "river"]
