@@ -1,0 +1,125 @@
+"""Benchmarks of the Attention page (issue 12): attentions and the overview grid of a 128- and
+a 512-token text on the bundled model, the page's whole analysis (head statistics, rollout,
+norm-weighted attention) on top, and the masked-LM lens on a BERT-base-sized random
+``BertForMaskedLM`` (one mask, every layer).
+
+Each case runs once untimed (the eager copy of the encoder is made then, and torch warms up),
+then ``repeat`` times; the table gives the median and fastest seconds against the target.
+``python -m bench.attention`` prints the table (``--json``: one JSON line; ``--threads N``
+sets torch's threads: on a machine whose cores other processes keep busy, 1 thread can be
+several times faster than 2, which then wait for each other).
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+import time
+
+TARGETS = {"attention_128": 2.0, "attention_512": 6.0, "lens_bert_base": 1.0}
+"""Seconds each case should stay under (issue 12)."""
+
+
+def _text(model, tokens: int) -> str:
+    """A text of exactly ``tokens`` tokens for ``model``, special tokens included."""
+    words = (
+        "the bank robber was seen fishing on the river bank , and then he left . " * 60
+    ).split()
+    ids = model.tokenizer(" ".join(words), add_special_tokens=False)["input_ids"][: tokens - 2]
+    text = model.tokenizer.decode(ids)
+    assert len(model.tokenize(text)) == tokens, len(model.tokenize(text))
+    return text
+
+
+def _timed(fn, repeat: int) -> dict:
+    fn()  # warm-up, untimed
+    seconds = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        seconds.append(time.perf_counter() - start)
+    return {"seconds": statistics.median(seconds), "seconds_min": min(seconds)}
+
+
+def _masked_lm():
+    """A BERT-base-sized ``BertForMaskedLM`` with random weights and the bundled vocab."""
+    import torch
+    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+
+    from explorer.lens import MaskedLM
+    from explorer.model import bundled_model_path
+
+    torch.manual_seed(0)
+    config = BertConfig(vocab_size=30522, hidden_size=768, num_hidden_layers=12)
+    model = BertForMaskedLM(config).eval()
+    return MaskedLM(
+        "random bert-base", AutoTokenizer.from_pretrained(bundled_model_path()), model, 512
+    )
+
+
+def attention_bench(repeat: int = 3) -> list[dict]:
+    """Rows ``{"case", "tokens", "seconds", "seconds_min", "target"}`` for every case."""
+    import explorer
+    from explorer import attention, lens
+    from explorer.figures.attention import overview_grid
+
+    model = explorer.load_model()
+    rows = []
+    for tokens in (128, 512):
+        text = _text(model, tokens)
+
+        def grid(text=text):
+            weights = attention.attentions(model, text)
+            overview_grid(weights).to_json()
+
+        def page(text=text):
+            result = attention.attention_pass(model, text)
+            attention.head_statistics(result.attentions, result.tokenization.tokens)
+            attention.rollout(result.attentions)
+            attention.value_norms(model, result.hidden_states)
+
+        case = f"attention_{tokens}"
+        rows.append(
+            {"case": case, "tokens": tokens, **_timed(grid, repeat), "target": TARGETS[case]}
+        )
+        rows.append(
+            {"case": f"analysis_{tokens}", "tokens": tokens, **_timed(page, repeat), "target": None}
+        )
+    lm = _masked_lm()
+    sentence = (
+        "After stealing money from the bank [MASK], the robber was seen fishing on the river."
+    )
+    timing = _timed(lambda: lens.layer_predictions(lm, sentence, k=10), repeat)
+    count = len(lm.tokenizer(sentence)["input_ids"])
+    rows.append(
+        {"case": "lens_bert_base", "tokens": count, **timing, "target": TARGETS["lens_bert_base"]}
+    )
+    return rows
+
+
+def table(rows: list[dict]) -> str:
+    """The rows as a plain-text table."""
+    lines = [f"{'case':<16} {'tokens':>6} {'median s':>9} {'fastest s':>9} {'target s':>8}"]
+    for row in rows:
+        target = "-" if row["target"] is None else f"{row['target']:.1f}"
+        lines.append(
+            f"{row['case']:<16} {row['tokens']:>6} {row['seconds']:>9.3f} "
+            f"{row['seconds_min']:>9.3f} {target:>8}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    if "--threads" in argv:  # torch's intra-op threads (default: one per core)
+        import torch
+
+        torch.set_num_threads(int(argv[argv.index("--threads") + 1]))
+    rows = attention_bench()
+    print(json.dumps(rows) if "--json" in argv else table(rows))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
