@@ -78,6 +78,7 @@ PAGES = (
     PageSpec("Home", "", PAGE_LINK),
     PageSpec("Tokens", "tokens"),
     PageSpec("Layers", "layers"),
+    PageSpec("Attention", "attention"),
     PageSpec("Word in context", "context"),
     PageSpec("Projections", "projections"),
     PageSpec("Which layer?", "probe"),
