@@ -7,7 +7,7 @@ import streamlit as st
 from explorer import context as ctx
 from explorer import corpora, limits, uploads
 from explorer.codegen.context import context_snippet
-from explorer.figures.context import layer_similarity_chart, similarity_heatmap
+from explorer.figures.context import layer_similarity_chart, sense_gap_chart, similarity_heatmap
 from explorer.layers import layer_choices, layers_label
 from explorer.ui import compute, messages
 from explorer.ui.model import current_model, current_model_name
@@ -15,7 +15,7 @@ from explorer.ui.widgets import header, layers_select, show_code, subwords_selec
 
 DEFAULT_STRATEGY = "last"
 
-st.session_state.setdefault("context.text", "\n".join(ctx.DEFAULT_SENTENCES))
+st.session_state.setdefault("context.text", ctx.DEFAULT_TEXT)
 st.session_state.setdefault("context.word", ctx.DEFAULT_WORD)
 
 
@@ -23,7 +23,7 @@ def load_example() -> None:
     """Fill the sentences and the word from the built-in sense set chosen in the selectbox."""
     word = st.session_state.get("context.example")
     if word:
-        st.session_state["context.text"] = "\n".join(ctx.sense_examples(word, per_sense=3))
+        st.session_state["context.text"] = ctx.labelled_examples(word, per_sense=3)
         st.session_state["context.word"] = word
     st.session_state["context.example"] = None
 
@@ -36,7 +36,13 @@ name = current_model_name()
 left, right = st.columns([3, 1])
 with left:
     text = st.text_area(
-        "Sentences, one per line", key="context.text", bind="query-params", height=130
+        "Sentences, one per line, each optionally after its sense: `river | We sat on the bank.`",
+        key="context.text",
+        bind="query-params",
+        height=160,
+        help="The sense before a `|` (or a tab) labels every occurrence in that sentence; the "
+        "page then compares pairs of the same sense with pairs of different senses. Lines "
+        "without a sense are compared too, but not counted in that comparison.",
     )
 with right:
     word = st.text_input("Word to compare", key="context.word", bind="query-params")
@@ -47,7 +53,7 @@ with right:
         key="context.example",
         placeholder="Choose an ambiguous word…",
         on_change=load_example,
-        help="Built-in sentences: three for each sense of the word.",
+        help="Built-in sentences, three for each sense of the word, with their senses.",
     )
 
 strategies = layer_choices(model.num_layers)
@@ -78,10 +84,10 @@ center = options[2].toggle(
 )
 
 try:
-    kept = compute.cap_tokens(
-        name, uploads.from_lists(ctx.parse_sentences(text)), limits.MAX_CONTEXT_TOKENS
-    )
+    lines, senses = ctx.parse_labelled_sentences(text)
+    kept = compute.cap_tokens(name, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS)
     sentences = list(kept.data.texts)
+    senses = senses[: len(sentences)]
     occurrences, per_layer, _ = compute.word_layer_vectors(name, tuple(sentences), word, subwords)
     token_states = compute.context_token_states(name, tuple(sentences))
 except ValueError as error:
@@ -97,7 +103,14 @@ if len(occurrences) > ctx.MAX_OCCURRENCES:
         "Remove some sentences to compare others."
     )
     occurrences, per_layer = ctx.cap_occurrences(occurrences, per_layer)
-labels = ctx.occurrence_labels(occurrences, sentences)
+labels = ctx.occurrence_labels(occurrences, sentences, senses=senses)
+if len(occurrences) >= 2:  # what to notice comes first
+    means = ctx.layer_means(token_states) if center else None
+    pairs = ctx.pair_labels(len(occurrences))
+    kinds = ctx.pair_kinds(occurrences, senses)
+    by_layer = ctx.pair_similarities(per_layer, means)
+    messages.info(ctx.what_to_notice(word, by_layer, kinds, pairs))
+
 st.subheader(
     f"{len(occurrences)} occurrence{'' if len(occurrences) == 1 else 's'} of "
     f"“{messages.escape(word.strip())}”",
@@ -105,32 +118,51 @@ st.subheader(
 )
 st.markdown(
     "\n".join(
-        f"- **#{i + 1}** {ctx.highlight_html(sentences[o.text_index], o.char_start, o.char_end)} "
+        f"- **#{i + 1}** {'' if s is None else f'_{messages.escape(s)}_ · '}"
+        f"{ctx.highlight_html(sentences[o.text_index], o.char_start, o.char_end)} "
         f"<small>(sentence {o.text_index + 1})</small>"
         for i, o in enumerate(occurrences)
+        for s in [senses[o.text_index]]
     ),
     unsafe_allow_html=True,
 )
 if len(occurrences) < 2:
-    st.info(
-        "The word occurs only once: you need at least two occurrences to compare. Add a "
-        "sentence that uses it again, ideally in another sense."
+    messages.info(
+        f"“{word.strip()}” occurs only once: you need at least two occurrences to compare. "
+        "Add a sentence that uses it again, ideally in another sense."
     )
     st.stop()
-
-means = ctx.layer_means(token_states) if center else None
 matrix = ctx.similarity_matrix(per_layer, strategy, means)
-pairs = ctx.pair_labels(len(occurrences))
-by_layer = ctx.pair_similarities(per_layer, means)
 baseline = ctx.anisotropy_baseline(token_states, means)
 centred_note = " (mean-centred)" if center else ""
+
+try:
+    gap = ctx.sense_gap(by_layer, kinds)
+except ValueError as error:
+    messages.info(error)
+else:
+    st.plotly_chart(
+        sense_gap_chart(gap, baseline, word, title=f"Same sense vs different senses{centred_note}"),
+        width="stretch",
+        key="context.gap",
+    )
+    left_out = kinds.count("same sentence") + kinds.count("unlabelled")
+    st.caption(
+        f"Each line is the mean cosine of {kinds.count('same sense')} same-sense and "
+        f"{kinds.count('different senses')} different-sense pairs"
+        + (f" ({left_out} pairs from one sentence or without a sense left out)" if left_out else "")
+        + ". The shaded band is the gap: how much more alike the model makes two uses of the "
+        "word in one sense than in two. It opens as the layers mix in the context."
+    )
+if not center:
+    messages.caption(ctx.layer_zero_note(by_layer, word))
 
 heatmap_column, chart_column = st.columns(2)
 with heatmap_column:
     st.plotly_chart(
         similarity_heatmap(
             matrix,
-            ctx.short_labels(occurrences, sentences),
+            ctx.short_labels(occurrences, sentences, senses),
             labels,
             title=f"Cosine similarity: {layers_label(strategy).lower()}{centred_note}",
         ),
@@ -145,6 +177,7 @@ with chart_column:
             baseline,
             ctx.pair_members(labels),
             title=f"Similarity of each pair, layer by layer{centred_note}",
+            kinds=kinds,
         ),
         width="stretch",
         key="context.by_layer",
@@ -152,14 +185,15 @@ with chart_column:
 st.caption(
     f"Heatmap colours span the values shown: read the numbers. The dashed line is the mean "
     f"cosine of {ctx.describe_baseline_pairs(token_states.shape[1])} of tokens of these "
-    "sentences (special tokens left "
-    "out): what two unrelated tokens score at that layer. A pair is only telling by how far "
-    "it sits above that line. Click a pair in the legend to hide it, double-click to see it "
-    "alone."
+    "sentences (special tokens left out): what two unrelated tokens score at that layer. A "
+    "pair is only telling by how far it sits above that line. Dotted lines are pairs from one "
+    "sentence: they score high whatever the senses, because both occurrences see the same "
+    "words around them and attention mixes those same words into both vectors."
 )
 
 st.subheader("Every pair under every layer strategy", anchor=False)
 table = ctx.layers_table(per_layer, strategies, means)
+table.insert(0, "Kind", kinds)
 st.dataframe(
     table,
     width="stretch",
@@ -171,4 +205,12 @@ st.dataframe(
     },
 )
 
+if word.strip().lower() in corpora.SENSE_WORDS:
+    st.page_link(
+        "pages/projections.py",
+        label=f"See “{messages.escape(word.strip())}” in all its built-in sentences on a map "
+        "(Projections)",
+        icon=":material/scatter_plot:",
+        query_params=ctx.projections_link(word),
+    )
 show_code(context_snippet(name, sentences, word, strategy, subwords, center=center))

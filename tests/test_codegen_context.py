@@ -14,7 +14,7 @@ from explorer import context as ctx
 from explorer.codegen.context import context_snippet
 from explorer.layers import LAYER_STRATEGIES
 
-SENTENCES = list(ctx.DEFAULT_SENTENCES)
+SENTENCES = list(ctx.TUTORIAL_SENTENCES)
 
 
 def _run(source: str) -> tuple[dict, str]:

@@ -9,9 +9,10 @@ import pytest
 import explorer
 from explorer import context as ctx
 from explorer.layers import LAYER_STRATEGIES, combine_layers, layers_label
+from explorer.words import Occurrence
 from tests.conftest import TUTORIAL
 
-SENTENCES = list(ctx.DEFAULT_SENTENCES)
+SENTENCES = list(ctx.TUTORIAL_SENTENCES)
 
 
 def random_stack(layers=5, n=4, hidden=8, seed=0):
@@ -21,9 +22,40 @@ def random_stack(layers=5, n=4, hidden=8, seed=0):
 # -- inputs and labels ------------------------------------------------------------------
 
 
-def test_default_example_is_the_tutorial_plus_a_pair():
-    assert ctx.DEFAULT_SENTENCES[0] == TUTORIAL
+def test_default_example_is_one_bank_per_sentence_with_its_sense():
+    assert ctx.TUTORIAL_SENTENCES[0] == TUTORIAL
     assert ctx.DEFAULT_WORD == "bank"
+    assert all(s.split().count("bank") == 1 for s in ctx.DEFAULT_SENTENCES)
+    assert ctx.DEFAULT_TEXT == ctx.labelled_examples("bank", 3)  # the built-in sentences
+    assert ctx.parse_labelled_sentences(ctx.DEFAULT_TEXT) == (
+        list(ctx.DEFAULT_SENTENCES),
+        list(ctx.DEFAULT_SENSES),
+    )
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("river | We sat on the bank.", ("river", "We sat on the bank.")),
+        ("river\tWe sat on the bank.", ("river", "We sat on the bank.")),
+        ("a | b | c", ("a", "b | c")),
+        ("| no sense", (None, "| no sense")),
+        ("no sense |", (None, "no sense |")),
+        ("Plain sentence.", (None, "Plain sentence.")),
+        ("x" * 41 + " | long prefix", (None, "x" * 41 + " | long prefix")),
+    ],
+)
+def test_split_sense(line, expected):
+    assert ctx.split_sense(line) == expected
+
+
+def test_labelled_lines_round_trip():
+    sentences, senses = ["A bank.", "Another bank."], ["money", None]
+    text = ctx.labelled_lines(sentences, senses)
+    assert text == "money | A bank.\nAnother bank."
+    assert ctx.parse_labelled_sentences(text) == (sentences, senses)
+    with pytest.raises(ValueError, match="1 senses for 2"):
+        ctx.labelled_lines(sentences, ["x"])
 
 
 def test_parse_sentences_drops_blank_lines_and_strips():
@@ -269,3 +301,65 @@ def test_bundled_model_separates_the_two_senses_of_bank(bundled):
     # and the baseline sits far below every pair
     baseline = ctx.anisotropy_baseline(ctx.content_token_states(bundled, SENTENCES), means)
     assert baseline[-1] < sim[np.triu_indices(5, 1)].min() - 0.3
+
+
+# -- senses ------------------------------------------------------------------------------
+
+
+def _occurrence(text_index: int) -> explorer.Occurrence:
+    return Occurrence(text_index, 1, 2, 0, 4, "bank")
+
+
+def test_pair_kinds_flag_one_sentence_before_senses():
+    occurrences = [_occurrence(0), _occurrence(0), _occurrence(1), _occurrence(2)]
+    senses = ["money", "river", None]
+    assert ctx.pair_kinds(occurrences, senses) == [
+        "same sentence",  # #1 vs #2: one sentence, whatever its sense
+        "different senses",
+        "unlabelled",
+        "different senses",
+        "unlabelled",
+        "unlabelled",
+    ]
+    assert ctx.pair_kinds(occurrences[2:], ["x", "X", "x"]) == ["same sense"]
+    assert set(ctx.pair_kinds(occurrences)) <= set(ctx.PAIR_KINDS)
+
+
+def test_sense_gap_averages_each_kind_per_layer():
+    similarities = np.array([[0.9, 0.8, 0.7, 0.1], [0.6, 0.2, 0.4, 0.0]])
+    kinds = ["same sense", "different senses", "same sense", "same sentence"]
+    gap = ctx.sense_gap(similarities, kinds)
+    assert list(gap.index) == [0, 1] and gap.index.name == "layer"
+    np.testing.assert_allclose(gap["same sense"], [0.8, 0.5])
+    np.testing.assert_allclose(gap["different senses"], [0.8, 0.2])
+    np.testing.assert_allclose(gap["gap"], [0.0, 0.3], atol=1e-12)
+    with pytest.raises(ValueError, match="river | We sat"):
+        ctx.sense_gap(similarities[:, :1], kinds[:1])
+    with pytest.raises(ValueError, match="do not match"):
+        ctx.sense_gap(similarities, kinds[:3])
+
+
+def test_what_to_notice_quotes_the_numbers_it_is_given():
+    similarities = np.array([[0.97, 0.96, 0.98], [0.80, 0.60, 0.95]])
+    kinds = ["same sense", "different senses", "same sentence"]
+    text = ctx.what_to_notice("bank", similarities, kinds)
+    assert "same sense score 0.80" in text and "different senses 0.60" in text
+    assert "gap of 0.20" in text and "the gap is 0.01" in text
+    assert "The 1 pair from one sentence score 0.95 against 0.70" in text
+    reversed_text = ctx.what_to_notice("bank", similarities[:, [1, 0, 2]], kinds)
+    assert "does not separate" in reversed_text
+    plain = ctx.what_to_notice("bat", similarities, ["unlabelled"] * 3)
+    assert "most similar “bat”s are #2 vs #3 (0.95)" in plain
+    assert "least similar #1 vs #3 (0.60)" in plain and "'river | …'" in plain
+
+
+def test_layer_zero_note_gives_the_range_and_the_reason():
+    note = ctx.layer_zero_note(np.array([[0.94, 0.99, 0.96], [0.5, 0.5, 0.5]]), " bank ")
+    assert "0.94–0.99, not 1.00" in note and "position embedding" in note and "“bank”" in note
+    same_place = ctx.layer_zero_note(np.array([[0.96, 1.0]]), "bat")
+    assert "0.960–1.000 although" in same_place and "same position" in same_place
+
+
+def test_projections_link_names_the_words_view():
+    link = ctx.projections_link(" bank ")
+    assert link["projections.level"] == "words" and link["projections.word"] == "bank"

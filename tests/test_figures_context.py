@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
 from explorer.figures.context import (
     BASELINE_NAME,
     layer_similarity_chart,
+    sense_gap_chart,
     similarity_heatmap,
 )
 
@@ -92,3 +94,42 @@ def test_layer_chart_without_baseline_and_bad_shapes():
         layer_similarity_chart(sims, ["a", "b"], baseline=np.zeros(3))
     with pytest.raises(ValueError, match="hover entries"):
         layer_similarity_chart(sims, ["a", "b"], pair_hover=[("x", "y")])
+
+
+def _gap_table(layers: int = 4) -> pd.DataFrame:
+    same = np.linspace(0.95, 0.8, layers)
+    different = np.linspace(0.96, 0.6, layers)
+    table = pd.DataFrame({"same sense": same, "different senses": different})
+    table["gap"] = table["same sense"] - table["different senses"]
+    return table.rename_axis("layer")
+
+
+def test_sense_gap_chart_shades_the_gap_between_two_lines():
+    table = _gap_table()
+    figure = sense_gap_chart(table, baseline=np.full(4, 0.3), word="<b>bank</b>")
+    different, same, baseline = figure.data
+    np.testing.assert_allclose(same.y, table["same sense"])
+    np.testing.assert_allclose(different.y, table["different senses"])
+    assert same.fill == "tonexty" and different.fill is None
+    assert baseline.name == BASELINE_NAME and baseline.line.dash == "dash"
+    assert "<b>" not in same.name and "&lt;b&gt;bank" in same.name
+    assert figure.layout.xaxis.title.text.startswith("Layer")
+    assert figure.layout.yaxis.title.text == "Mean cosine similarity"
+    assert figure.layout.annotations[0].text == f"gap {table['gap'].iloc[-1]:+.2f}"
+
+
+def test_sense_gap_chart_checks_its_inputs():
+    with pytest.raises(ValueError, match="lacks the columns"):
+        sense_gap_chart(_gap_table().drop(columns="gap"))
+    with pytest.raises(ValueError, match="Baseline"):
+        sense_gap_chart(_gap_table(), baseline=np.zeros(3))
+
+
+def test_pairs_from_one_sentence_are_dotted_and_named():
+    figure = layer_similarity_chart(
+        np.zeros((3, 2)), ["#1 vs #2", "#1 vs #3"], kinds=["same sentence", "unlabelled"]
+    )
+    assert figure.data[0].name == "#1 vs #2 (same sentence)" and figure.data[0].line.dash == "dot"
+    assert figure.data[1].name == "#1 vs #3" and figure.data[1].line.dash == "solid"
+    with pytest.raises(ValueError, match="kinds"):
+        layer_similarity_chart(np.zeros((3, 2)), ["a", "b"], kinds=["same sense"])

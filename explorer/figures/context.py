@@ -6,6 +6,7 @@ import html
 from collections.abc import Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 from plotly.colors import qualitative
 
@@ -13,6 +14,9 @@ SIMILARITY_COLORS = "Reds"
 """Sequential scale: darker = more similar."""
 
 BASELINE_NAME = "Random token pairs (baseline)"
+
+SAME_SENSE, DIFFERENT_SENSES = "same sense", "different senses"
+"""Trace names of :func:`sense_gap_chart` (the columns of :func:`explorer.context.sense_gap`)."""
 
 
 def _escaped(labels: Sequence[str]) -> list[str]:
@@ -80,6 +84,7 @@ def layer_similarity_chart(
     baseline: np.ndarray | None = None,
     pair_hover: Sequence[tuple[str, str]] | None = None,
     title: str = "Similarity of each pair, layer by layer",
+    kinds: Sequence[str] | None = None,
 ) -> go.Figure:
     """One line per pair of occurrences: cosine similarity at layers 0 (embeddings) … L.
 
@@ -87,9 +92,12 @@ def layer_similarity_chart(
     (``"#1 vs #2"``) and ``pair_hover`` (n_pairs,) give the two occurrences' longer labels,
     shown on hover.
     ``baseline`` ``(L+1,)``, the mean similarity of random token pairs, is drawn as a dashed
-    grey line.
+    grey line. ``kinds`` (n_pairs,) from :func:`explorer.context.pair_kinds` dot the pairs from
+    one sentence and add the kind to each legend entry.
     """
     similarities = np.asarray(similarities, dtype=np.float64)
+    if kinds is not None and len(kinds) != len(pair_labels):
+        raise ValueError(f"Got {len(kinds)} kinds for {len(pair_labels)} pairs.")
     if similarities.ndim != 2 or similarities.shape[1] != len(pair_labels):
         raise ValueError(
             f"Similarities of shape {similarities.shape} do not match {len(pair_labels)} pairs."
@@ -103,13 +111,19 @@ def layer_similarity_chart(
     palette = qualitative.Plotly + qualitative.D3[1::2]
     figure = go.Figure()
     for p, label in enumerate(pair_labels):
+        kind = None if kinds is None else kinds[p]
+        name = label if kind in (None, "unlabelled") else f"{label} ({kind})"
         figure.add_trace(
             go.Scatter(
                 x=layers,
                 y=similarities[:, p],
                 mode="lines+markers",
-                name=html.escape(label, quote=False),
-                line={"color": palette[p % len(palette)], "width": 2},
+                name=html.escape(name, quote=False),
+                line={
+                    "color": palette[p % len(palette)],
+                    "width": 2,
+                    "dash": "dot" if kind == "same sentence" else "solid",
+                },
                 marker={"size": 6},
                 customdata=[hover[p]] * len(layers),
                 hovertemplate=f"<b>{html.escape(label)}</b><br>%{{customdata[0]}}"
@@ -147,6 +161,90 @@ def layer_similarity_chart(
         },
         hovermode="closest",
         height=520,
+        margin={"t": 60},
+    )
+    return figure
+
+
+def sense_gap_chart(
+    gap: pd.DataFrame,
+    baseline: np.ndarray | None = None,
+    word: str = "",
+    title: str = "Same sense vs different senses, layer by layer",
+) -> go.Figure:
+    """Two lines, the mean cosine of same-sense and of different-sense pairs at every layer,
+    with the gap between them shaded.
+
+    ``gap`` is :func:`explorer.context.sense_gap`'s table (index layer 0..L; columns ``"same
+    sense"``, ``"different senses"``, ``"gap"``); ``baseline`` ``(L+1,)`` the random-pair
+    baseline, dashed grey. The hover of each layer gives the gap.
+    """
+    missing = {SAME_SENSE, DIFFERENT_SENSES, "gap"} - set(gap.columns)
+    if missing:
+        raise ValueError(f"The gap table lacks the columns {sorted(missing)}.")
+    layers = np.asarray(gap.index)
+    word = html.escape(word.strip(), quote=False)
+    noun = f"“{word}”" if word else "occurrences"
+    figure = go.Figure()
+    figure.add_trace(
+        go.Scatter(
+            x=layers,
+            y=gap[DIFFERENT_SENSES],
+            mode="lines+markers",
+            name=f"Different senses (mean of pairs of {noun})",
+            line={"color": "#1f77b4", "width": 3},
+            marker={"size": 8},
+            hovertemplate="layer %{x}: different senses %{y:.3f}<extra></extra>",
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=layers,
+            y=gap[SAME_SENSE],
+            mode="lines+markers",
+            name=f"Same sense (mean of pairs of {noun})",
+            line={"color": "#d62728", "width": 3},
+            marker={"size": 8},
+            fill="tonexty",
+            fillcolor="rgba(214, 39, 40, 0.15)",
+            customdata=gap["gap"],
+            hovertemplate="layer %{x}: same sense %{y:.3f}<br>gap %{customdata:+.3f}"
+            "<extra></extra>",
+        )
+    )
+    if baseline is not None:
+        baseline = np.asarray(baseline, dtype=np.float64)
+        if baseline.shape != layers.shape:
+            raise ValueError(
+                f"Baseline of shape {baseline.shape} does not match {len(layers)} layers."
+            )
+        figure.add_trace(
+            go.Scatter(
+                x=layers,
+                y=baseline,
+                mode="lines",
+                name=BASELINE_NAME,
+                line={"color": "#7f7f7f", "width": 2, "dash": "dash"},
+                hovertemplate="random token pairs, layer %{x}: %{y:.3f}<extra></extra>",
+            )
+        )
+    last = int(layers[-1])
+    figure.add_annotation(
+        x=last,
+        y=float(gap[SAME_SENSE].iloc[-1] + gap[DIFFERENT_SENSES].iloc[-1]) / 2,
+        text=f"gap {gap['gap'].iloc[-1]:+.2f}",
+        showarrow=False,
+        xanchor="right",
+        xshift=-10,
+        font={"size": 15, "color": "#d62728"},
+    )
+    figure.update_layout(
+        title={"text": title},
+        xaxis={"title": {"text": "Layer (0 = embedding output)"}, "dtick": 1},
+        yaxis={"title": {"text": "Mean cosine similarity"}},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
+        hovermode="x unified",
+        height=440,
         margin={"t": 60},
     )
     return figure

@@ -48,24 +48,77 @@ pytestmark = pytest.mark.slow
 
 def test_default_renders_heatmap_chart_table_and_code(page):
     at = page("context")
-    assert not at.error and not at.warning and not at.info
-    assert at.text_area(key="context.text").value == "\n".join(ctx.DEFAULT_SENTENCES)
+    assert not at.error and not at.warning
+    assert at.text_area(key="context.text").value == ctx.DEFAULT_TEXT
     assert at.text_input(key="context.word").value == "bank"
     assert at.selectbox(key="context.strategy").value == "last"
     assert at.selectbox(key="context.subwords").value == "mean"
-    assert "5 occurrences" in at.subheader[0].value
+    assert "6 occurrences" in at.subheader[0].value
     figures = _figures(at)
-    assert set(figures) == {"context.heatmap", "context.by_layer"}
-    assert len(_heatmap(at)) == 5
+    assert set(figures) == {"context.gap", "context.heatmap", "context.by_layer"}
+    assert len(_heatmap(at)) == 6
     traces = _by_layer(at)
-    assert len(traces) == 10 + 1 and traces[-1]["name"] == BASELINE_NAME
+    assert len(traces) == 15 + 1 and traces[-1]["name"] == BASELINE_NAME
     assert _array(traces[0]["y"]).shape == (7,)  # layers 0..6 of the bundled model
     table = at.dataframe[0].value
-    assert table.shape == (10, 7) and table.index[0] == "#1 vs #2"
+    assert table.shape == (15, 8) and table.index[0] == "#1 vs #2"
+    assert table["Kind"].iloc[0] == "same sense" and table["Kind"].iloc[2] == "different senses"
     code = at.code[0].value
     assert "word = 'bank'" in code and "occurrences[L]" in code
     occurrences = next(m.value for m in at.markdown if "<mark>" in m.value)
-    assert occurrences.count("<mark><b>bank</b></mark>") == 5
+    assert occurrences.count("<mark><b>bank</b></mark>") == 6
+    assert occurrences.count("_finance_") == 3 and occurrences.count("_river_") == 3
+
+
+def test_the_page_opens_with_the_gap_it_plots(page):
+    at = page("context")
+    notice = plain(at.info[0].value)
+    gap = _figures(at)["context.gap"]["data"]
+    different, same = (_array(trace["y"]) for trace in gap[:2])
+    assert "Same sense" in gap[1]["name"] and "Different senses" in gap[0]["name"]
+    assert gap[1]["fill"] == "tonexty"  # the gap is shaded
+    assert f"same sense score {same[-1]:.2f}" in notice
+    assert f"different senses {different[-1]:.2f}" in notice
+    assert f"gap of {same[-1] - different[-1]:.2f}" in notice
+    assert same[-1] > different[-1]  # the bundled model separates the default senses
+    layer_zero = next(plain(c.value) for c in at.caption if "At layer 0" in plain(c.value))
+    assert "position embedding" in layer_zero and "not 1.00" in layer_zero
+
+
+def test_pairs_from_one_sentence_are_flagged(page):
+    at = page("context")
+    at.text_area(key="context.text").input("\n".join(ctx.TUTORIAL_SENTENCES)).run()
+    _check(at)
+    names = [trace["name"] for trace in _by_layer(at)]
+    assert names[0] == "#1 vs #2 (same sentence)" and names[2] == "#1 vs #4"
+    assert "context.gap" not in _figures(at)  # no senses given: no gap, and a hint
+    notice = plain(at.info[0].value)
+    assert "from one sentence score" in notice and "share all their context" in notice
+    assert any("'river | " in plain(i.value) for i in at.info)
+
+
+def test_senses_of_user_lines_are_read_before_a_bar_or_a_tab(page):
+    at = page("context")
+    text = "money | I robbed a bank.\nriver\tWe sat on a bank.\nmoney | The bank is shut."
+    at.text_area(key="context.text").input(text).run()
+    _check(at)
+    assert "context.gap" in _figures(at)
+    assert at.dataframe[0].value["Kind"].tolist() == [
+        "different senses",
+        "same sense",
+        "different senses",
+    ]
+    heatmap = _figures(at)["context.heatmap"]["data"][0]
+    assert list(heatmap["x"]) == ["#1 bank (money)", "#2 bank (river)", "#3 bank (money)"]
+
+
+def test_a_sense_word_links_to_its_map(page):
+    at = page("context")
+    links = [e for e in at.get("page_link")]
+    assert links, "no link to Projections"
+    link = links[0].proto
+    assert "projections" in link.page
+    assert "bank" in link.label
 
 
 def test_changing_the_strategy_changes_the_heatmap(page):
@@ -80,6 +133,7 @@ def test_changing_the_strategy_changes_the_heatmap(page):
 
 def test_changing_the_word_changes_the_output(page):
     at = page("context")
+    at.text_area(key="context.text").input("\n".join(ctx.TUTORIAL_SENTENCES)).run()
     at.text_input(key="context.word").input("man").run()
     _check(at)
     assert not at.error
@@ -95,7 +149,7 @@ def test_unknown_word_lists_the_words_that_are_there(page):
     assert at.error
     message = at.error[0].value
     assert "zebra" in message and "does not occur" in message
-    assert "robber" in message and "mississippi" in message
+    assert "mortgage" in message and "canoe" in message
     assert not _figures(at)
 
 
@@ -117,11 +171,11 @@ def test_empty_word_shows_an_error(page):
 
 def test_a_single_occurrence_is_shown_with_an_info(page):
     at = page("context")
-    at.text_input(key="context.word").input("vault").run()
+    at.text_input(key="context.word").input("mortgage").run()
     _check(at)
     assert not at.error
     assert at.info and "at least two occurrences" in at.info[0].value
-    assert any("<mark><b>vault</b></mark>" in m.value for m in at.markdown)
+    assert any("<mark><b>mortgage</b></mark>" in m.value for m in at.markdown)
     assert not _figures(at)
 
 
@@ -144,7 +198,8 @@ def test_loading_an_example_fills_sentences_and_word(page):
     at.selectbox(key="context.example").set_value("bat").run()
     _check(at)
     assert at.text_input(key="context.word").value == "bat"
-    assert at.text_area(key="context.text").value == "\n".join(ctx.sense_examples("bat", 3))
+    assert at.text_area(key="context.text").value == ctx.labelled_examples("bat", 3)
+    assert "context.gap" in _figures(at)
     assert at.selectbox(key="context.example").value is None
     assert "6 occurrences of “bat”" in at.subheader[0].value
     assert len(_heatmap(at)) == 6

@@ -37,6 +37,14 @@ def test_context_word_and_strategy_from_the_url():
     assert not at.error
 
 
+def test_context_senses_from_the_url():
+    text = "animal | The bat flew out of the cave.\nsports | He swung the bat hard."
+    at = _open("context", {"context.text": text, "context.word": "bat"})
+    assert at.text_area(key="context.text").value == text
+    assert "context.gap" not in {c.key for c in at.get("plotly_chart")}  # one pair only
+    assert at.dataframe[0].value["Kind"].tolist() == ["different senses"]
+
+
 def test_projections_pooling_and_method_from_the_url():
     at = _open(
         "projections",
