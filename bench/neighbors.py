@@ -106,7 +106,10 @@ def neighbors_bench(
     Euclidean metric, and the k nearest neighbours of every one of ``all_points`` points (what
     a per-point neighbourhood-preservation colour or a Jaccard overlap needs).
     """
-    result: dict = {"threads_default": min(os.cpu_count() or 1, 4)}
+    result: dict = {
+        "threads_default": min(os.cpu_count() or 1, 4),
+        "load_average_at_start": os.getloadavg()[0],
+    }
     with tempfile.TemporaryDirectory(prefix="bench-neighbors-") as tmp:
         path = Path(tmp) / "vectors.npy"
         start = time.perf_counter()
@@ -181,6 +184,7 @@ def main(argv: list[str]) -> None:
         print(json.dumps(data))
         return
     large, small = data["large"], data["small"]
+    print(f"load average at the start: {data['load_average_at_start']:.1f}")
     print(f"write {data['file_mb']:.0f} MB: {data['write_seconds']:.1f} s")
     print(f"first query on a new mapping: {data['first_query_new_mapping_seconds']:.3f} s")
     for run in (large, small):
