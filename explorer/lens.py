@@ -66,12 +66,13 @@ def has_masked_lm_head(config) -> bool:
     return any("MaskedLM" in name or name.endswith("ForPreTraining") for name in names)
 
 
-def load_masked_lm(source: str) -> MaskedLM:
+def load_masked_lm(source: str, label: str | None = None) -> MaskedLM:
     """Load the model at ``source`` (a folder, or a hub id) with its masked-LM head.
 
     Raises ``ValueError`` quickly (from the configuration alone, before any weight is read)
     when the checkpoint was not saved with a masked-LM head, and after loading when the head's
-    weights are missing (they would be random); only safetensors weights are read.
+    weights are missing (they would be random); only safetensors weights are read. Messages
+    name the model ``label`` (default: the hub id, or the folder's name).
     """
     from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer
 
@@ -80,7 +81,7 @@ def load_masked_lm(source: str) -> MaskedLM:
         config = AutoConfig.from_pretrained(source, local_files_only=local)
     except (OSError, ValueError) as error:
         raise ValueError(f"Could not read the configuration of {source!r}: {error}") from None
-    name = Path(source).name if local else source
+    name = label or (Path(source).name if local else source)
     if not has_masked_lm_head(config):
         saved = ", ".join(getattr(config, "architectures", None) or ["an unknown architecture"])
         raise ValueError(

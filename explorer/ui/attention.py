@@ -12,7 +12,7 @@ import streamlit as st
 from explorer import attention, lens
 from explorer.memo import Memo
 from explorer.model import Tokenization
-from explorer.ui.model import RANDOM_PREFIX, load
+from explorer.ui.model import RANDOM_PREFIX, load, settings
 
 MB = 1024 * 1024
 
@@ -71,8 +71,8 @@ def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
 
 
 @st.cache_resource(show_spinner="Loading the masked-language-model head…", max_entries=1)
-def _masked_lm(source: str) -> lens.MaskedLM:
-    return lens.load_masked_lm(source)
+def _masked_lm(source: str, label: str) -> lens.MaskedLM:
+    return lens.load_masked_lm(source, label)
 
 
 def masked_lm(model_name: str) -> lens.MaskedLM:
@@ -83,7 +83,7 @@ def masked_lm(model_name: str) -> lens.MaskedLM:
             "This model has random weights: its guesses for [MASK] would mean nothing. "
             "Choose a trained model with a masked-language-model head."
         )
-    return _masked_lm(load(model_name).source)
+    return _masked_lm(load(model_name).source, settings().label_of(model_name))
 
 
 @st.cache_data(show_spinner="Asking every layer for the masked word…", max_entries=64)
