@@ -276,3 +276,105 @@ def shared_range(values: np.ndarray) -> tuple[float, float]:
     if high - low < 1e-9:
         low, high = low - 0.5, high + 0.5
     return low, high
+
+
+# -- the one-screen summary -----------------------------------------------------------------
+
+FUNCTION_WORDS = frozenset(
+    "a an the of to in on at by for from with and or but as is was were be been are it its "
+    "this that these those he she they we you i his her their our my your after before "
+    "while when then than so not no".split()
+)
+"""Words a default token should not be: they carry little of the sentence's meaning."""
+
+
+def default_token(
+    tokens: Sequence[str], special: Sequence[bool] | None = None, words: Sequence[str] = ()
+) -> int:
+    """The position to show first: the first token that is one of ``words`` (e.g. the
+    ambiguous words of :data:`explorer.corpora.SENSE_WORDS`), else the first content word
+    (letters, not special, not a ``##`` continuation, not in :data:`FUNCTION_WORDS`), else
+    the first non-special token, else 0."""
+    special = [False] * len(tokens) if special is None else list(special)
+    if len(special) != len(tokens):
+        raise ValueError(f"special has {len(special)} flags for {len(tokens)} tokens.")
+    wanted = {w.lower() for w in words}
+    candidates = [i for i, s in enumerate(special) if not s]
+    for test in (
+        lambda t: t.lower() in wanted,
+        lambda t: t.isalpha() and t.lower() not in FUNCTION_WORDS,
+        lambda t: True,
+    ):
+        found = next((i for i in candidates if test(tokens[i])), None)
+        if found is not None:
+            return found
+    return 0
+
+
+def layer_summary(
+    hidden: np.ndarray,
+    token: int,
+    include_special: bool = True,
+    special: Sequence[bool] | None = None,
+) -> pd.DataFrame:
+    """One row per layer: what a reader needs from the page at a glance.
+
+    ``hidden`` ``(L + 1, T, H)``. Columns: ``layer``; ``mean norm`` (mean L2 norm of the
+    chosen tokens' vectors, tokens as in :func:`token_mask`); ``top dimension`` and
+    ``top sigmas`` (the dimension with the largest |value| over the chosen tokens, and that
+    value in stds of the layer); ``token norm`` (the norm of ``token``'s vector) and
+    ``change`` (cosine of ``token``'s vector with its vector at the previous layer; NaN at
+    layer 0).
+    """
+    hidden = _check_hidden(hidden)
+    if not 0 <= token < hidden.shape[1]:
+        raise ValueError(f"Token {token} is out of range: choose 0 to {hidden.shape[1] - 1}.")
+    mask = token_mask(hidden.shape[1], include_special, special)
+    used = hidden[:, mask]
+    sigma = used.reshape(used.shape[0], -1).std(axis=1)
+    peaks = np.abs(used).max(axis=1)  # (L + 1, H)
+    top = peaks.argmax(axis=1)
+    vectors = hidden[:, token]
+    norms = np.linalg.norm(vectors, axis=1)
+    change = np.full(hidden.shape[0], np.nan)
+    change[1:] = np.einsum("lh,lh->l", vectors[1:], vectors[:-1]) / np.maximum(
+        norms[1:] * norms[:-1], 1e-12
+    )
+    return pd.DataFrame(
+        {
+            "layer": np.arange(hidden.shape[0]),
+            "mean norm": np.linalg.norm(used, axis=2).mean(axis=1),
+            "top dimension": top,
+            "top sigmas": peaks[np.arange(len(top)), top] / np.maximum(sigma, 1e-12),
+            "token norm": norms,
+            "change": change,
+        }
+    )
+
+
+def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
+    """The page's opening sentence from :func:`layer_summary` (plain text; escape to show):
+    where ``token_text`` changes most, how the mean norm moves, and the dimension that is on
+    top at most layers."""
+    if len(summary) < 2:
+        raise ValueError("The summary needs at least two layers (embeddings and one more).")
+    changes = summary["change"].iloc[1:]
+    most = int(changes.idxmin())
+    least = int(changes.idxmax())
+    norms = summary["mean norm"]
+    counts = summary["top dimension"].value_counts()
+    dimension, layers = int(counts.index[0]), int(counts.iloc[0])
+    last = int(summary["layer"].iloc[-1])
+    text = (
+        f"“{token_text}” changes most from layer {most - 1} to layer {most} (cosine "
+        f"{changes[most]:.2f} with its previous vector) and least from layer {least - 1} to "
+        f"{least} ({changes[least]:.2f}). The mean vector norm goes from {norms.iloc[0]:.1f} "
+        f"at layer 0 to {norms.iloc[-1]:.1f} at layer {last}."
+    )
+    if layers > 1:
+        peak = summary.loc[summary["top dimension"] == dimension, "top sigmas"].max()
+        text += (
+            f" Dimension {dimension} holds the largest value at {layers} of {len(summary)} "
+            f"layers (up to {peak:.0f} standard deviations): a rogue dimension."
+        )
+    return text

@@ -29,6 +29,7 @@ def load_example() -> None:
 
 
 header("pages/context.py")
+notice = st.container()  # what to notice, filled once the numbers are known
 
 model = current_model()
 name = current_model_name()
@@ -109,7 +110,7 @@ if len(occurrences) >= 2:  # what to notice comes first
     pairs = ctx.pair_labels(len(occurrences))
     kinds = ctx.pair_kinds(occurrences, senses)
     by_layer = ctx.pair_similarities(per_layer, means)
-    messages.info(ctx.what_to_notice(word, by_layer, kinds, pairs))
+    messages.info(ctx.what_to_notice(word, by_layer, kinds, pairs), notice)
 
 st.subheader(
     f"{len(occurrences)} occurrence{'' if len(occurrences) == 1 else 's'} of "

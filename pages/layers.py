@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import layerstats
+from explorer import corpora, layerstats
 from explorer.codegen.layers import layers_snippet
 from explorer.figures import layers as figures
 from explorer.ui import compute, messages
@@ -15,7 +15,6 @@ TUTORIAL = (
     "After stealing money from the bank vault, the bank robber was seen fishing on the "
     "Mississippi river bank."
 )
-DEFAULT_TOKEN = 5  # the tutorial's "layer 5, token 5" view
 DEFAULT_LAYER = 5
 METRICS = {
     "mean": "mean",
@@ -27,6 +26,7 @@ METRICS = {
 
 
 header("pages/layers.py")
+notice = st.container()  # what to notice, filled once the numbers are known
 
 model_name = current_model_name()
 text = st.text_area("Text", value=TUTORIAL, key="layers.text", bind="query-params", height=80)
@@ -53,11 +53,12 @@ left, middle, right = st.columns([2, 3, 2])
 token = left.selectbox(
     "Token",
     range(num_tokens),
-    index=min(DEFAULT_TOKEN, num_tokens - 1),
+    index=layerstats.default_token(tokenization.tokens, tokenization.special, corpora.SENSE_WORDS),
     format_func=lambda i: labels[i],
     key="layers.token",
     bind="query-params",
-    help="Position: token, as the tokenizer cut the text.",
+    help="Position: token, as the tokenizer cut the text. The first ambiguous word (bank, "
+    "bat, ...) or else the first content word is chosen for you.",
 )
 layer = middle.slider(
     "Layer",
@@ -82,6 +83,39 @@ except ValueError as error:
     include_special = True
     keep = layerstats.token_mask(num_tokens)
 token_name = f"token {token} ({tokenization.tokens[token]!r})"
+
+summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)
+messages.info(layerstats.summary_notice(summary, tokenization.tokens[token]), notice)
+st.subheader("Summary: every layer at a glance", anchor=False)
+st.dataframe(
+    summary,
+    hide_index=True,
+    width="stretch",
+    key="layers.summary",
+    column_config={
+        "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
+        "mean norm": st.column_config.NumberColumn(
+            "mean norm", format="%.2f", help="Mean L2 norm of the token vectors of the layer"
+        ),
+        "top dimension": st.column_config.NumberColumn(
+            "top dimension", help="The dimension holding the largest |value| of the layer"
+        ),
+        "top sigmas": st.column_config.NumberColumn(
+            "its |value| / std", format="%.1f", help="That value in stds of the layer"
+        ),
+        "token norm": st.column_config.NumberColumn(
+            f"norm of {tokenization.tokens[token]!r}", format="%.2f"
+        ),
+        "change": st.column_config.ProgressColumn(
+            f"{tokenization.tokens[token]!r}: cosine to previous layer",
+            format="%.2f",
+            min_value=0.0,
+            max_value=1.0,
+            help="1 = the layer left the token's vector as it was; lower = it changed more",
+        ),
+    },
+)
+st.caption("Details below: open a section to see the distributions behind these numbers.")
 
 st.subheader(f"One token at one layer: {token_name}, {figures.layer_name(layer)}")
 numbers = layerstats.vector_statistics(hidden[layer, token])
@@ -120,108 +154,108 @@ st.caption(
     "large magnitude (see *Outlier dimensions* below)."
 )
 
-st.subheader(f"The same token at every layer: {token_name}")
-st.plotly_chart(
-    figures.layer_grid(hidden[:, token], labels[token], layer, log_counts=log_counts),
-    width="stretch",
-    key="layers.grid",
-)
-
-st.subheader("Statistics of every layer")
-statistics = layerstats.layer_statistics(hidden, include_special, tokenization.special)
-series = {"all tokens": layerstats.layer_statistics(hidden)}
-if any(tokenization.special) and not all(tokenization.special):
-    series["without special tokens"] = layerstats.layer_statistics(
-        hidden, False, tokenization.special
+with st.expander(f"The same token at every layer: {token_name}"):
+    st.plotly_chart(
+        figures.layer_grid(hidden[:, token], labels[token], layer, log_counts=log_counts),
+        width="stretch",
+        key="layers.grid",
     )
-st.plotly_chart(figures.statistics_chart(series), width="stretch", key="layers.stats_chart")
-st.dataframe(
-    statistics,
-    hide_index=True,
-    width="stretch",
-    key="layers.stats_table",
-    column_config={
-        "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
-        "tokens": st.column_config.NumberColumn("tokens", help="Token vectors counted"),
-        **{
-            key: st.column_config.NumberColumn(layerstats.STATISTIC_LABELS[key], format="%.4f")
-            for key in layerstats.STATISTICS
-        },
-        "norm": st.column_config.NumberColumn(
-            "mean norm", format="%.4f", help="Mean L2 norm of the token vectors"
-        ),
-        "kurtosis": st.column_config.NumberColumn(
-            "kurtosis", format="%.2f", help="Fisher kurtosis: 0 for a normal distribution"
-        ),
-    },
-)
-st.caption(
-    "Over all values of a layer's token vectors: mean, standard deviation, the mean L2 norm "
-    "of a token vector, the largest |value| and the Fisher kurtosis (0 for a normal "
-    "distribution; large = heavy tails, i.e. a few huge values). The chart shows the "
-    "statistics with and without special tokens; the table "
-    f"{'includes them' if include_special else 'leaves them out'} (toggle above)."
-)
 
-st.subheader("Outlier dimensions")
-threshold = st.slider(
-    "Threshold (standard deviations of the layer)",
-    2.0,
-    12.0,
-    value=layerstats.DEFAULT_THRESHOLD,
-    step=0.5,
-    key="layers.threshold",
-    help="A dimension is an outlier at a layer when |value| > threshold × the std of all "
-    "values of that layer, for at least one token.",
-)
-outliers = layerstats.outlier_dimensions(
-    hidden, threshold, include_special, tokenization.special, tokenization.tokens
-)
-st.markdown(layerstats.outlier_summary(outliers, num_layers, threshold))
-st.caption(
-    "BERT-family models have a few *rogue dimensions* whose values are many times larger "
-    "than the rest. They dominate dot products, so cosine similarity between two token "
-    "vectors is decided mostly by those few dimensions rather than by the hundreds of "
-    "others (Timkey & van Schijndel, 2021, *All Bark and No Bite: Rogue Dimensions in "
-    "Transformer Language Models Obscure Representational Quality*). Standardising each "
-    "dimension before comparing vectors reduces their weight."
-)
-peaks = layerstats.dimension_peaks(hidden, layer, include_special, tokenization.special)
-st.plotly_chart(
-    figures.dimension_profile(
-        peaks,
-        labels,
-        layer,
-        float(statistics["std"].iloc[layer]),
-        threshold,
-        outliers.loc[outliers["layer"] == layer, "dimension"].tolist(),
-    ),
-    width="stretch",
-    key="layers.dimensions",
-)
-if not outliers.empty:
+with st.expander("Statistics of every layer"):
+    statistics = layerstats.layer_statistics(hidden, include_special, tokenization.special)
+    series = {"all tokens": layerstats.layer_statistics(hidden)}
+    if any(tokenization.special) and not all(tokenization.special):
+        series["without special tokens"] = layerstats.layer_statistics(
+            hidden, False, tokenization.special
+        )
+    st.plotly_chart(figures.statistics_chart(series), width="stretch", key="layers.stats_chart")
     st.dataframe(
-        outliers.drop(columns="positions"),
+        statistics,
         hide_index=True,
         width="stretch",
-        key="layers.outlier_table",
+        key="layers.stats_table",
         column_config={
-            "count": st.column_config.NumberColumn("tokens firing"),
-            "max_abs": st.column_config.NumberColumn("max |value|", format="%.3f"),
-            "sigmas": st.column_config.NumberColumn("max |value| / std", format="%.1f"),
-            "tokens": st.column_config.TextColumn("where (position: token)"),
+            "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
+            "tokens": st.column_config.NumberColumn("tokens", help="Token vectors counted"),
+            **{
+                key: st.column_config.NumberColumn(layerstats.STATISTIC_LABELS[key], format="%.4f")
+                for key in layerstats.STATISTICS
+            },
+            "norm": st.column_config.NumberColumn(
+                "mean norm", format="%.4f", help="Mean L2 norm of the token vectors"
+            ),
+            "kurtosis": st.column_config.NumberColumn(
+                "kurtosis", format="%.2f", help="Fisher kurtosis: 0 for a normal distribution"
+            ),
         },
     )
+    st.caption(
+        "Over all values of a layer's token vectors: mean, standard deviation, the mean L2 norm "
+        "of a token vector, the largest |value| and the Fisher kurtosis (0 for a normal "
+        "distribution; large = heavy tails, i.e. a few huge values). The chart shows the "
+        "statistics with and without special tokens; the table "
+        f"{'includes them' if include_special else 'leaves them out'} (toggle above)."
+    )
 
-st.subheader("Vector norms, token by layer")
-st.plotly_chart(
-    figures.norm_heatmap(layerstats.token_norms(hidden), labels, token, layer),
-    width="stretch",
-    key="layers.norms",
-)
-st.caption(
-    "The L2 norm of every token vector at every layer. Special tokens and punctuation "
-    "often stand apart from the words: compare their rows."
-)
+with st.expander("Outlier dimensions"):
+    threshold = st.slider(
+        "Threshold (standard deviations of the layer)",
+        2.0,
+        12.0,
+        value=layerstats.DEFAULT_THRESHOLD,
+        step=0.5,
+        key="layers.threshold",
+        help="A dimension is an outlier at a layer when |value| > threshold × the std of all "
+        "values of that layer, for at least one token.",
+    )
+    outliers = layerstats.outlier_dimensions(
+        hidden, threshold, include_special, tokenization.special, tokenization.tokens
+    )
+    st.markdown(layerstats.outlier_summary(outliers, num_layers, threshold))
+    st.caption(
+        "BERT-family models have a few *rogue dimensions* whose values are many times larger "
+        "than the rest. They dominate dot products, so cosine similarity between two token "
+        "vectors is decided mostly by those few dimensions rather than by the hundreds of "
+        "others (Timkey & van Schijndel, 2021, *All Bark and No Bite: Rogue Dimensions in "
+        "Transformer Language Models Obscure Representational Quality*). Standardising each "
+        "dimension before comparing vectors reduces their weight."
+    )
+    peaks = layerstats.dimension_peaks(hidden, layer, include_special, tokenization.special)
+    st.plotly_chart(
+        figures.dimension_profile(
+            peaks,
+            labels,
+            layer,
+            float(statistics["std"].iloc[layer]),
+            threshold,
+            outliers.loc[outliers["layer"] == layer, "dimension"].tolist(),
+        ),
+        width="stretch",
+        key="layers.dimensions",
+    )
+    if not outliers.empty:
+        st.dataframe(
+            outliers.drop(columns="positions"),
+            hide_index=True,
+            width="stretch",
+            key="layers.outlier_table",
+            column_config={
+                "count": st.column_config.NumberColumn("tokens firing"),
+                "max_abs": st.column_config.NumberColumn("max |value|", format="%.3f"),
+                "sigmas": st.column_config.NumberColumn("max |value| / std", format="%.1f"),
+                "tokens": st.column_config.TextColumn("where (position: token)"),
+            },
+        )
+
+with st.expander("Vector norms, token by layer"):
+    st.plotly_chart(
+        figures.norm_heatmap(layerstats.token_norms(hidden), labels, token, layer),
+        width="stretch",
+        key="layers.norms",
+    )
+    st.caption(
+        "The L2 norm of every token vector at every layer. Special tokens and punctuation "
+        "often stand apart from the words: compare their rows."
+    )
 
 show_code(layers_snippet(model_name, text, layer, token))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.stats
 
@@ -162,3 +163,54 @@ def test_bundled_model_shows_a_few_rogue_dimensions(bundled):
     assert outliers["layer"].nunique() >= 3
     # Heavy tails: the layers are far from Gaussian.
     assert (table["kurtosis"] > 1.0).all()
+
+
+# -- the one-screen summary ------------------------------------------------------------
+
+
+def test_default_token_prefers_the_ambiguous_word_then_a_content_word():
+    tokens = ["[CLS]", "after", "the", "bank", "robber", ",", "[SEP]"]
+    special = [True, False, False, False, False, False, True]
+    assert layerstats.default_token(tokens, special, ("bank", "bat")) == 3
+    assert layerstats.default_token(tokens, special) == 3  # "after", "the" are function words
+    assert layerstats.default_token(["[CLS]", "the", ",", "[SEP]"], [1, 0, 0, 1]) == 1
+    assert layerstats.default_token(["[CLS]", "[SEP]"], [1, 1]) == 0
+    assert layerstats.default_token(["the", "##ing", "cat"]) == 2
+    with pytest.raises(ValueError, match="flags"):
+        layerstats.default_token(["a"], [True, False])
+
+
+def test_layer_summary_norms_top_dimension_and_change():
+    rng = np.random.default_rng(0)
+    hidden = rng.normal(size=(4, 5, 16))
+    hidden[:, :, 7] += 40.0  # a rogue dimension at every layer
+    hidden[2, 1] = hidden[1, 1]  # token 1 unchanged by layer 2
+    summary = layerstats.layer_summary(hidden, 1)
+    assert summary["layer"].tolist() == [0, 1, 2, 3]
+    assert (summary["top dimension"] == 7).all() and (summary["top sigmas"] > 2).all()
+    np.testing.assert_allclose(summary["mean norm"], np.linalg.norm(hidden, axis=2).mean(1))
+    np.testing.assert_allclose(summary["token norm"], np.linalg.norm(hidden[:, 1], axis=1))
+    assert np.isnan(summary["change"].iloc[0])
+    assert summary["change"].iloc[2] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="out of range"):
+        layerstats.layer_summary(hidden, 5)
+
+
+def test_summary_notice_reads_the_summary():
+    summary = pd.DataFrame(
+        {
+            "layer": [0, 1, 2, 3],
+            "mean norm": [9.6, 11.0, 12.0, 8.1],
+            "top dimension": [99, 99, 5, 99],
+            "top sigmas": [12.0, 13.0, 4.0, 17.0],
+            "token norm": [1.0, 1.0, 1.0, 1.0],
+            "change": [np.nan, 0.9, 0.95, 0.6],
+        }
+    )
+    text = layerstats.summary_notice(summary, "bank")
+    assert "“bank” changes most from layer 2 to layer 3 (cosine 0.60" in text
+    assert "least from layer 1 to 2 (0.95)" in text
+    assert "from 9.6 at layer 0 to 8.1 at layer 3" in text
+    assert "Dimension 99 holds the largest value at 3 of 4 layers (up to 17" in text
+    with pytest.raises(ValueError, match="two layers"):
+        layerstats.summary_notice(summary.iloc[:1], "bank")

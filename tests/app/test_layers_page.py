@@ -7,6 +7,7 @@ import json
 import pytest
 
 from explorer.model import Model
+from tests.app.rendered import plain
 
 CHARTS = (
     "layers.token_histogram",
@@ -41,8 +42,8 @@ def test_first_load_has_the_charts_tables_and_code(page):
     stats = _stats(at)
     assert stats["layer"].tolist() == list(range(7))  # the bundled model: 6 layers + embeddings
     assert (stats["tokens"] == 22).all()
-    assert at.selectbox(key="layers.token").value == 5
-    assert at.selectbox(key="layers.token").format_func(5) == "5: the"
+    assert at.selectbox(key="layers.token").value == 6  # the first "bank", not "the"
+    assert at.selectbox(key="layers.token").format_func(6) == "6: bank"
     assert at.slider(key="layers.layer").value == 5
     token_figure = _chart(at, "layers.token_histogram")
     assert token_figure["layout"]["xaxis"]["title"]["text"] == "value"
@@ -52,7 +53,7 @@ def test_first_load_has_the_charts_tables_and_code(page):
     assert 0 < len(outliers) < 60
     assert any("stand" in m.value and "out" in m.value for m in at.markdown)
     code = at.code[0].value
-    assert "output_hidden_states=True" in code and "layer, token = 5, 5" in code
+    assert "output_hidden_states=True" in code and "layer, token = 5, 6" in code
 
 
 @pytest.mark.slow
@@ -70,13 +71,13 @@ def test_token_and_layer_change_the_histograms_without_a_forward_pass(page, monk
     grid_before = _chart(at, "layers.grid")
     forward_passes = len(calls)
 
-    at.selectbox(key="layers.token").set_value(6).run()
+    at.selectbox(key="layers.token").set_value(5).run()
     _ok(at)
     after_token = _chart(at, "layers.token_histogram")
     assert after_token != before
-    assert "6: bank" in after_token["layout"]["title"]["text"]
+    assert "5: the" in after_token["layout"]["title"]["text"]
     assert _chart(at, "layers.grid") != grid_before
-    assert "layer, token = 5, 6" in at.code[0].value
+    assert "layer, token = 5, 5" in at.code[0].value
 
     at.slider(key="layers.layer").set_value(2).run()
     _ok(at)
@@ -140,3 +141,17 @@ def test_empty_text_shows_an_error_not_a_traceback(page, text):
     _ok(at)
     assert at.error and "empty" in at.error[0].value
     assert not at.get("plotly_chart")
+
+
+@pytest.mark.slow
+def test_the_page_opens_with_a_summary_it_computed(page):
+    at = page("layers")
+    summary = next(d for d in at.dataframe if "change" in d.value.columns).value
+    assert summary["layer"].tolist() == list(range(7))
+    notice = plain(at.info[0].value)
+    most = int(summary["change"].iloc[1:].idxmin())
+    assert f"“bank” changes most from layer {most - 1} to layer {most}" in notice
+    assert f"cosine {summary['change'].iloc[most]:.2f}" in notice
+    at.selectbox(key="layers.token").set_value(2).run()  # "stealing"
+    _ok(at)
+    assert "“stealing” changes most" in plain(at.info[0].value)
