@@ -10,10 +10,9 @@ import explorer
 from explorer import corpora
 from explorer import projection as proj
 from explorer.codegen.projections import projection_snippet, word_projection_snippet
+from explorer.figures.highlights import highlight_neighbours, highlight_rows
 from explorer.figures.projections import (
     axis_titles,
-    highlight_neighbours,
-    highlight_rows,
     projection_figure,
     projection_title,
     selected_rows,

@@ -219,7 +219,8 @@ def comparison(
     the full spaces) and, for labelled texts, a linear probe's accuracy under each. Points
     selected on either map are ringed on this one (``rows`` from the main map); returns the rows
     selected here, for the main map to ring."""
-    from explorer.figures.projections import highlight_rows, projection_figure, selected_rows
+    from explorer.figures.highlights import highlight_rows
+    from explorer.figures.projections import projection_figure, selected_rows
     from explorer.ui.projections import fit
 
     flat = dataclasses.replace(params, n_components=2)
