@@ -1,0 +1,29 @@
+"""Corpus stores: a corpus embedded once by ``explorer embed`` and opened in seconds.
+
+- :mod:`~explorer.store.format`: the folder layout, the manifest, atomic writes, checks
+- :mod:`~explorer.store.inputs`: CSV, TSV, JSON Lines, Parquet or plain text, read in chunks
+- :mod:`~explorer.store.writer`: :func:`embed_to_store`, shard by shard, resumable
+- :mod:`~explorer.store.corpus`: :func:`open_corpus` and the opened :class:`Corpus`
+- :mod:`~explorer.store.project`: :func:`save_projection` (``explorer project``)
+
+Plain Python: no Streamlit.
+"""
+
+from __future__ import annotations
+
+from explorer.store.corpus import Corpus, open_corpus
+from explorer.store.format import FORMAT_VERSION, model_fingerprint, read_manifest
+from explorer.store.project import save_projection
+from explorer.store.writer import Progress, Settings, embed_to_store
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Corpus",
+    "Progress",
+    "Settings",
+    "embed_to_store",
+    "model_fingerprint",
+    "open_corpus",
+    "read_manifest",
+    "save_projection",
+]

@@ -1,0 +1,218 @@
+"""Reading a corpus file in chunks: CSV, TSV, JSON Lines, Parquet or plain text.
+
+:func:`read_chunks` yields ``pyarrow.Table`` chunks of a few thousand rows, whatever the size
+of the file, so memory does not grow with the corpus. CSV and TSV go through pyarrow's
+streaming CSV reader with every column read as text (a column whose first block looks
+numeric cannot then fail on a later row; :class:`~explorer.store.corpus.Corpus` turns fully
+numeric columns back into numbers), JSON Lines through pyarrow's streaming JSON reader,
+Parquet row group by row group, and a plain text file line by line (one text a line, with
+its line number kept in a ``line`` column).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+FORMATS = {
+    ".csv": "csv",
+    ".tsv": "tsv",
+    ".tab": "tsv",
+    ".jsonl": "jsonl",
+    ".ndjson": "jsonl",
+    ".parquet": "parquet",
+    ".pq": "parquet",
+    ".txt": "text",
+    ".text": "text",
+}
+"""File name endings and the format read from them."""
+
+CHUNK_ROWS = 8192
+_BLOCK_BYTES = 1 << 22
+
+
+@dataclass(frozen=True)
+class InputInfo:
+    """What was found in an input file: its format, its columns and which hold text and label."""
+
+    path: Path
+    format: str
+    columns: tuple[str, ...]
+    text_column: str
+    label_column: str | None
+
+    def identity(self) -> dict:
+        """What identifies the file in a manifest: name, size and modification time."""
+        stat = self.path.stat()
+        return {
+            "name": self.path.name,
+            "format": self.format,
+            "size": stat.st_size,
+            "mtime_ns": stat.st_mtime_ns,
+            "text_column": self.text_column,
+            "label_column": self.label_column,
+            "columns": list(self.columns),
+        }
+
+
+def input_format(path: str | os.PathLike) -> str:
+    """The format of ``path`` from its ending; ``ValueError`` listing the known endings."""
+    suffix = Path(path).suffix.lower()
+    if suffix not in FORMATS:
+        raise ValueError(
+            f"Cannot tell the format of {Path(path).name!r} from its ending; use one of "
+            f"{', '.join(FORMATS)} (plain text: one text a line)."
+        )
+    return FORMATS[suffix]
+
+
+def inspect_input(
+    path: str | os.PathLike, text_column: str | None = None, label_column: str | None = None
+) -> InputInfo:
+    """Check ``path`` and choose its text and label columns.
+
+    The text column is ``text_column``, else a column named ``text``, else the only column;
+    the label column is ``label_column``, else a column named ``label`` if there is one.
+    Raises ``ValueError`` for a missing file, an unknown format or a column that is not there
+    (naming the columns found).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise ValueError(f"No such input file: {path}")
+    fmt = input_format(path)
+    if fmt == "text":
+        if label_column is not None:
+            raise ValueError("A plain text file has no columns: --label-column needs CSV, TSV, ...")
+        if text_column not in (None, "text"):
+            raise ValueError("A plain text file has one column, 'text' (one text a line).")
+        return InputInfo(path, fmt, ("text", "line"), "text", None)
+    columns = tuple(_first_chunk(path, fmt).column_names)
+    if text_column is None:
+        if "text" in columns:
+            text_column = "text"
+        elif len(columns) == 1:
+            text_column = columns[0]
+        else:
+            raise ValueError(
+                f"{path.name} has no column named 'text'; say which column holds the texts "
+                f"with --text-column (columns: {', '.join(columns)})."
+            )
+    if text_column not in columns:
+        raise ValueError(
+            f"{path.name} has no column {text_column!r} (columns: {', '.join(columns)})."
+        )
+    if label_column is None and "label" in columns and text_column != "label":
+        label_column = "label"
+    if label_column is not None and label_column not in columns:
+        raise ValueError(
+            f"{path.name} has no column {label_column!r} (columns: {', '.join(columns)})."
+        )
+    if label_column == text_column:
+        raise ValueError("The label column must differ from the text column.")
+    return InputInfo(path, fmt, columns, text_column, label_column)
+
+
+def estimate_rows(info: InputInfo) -> int | None:
+    """Rows in the file: exact for Parquet, the number of lines (minus a CSV header)
+    otherwise (texts spanning lines make it an overestimate). For a progress bar."""
+    if info.format == "parquet":
+        import pyarrow.parquet as pq
+
+        return pq.ParquetFile(info.path).metadata.num_rows
+    lines = 0
+    with open(info.path, "rb") as data:
+        while block := data.read(1 << 24):
+            lines += block.count(b"\n")
+    return max(0, lines - (1 if info.format in ("csv", "tsv") else 0))
+
+
+def read_chunks(info: InputInfo, chunk_rows: int = CHUNK_ROWS) -> Iterator[pa.Table]:
+    """The rows of the input, a chunk of at most about ``chunk_rows`` rows at a time.
+
+    Columns as read; the text column is cast to strings. Raises ``ValueError`` naming the
+    file when it cannot be parsed.
+    """
+    try:
+        for table in _tables(info, chunk_rows):
+            if table.num_rows == 0:
+                continue
+            column = table.column(info.text_column)
+            if not pa.types.is_string(column.type) and not pa.types.is_large_string(column.type):
+                table = table.set_column(
+                    table.column_names.index(info.text_column),
+                    info.text_column,
+                    pc.cast(column, pa.string()),
+                )
+            yield table
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as error:
+        raise ValueError(f"Could not read {info.path}: {error}") from None
+
+
+def keep_texts(table: pa.Table, text_column: str) -> tuple[pa.Table, int]:
+    """``(rows whose text is not empty or blank, how many were dropped)``."""
+    column = table.column(text_column)
+    blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(column), ""), True)
+    if not pc.any(blank).as_py():
+        return table, 0
+    kept = table.filter(pc.invert(blank))
+    return kept, table.num_rows - kept.num_rows
+
+
+def _first_chunk(path: Path, fmt: str) -> pa.Table:
+    info = InputInfo(path, fmt, (), "", None)
+    try:
+        for table in _tables(info, 16):
+            return table
+    except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as error:
+        raise ValueError(f"Could not read {path}: {error}") from None
+    raise ValueError(f"{path} holds no rows.")
+
+
+def _tables(info: InputInfo, chunk_rows: int) -> Iterator[pa.Table]:
+    path, fmt = info.path, info.format
+    if fmt == "text":
+        yield from _text_lines(path, chunk_rows)
+    elif fmt == "parquet":
+        import pyarrow.parquet as pq
+
+        for batch in pq.ParquetFile(path).iter_batches(batch_size=chunk_rows):
+            yield pa.Table.from_batches([batch])
+    elif fmt in ("csv", "tsv"):
+        from pyarrow import csv
+
+        parse = csv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",", newlines_in_values=True)
+        read = csv.ReadOptions(block_size=_BLOCK_BYTES)
+        with csv.open_csv(path, read_options=read, parse_options=parse) as probe:
+            names = probe.schema.names
+        convert = csv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()))
+        with csv.open_csv(
+            path, read_options=read, parse_options=parse, convert_options=convert
+        ) as reader:
+            for batch in reader:
+                yield pa.Table.from_batches([batch])
+    else:
+        from pyarrow import json
+
+        options = json.ReadOptions(block_size=_BLOCK_BYTES)
+        with json.open_json(path, read_options=options) as reader:
+            for batch in reader:
+                yield pa.Table.from_batches([batch])
+
+
+def _text_lines(path: Path, chunk_rows: int) -> Iterator[pa.Table]:
+    texts: list[str] = []
+    lines: list[int] = []
+    with open(path, encoding="utf-8", errors="strict", newline=None) as data:
+        for number, line in enumerate(data, start=1):
+            texts.append(line.rstrip("\n"))
+            lines.append(number)
+            if len(texts) >= chunk_rows:
+                yield pa.table({"text": texts, "line": pa.array(lines, pa.int64())})
+                texts, lines = [], []
+    if texts:
+        yield pa.table({"text": texts, "line": pa.array(lines, pa.int64())})

@@ -1,0 +1,409 @@
+"""Embedding a corpus file into a store, shard by shard, resumable.
+
+:func:`embed_to_store` reads the input in chunks (:mod:`explorer.store.inputs`), embeds
+``shard_rows`` texts at a time with :func:`explorer.model.forward_batches` and the masked
+poolings of :func:`explorer.pooling.pool_hidden` (as :func:`explorer.embed_corpus` does), and
+writes each shard to a temporary folder that is renamed when complete, then listed in the
+manifest. Memory holds one shard's vectors, whatever the corpus size. Run again with the same
+settings, it skips the rows of the complete shards and goes on; with other settings it
+refuses. When the input is exhausted the shards' vectors are gathered into one file per
+pooling and layer (:mod:`explorer.store.format`) and the store is complete.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import torch
+
+from explorer.model import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, Model, forward_batches
+from explorer.pooling import BASE_POOLINGS, pool_hidden
+from explorer.store import format as fmt
+from explorer.store.inputs import InputInfo, inspect_input, keep_texts, read_chunks
+
+SHARD_BYTES = 128 << 20
+"""Default shard size in bytes of float32 vectors (all stored poolings and layers): a shard's
+vectors are held in memory while it is embedded."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What an ``explorer embed`` run stores: the poolings (of ``cls``, ``mean``, ``max``), the
+    layers (``"all"``, ``"last"`` or layer numbers), the stored dtype, the forward-pass
+    precision, the most rows to embed (``None``: all) and the rows per shard (``None``: about
+    :data:`SHARD_BYTES` of vectors)."""
+
+    poolings: tuple[str, ...] = BASE_POOLINGS
+    layers: str | Sequence[int] = "all"
+    dtype: str = "float32"
+    precision: str = "float32"
+    limit: int | None = None
+    shard_rows: int | None = None
+
+
+@dataclass(frozen=True)
+class Progress:
+    """Where a run is: rows done (of about ``total``), shards complete, rows skipped as blank."""
+
+    rows: int
+    total: int | None
+    shards: int
+    skipped: int
+
+
+def parse_poolings(value: str | Sequence[str]) -> tuple[str, ...]:
+    """``"mean,cls"`` or a list -> the base poolings in :data:`BASE_POOLINGS` order."""
+    names = [v.strip() for v in value.split(",")] if isinstance(value, str) else list(value)
+    names = [n for n in names if n]
+    for name in names:
+        if name not in BASE_POOLINGS:
+            hint = " (it is computed from mean and max)" if name == "mean_max" else ""
+            raise ValueError(
+                f"Unknown pooling {name!r} to store{hint}; choose from {', '.join(BASE_POOLINGS)}."
+            )
+    if not names:
+        raise ValueError(f"Give at least one pooling to store: {', '.join(BASE_POOLINGS)}.")
+    return tuple(p for p in BASE_POOLINGS if p in names)
+
+
+def parse_layers(value: str | Sequence[int], num_layers: int) -> list[int]:
+    """``"all"``, ``"last"``, ``"0,3,6"`` (negative numbers count from the end) or a list of
+    ints -> sorted distinct layer indices in ``0..num_layers``."""
+    if isinstance(value, str):
+        value = value.strip()
+        if value == "all":
+            return list(range(num_layers + 1))
+        if value == "last":
+            return [num_layers]
+        try:
+            value = [int(v) for v in value.split(",") if v.strip()]
+        except ValueError:
+            raise ValueError(
+                f"--layers must be 'all', 'last' or layer numbers like '0,3,6'; got {value!r}."
+            ) from None
+    layers = set()
+    for layer in value:
+        if isinstance(layer, bool) or not -(num_layers + 1) <= int(layer) <= num_layers:
+            raise ValueError(
+                f"Layer {layer} is out of range: this model has layers 0 (embeddings) to "
+                f"{num_layers}."
+            )
+        layers.add(int(layer) % (num_layers + 1))
+    if not layers:
+        raise ValueError("Give at least one layer to store.")
+    return sorted(layers)
+
+
+def default_shard_rows(model: Model, poolings: Sequence[str], layers: Sequence[int]) -> int:
+    """Rows per shard so that its float32 vectors take about :data:`SHARD_BYTES` (256 to
+    16,384 rows, a multiple of 256)."""
+    per_row = 4 * model.hidden_size * len(poolings) * len(layers)
+    return int(min(16384, max(256, SHARD_BYTES // per_row // 256 * 256)))
+
+
+def embed_to_store(
+    model: Model,
+    source: str | os.PathLike,
+    out: str | os.PathLike,
+    settings: Settings = Settings(),
+    *,
+    text_column: str | None = None,
+    label_column: str | None = None,
+    batch_tokens: int = MAX_BATCH_TOKENS,
+    workers: int | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    on_shard: Callable[[int], None] | None = None,
+) -> dict:
+    """Embed the texts of ``source`` (CSV, TSV, JSONL, Parquet, plain text) into the store
+    folder ``out``; return its manifest.
+
+    ``out`` is created, or resumed when it holds an unfinished store made with the same model,
+    input and settings (a complete one is returned as it is). ``progress(Progress)`` is called
+    after every batch, ``on_shard(index)`` after every shard is complete. Blank texts are
+    skipped (and counted in the manifest's ``skipped``). Raises ``ValueError`` for a bad
+    input or setting, an ``out`` folder that is not a store or a store made differently
+    (saying what differs).
+    """
+    out = Path(out)
+    info = inspect_input(source, text_column, label_column)
+    poolings = parse_poolings(settings.poolings)
+    layers = parse_layers(settings.layers, model.num_layers)
+    if settings.dtype not in fmt.STORED_DTYPES:
+        raise ValueError(f"Unknown dtype {settings.dtype!r}; choose one of {fmt.STORED_DTYPES}.")
+    model.autocast(settings.precision)  # validates the precision
+    if settings.limit is not None and settings.limit < 1:
+        raise ValueError(f"--limit must be at least 1, not {settings.limit}.")
+    shard_rows = settings.shard_rows or default_shard_rows(model, poolings, layers)
+    if shard_rows < 1:
+        raise ValueError(f"shard_rows must be at least 1, not {shard_rows}.")
+    wanted = {
+        "format": fmt.FORMAT,
+        "format_version": fmt.FORMAT_VERSION,
+        "model": {
+            "name": model.name,
+            "fingerprint": fmt.model_fingerprint(model),
+            "model_type": model.model_type,
+            "num_layers": model.num_layers,
+            "hidden_size": model.hidden_size,
+        },
+        "tokenizer": {"max_length": model.max_length, "lowercase": model.lowercase},
+        "input": info.identity(),
+        "poolings": list(poolings),
+        "layers": layers,
+        "dtype": settings.dtype,
+        "precision": settings.precision,
+        "exclude_special": False,
+        "limit": settings.limit,
+        "shard_rows": shard_rows,
+    }
+    manifest = _start(out, wanted)
+    if manifest["complete"]:
+        return manifest
+    writer = _ShardWriter(model, out, manifest, info, batch_tokens, workers)
+    done = manifest["rows"]
+    total = _total(info, settings.limit)
+    skipped = 0
+    index = len(manifest["shards"])
+    report = progress or (lambda _: None)
+    report(Progress(done, total, index, skipped))
+    chunks = _rows(info, done, settings.limit, shard_rows)
+    for table, blank in chunks:
+        skipped += blank
+        if table is None:
+            continue
+
+        def step(
+            rows: int, _total: int, base: int = done, shards: int = index, blank: int = skipped
+        ) -> None:
+            report(Progress(base + rows, total, shards, blank))
+
+        writer.write(index, table, step)
+        done += table.num_rows
+        index += 1
+        report(Progress(done, total, index, skipped))
+        if on_shard is not None:
+            on_shard(index - 1)
+    if done == 0:
+        raise ValueError(f"{info.path} has no texts (every row is empty or blank).")
+    return writer.finish(skipped)
+
+
+def _total(info: InputInfo, limit: int | None) -> int | None:
+    from explorer.store.inputs import estimate_rows
+
+    try:
+        total = estimate_rows(info)
+    except OSError:
+        total = None
+    if limit is not None:
+        total = limit if total is None else min(total, limit)
+    return total
+
+
+def _rows(
+    info: InputInfo, skip: int, limit: int | None, shard_rows: int
+) -> Iterator[tuple[pa.Table | None, int]]:
+    """``(shard table or None, blank rows dropped)`` pairs: the non-blank rows after the first
+    ``skip`` of them, ``shard_rows`` at a time, at most ``limit`` in all."""
+    pending: list[pa.Table] = []
+    pending_rows = 0
+    taken = 0
+    end = limit if limit is not None else None
+    for chunk in read_chunks(info):
+        chunk, blank = keep_texts(chunk, info.text_column)
+        if end is not None:
+            chunk = chunk.slice(0, max(0, end - taken))
+        if skip:
+            cut = min(skip, chunk.num_rows)
+            skip -= cut
+            taken += cut
+            chunk = chunk.slice(cut)
+        taken += chunk.num_rows
+        yield None, blank
+        if chunk.num_rows:
+            pending.append(chunk)
+            pending_rows += chunk.num_rows
+        while pending_rows >= shard_rows:
+            table = pa.concat_tables(pending, promote_options="permissive").combine_chunks()
+            yield table.slice(0, shard_rows), 0
+            rest = table.slice(shard_rows)
+            pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
+        if end is not None and taken >= end:
+            break
+    if pending_rows:
+        yield pa.concat_tables(pending, promote_options="permissive").combine_chunks(), 0
+
+
+def _start(out: Path, wanted: dict) -> dict:
+    """The manifest to go on from: a new one, or the existing one after checking it matches."""
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"{out} exists and is not a folder.")
+    if (out / fmt.MANIFEST).exists():
+        manifest = fmt.read_manifest(out)
+        for key in fmt.SETTINGS:
+            if manifest[key] != wanted[key]:
+                raise ValueError(_mismatch(out, key, manifest[key], wanted[key]))
+        return manifest
+    if out.exists() and any(out.iterdir()):
+        raise ValueError(
+            f"{out} is a folder with files but no {fmt.MANIFEST}: not a corpus store. "
+            "Give a new or empty folder for --out."
+        )
+    out.mkdir(parents=True, exist_ok=True)
+    manifest = {
+        **wanted,
+        "rows": 0,
+        "skipped": 0,
+        "shards": [],
+        "complete": False,
+        "created": fmt.now(),
+        "vectors": {},
+        "projections": [],
+    }
+    fmt.write_manifest(out, manifest)
+    return manifest
+
+
+def _mismatch(out: Path, key: str, stored, wanted) -> str:
+    if key == "model":
+        if stored["name"] != wanted["name"]:
+            what = f"model {stored['name']!r}, not {wanted['name']!r}"
+        else:
+            what = f"a different copy of {stored['name']!r} (other weights or configuration)"
+    elif key == "input":
+        changed = [
+            k
+            for k in ("name", "size", "mtime_ns", "text_column", "label_column")
+            if stored.get(k) != wanted.get(k)
+        ]
+        what = f"input {stored['name']!r} (differs in {', '.join(changed)})"
+    else:
+        what = f"{key} {stored!r}, not {wanted!r}"
+    return (
+        f"{out} holds a store made with {what}: it cannot be resumed with these settings. "
+        "Rerun with the same settings, or give another --out folder."
+    )
+
+
+class _ShardWriter:
+    def __init__(
+        self,
+        model: Model,
+        out: Path,
+        manifest: dict,
+        info: InputInfo,
+        batch_tokens: int,
+        workers: int | None,
+    ) -> None:
+        self.model = model
+        self.out = out
+        self.manifest = manifest
+        self.info = info
+        self.batch_tokens = batch_tokens
+        self.workers = workers
+        self.poolings = manifest["poolings"]
+        self.layers = manifest["layers"]
+        self.dtype = np.dtype(manifest["dtype"])
+        shards = out / "shards"
+        shards.mkdir(exist_ok=True)
+        listed = {Path(s["dir"]).name for s in manifest["shards"]}
+        for leftover in shards.iterdir():  # half-written or unlisted shards of a killed run
+            if leftover.name not in listed:
+                shutil.rmtree(leftover, ignore_errors=True)
+
+    def write(self, index: int, table: pa.Table, progress: Callable[[int, int], None]) -> None:
+        """Embed one shard's rows and commit the shard (files, rename, manifest)."""
+        texts = table.column(self.info.text_column).to_pylist()
+        try:
+            encoded = self.model.encode_batch(texts)
+        except ValueError as error:
+            first = self.manifest["rows"]
+            raise ValueError(f"In rows {first + 1}-{first + len(texts)}: {error}") from None
+        n = len(texts)
+        shape = (len(self.layers), n, self.model.hidden_size)
+        pooled = {name: np.empty(shape, dtype=np.float32) for name in self.poolings}
+        layers = self.layers
+
+        def handle(batch: Batch, states: list[torch.Tensor]) -> None:
+            rows = np.asarray(batch.indices)
+            with torch.inference_mode():
+                for slot, layer in enumerate(layers):
+                    values = pool_hidden(states[layer][None], batch.attention_mask)
+                    for name in pooled:
+                        pooled[name][slot, rows] = values[name][0].numpy()
+
+        batches = list(self.model.batches(encoded, MAX_BATCH_SIZE, self.batch_tokens))
+        precision = self.manifest["precision"]
+        forward_batches(self.model, batches, handle, precision, progress, self.workers)
+
+        final = self.out / fmt.shard_dir(index)
+        tmp = final.with_name(f".tmp-{final.name}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir(parents=True)
+        pq.write_table(table, tmp / "rows.parquet")
+        for name, values in pooled.items():
+            fmt.save_npy(tmp / f"{name}.npy", values.astype(self.dtype, copy=False))
+        num_tokens = np.array([len(row["input_ids"]) for row in encoded], dtype=np.int32)
+        truncated = np.array([row["truncated"] for row in encoded], dtype=bool)
+        fmt.save_npy(tmp / "num_tokens.npy", num_tokens)
+        fmt.save_npy(tmp / "truncated.npy", truncated)
+        fmt.fsync_dir(tmp)
+        shutil.rmtree(final, ignore_errors=True)
+        os.replace(tmp, final)
+        fmt.fsync_dir(final.parent)
+        files = ["rows.parquet", *(f"{p}.npy" for p in pooled), "num_tokens.npy", "truncated.npy"]
+        self.manifest["shards"].append({"dir": fmt.shard_dir(index), "rows": n, "files": files})
+        self.manifest["rows"] += n
+        fmt.write_manifest(self.out, self.manifest)
+
+    def finish(self, skipped: int) -> dict:
+        """Gather the shards' vectors into one file per pooling and layer; mark complete."""
+        out, manifest = self.out, self.manifest
+        n, hidden = manifest["rows"], self.model.hidden_size
+        shards = manifest["shards"]
+        vectors: dict[str, dict[str, str]] = {}
+        for name in self.poolings:
+            vectors[name] = {}
+            for slot, layer in enumerate(self.layers):
+                relative = fmt.layer_file(name, layer)
+                target = out / relative
+                target.parent.mkdir(parents=True, exist_ok=True)
+                tmp = target.with_name(f".{target.name}.tmp")
+                array = np.lib.format.open_memmap(tmp, "w+", self.dtype, (n, hidden))
+                start = 0
+                for shard in shards:
+                    part = np.load(out / shard["dir"] / f"{name}.npy", mmap_mode="r")
+                    array[start : start + shard["rows"]] = part[slot]
+                    start += shard["rows"]
+                array.flush()
+                del array
+                with open(tmp, "rb+") as handle:
+                    os.fsync(handle.fileno())
+                os.replace(tmp, target)
+                from explorer.neighbors import row_norms
+
+                norms = row_norms(np.load(target, mmap_mode="r"))
+                fmt.save_npy(out / fmt.norms_file(name, layer), norms)
+                vectors[name][str(layer)] = relative
+        for extra in ("num_tokens", "truncated"):
+            parts = [np.load(out / s["dir"] / f"{extra}.npy") for s in shards]
+            fmt.save_npy(out / f"vectors/{extra}.npy", np.concatenate(parts))
+        manifest["vectors"] = vectors
+        manifest["skipped"] = skipped
+        manifest["complete"] = True
+        manifest["finished"] = fmt.now()
+        for shard in shards:
+            shard["files"] = ["rows.parquet"]
+        fmt.write_manifest(out, manifest)
+        for shard in shards:  # only now: the vectors live in vectors/
+            for file in (out / shard["dir"]).iterdir():
+                if file.name != "rows.parquet":
+                    file.unlink()
+        return manifest

@@ -1,0 +1,118 @@
+"""explorer.store: an interrupted run resumes to the same store; other settings are refused."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from explorer.store import Settings, embed_to_store, open_corpus
+from explorer.store.format import read_manifest
+from tests.store_helpers import TEXTS, write_csv
+
+SETTINGS = Settings(poolings=("cls", "mean"), layers="all", shard_rows=4)
+
+
+class Killed(Exception):
+    pass
+
+
+def _kill_after(shard: int):
+    def on_shard(index: int) -> None:
+        if index == shard:
+            raise Killed
+
+    return on_shard
+
+
+def _same_store(a, b) -> None:
+    assert a.texts == b.texts and a.labels == b.labels
+    assert a.metadata.equals(b.metadata)
+    for pooling in a.poolings:
+        for layer in a.layers:
+            np.testing.assert_array_equal(a.vectors(pooling, layer), b.vectors(pooling, layer))
+            np.testing.assert_array_equal(a.norms(pooling, layer), b.norms(pooling, layer))
+    np.testing.assert_array_equal(a.num_tokens, b.num_tokens)
+
+
+def test_resume_after_a_kill_equals_one_clean_run(tiny, tmp_path):
+    source = write_csv(tmp_path / "in.csv", TEXTS)
+    embed_to_store(tiny, source, tmp_path / "clean", SETTINGS)
+
+    with pytest.raises(Killed):
+        embed_to_store(tiny, source, tmp_path / "resumed", SETTINGS, on_shard=_kill_after(1))
+    manifest = read_manifest(tmp_path / "resumed")
+    assert not manifest["complete"] and manifest["rows"] == 8 and len(manifest["shards"]) == 2
+    with pytest.raises(ValueError, match="unfinished.*Rerun the same"):
+        open_corpus(tmp_path / "resumed")
+    # a shard that was being written when the process died: a temp folder, and a renamed
+    # folder the manifest never listed; neither may be read
+    (tmp_path / "resumed/shards/.tmp-00002").mkdir()
+    (tmp_path / "resumed/shards/.tmp-00002/cls.npy").write_bytes(b"half")
+    (tmp_path / "resumed/shards/00002").mkdir()
+    (tmp_path / "resumed/shards/00002/rows.parquet").write_bytes(b"junk")
+
+    shards_seen = []
+    embed_to_store(tiny, source, tmp_path / "resumed", SETTINGS, on_shard=shards_seen.append)
+    assert shards_seen == [2, 3]  # the first two shards were not embedded again
+    clean, resumed = open_corpus(tmp_path / "clean"), open_corpus(tmp_path / "resumed")
+    assert len(resumed) == len(TEXTS)
+    _same_store(clean, resumed)
+    assert not (tmp_path / "resumed/shards/.tmp-00002").exists()
+
+
+def test_a_complete_store_is_returned_as_it_is(tiny, tmp_path):
+    source = write_csv(tmp_path / "in.csv", TEXTS[:5])
+    first = embed_to_store(tiny, source, tmp_path / "s", SETTINGS)
+    again = embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(0))
+    assert again["finished"] == first["finished"]
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"poolings": ("mean",)}, "poolings"),
+        ({"layers": "last"}, "layers"),
+        ({"dtype": "float16"}, "dtype"),
+        ({"precision": "bfloat16"}, "precision"),
+        ({"limit": 3}, "limit"),
+    ],
+)
+def test_resuming_with_other_settings_is_refused(tiny, tmp_path, change, message):
+    source = write_csv(tmp_path / "in.csv", TEXTS[:9])
+    with pytest.raises(Killed):
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(0))
+    other = Settings(**{**SETTINGS.__dict__, **change})
+    with pytest.raises(ValueError, match=f"made with {message}.*cannot be resumed"):
+        embed_to_store(tiny, source, tmp_path / "s", other)
+
+
+def test_resuming_with_another_model_or_input_is_refused(tiny, bundled, tmp_path):
+    source = write_csv(tmp_path / "in.csv", TEXTS[:9])
+    with pytest.raises(Killed):
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(0))
+    with pytest.raises(ValueError, match="made with model .*cannot be resumed"):
+        embed_to_store(bundled, source, tmp_path / "s", SETTINGS)
+    write_csv(source, TEXTS[:10])
+    with pytest.raises(ValueError, match="made with input 'in.csv' .differs in size"):
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS)
+
+
+def test_out_must_be_a_store_or_empty(tiny, tmp_path):
+    source = write_csv(tmp_path / "in.csv", TEXTS[:3])
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy/notes.txt").write_text("mine")
+    with pytest.raises(ValueError, match="not a corpus store"):
+        embed_to_store(tiny, source, tmp_path / "busy", SETTINGS)
+
+
+def test_limit_and_blank_texts(tiny, tmp_path):
+    rows = [*TEXTS[:3], {**TEXTS[3], "text": "   "}, *TEXTS[4:8]]
+    source = write_csv(tmp_path / "in.csv", rows)
+    manifest = embed_to_store(tiny, source, tmp_path / "s", Settings(shard_rows=2, limit=5))
+    corpus = open_corpus(tmp_path / "s")
+    assert corpus.texts == [r["text"] for r in rows if r["text"].strip()][:5]
+    assert manifest["skipped"] == 1
+    stored = json.loads((tmp_path / "s/manifest.json").read_text())
+    assert stored["rows"] == 5 and stored["complete"]
