@@ -1,0 +1,189 @@
+"""The layers-in-motion figure: one map per layer, a layer slider and a play button.
+
+Built on Plotly's animation frames: the figure's traces show layer 0, and ``frames[i]``
+moves every point to its position in layer ``i`` (only ``x``/``y`` change, so each point's
+hover text and colour are sent once). Axis ranges are fixed over all frames so the picture
+does not rescale under the points. Hover texts are HTML-escaped as on the other maps.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from explorer.figures.projections import UNLABELLED, _groups, _hovers, palette
+
+WEBGL_ABOVE = 1000
+"""Above this many points the frames are drawn with WebGL (``Scattergl``)."""
+
+FRAME_MS = 700
+"""Milliseconds per layer when playing."""
+
+TRAIL_COLOUR = "#444444"
+
+
+def layer_names(num_frames: int) -> list[str]:
+    """``["0 (embeddings)", "1", ..., "L"]``: the slider's labels."""
+    return ["0 (embeddings)", *(str(i) for i in range(1, num_frames))]
+
+
+def _ranges(frames: np.ndarray) -> list[list[float]]:
+    low, high = frames.min(axis=(0, 1)), frames.max(axis=(0, 1))
+    pad = np.maximum((high - low) * 0.05, 1e-6)
+    return [[float(a), float(b)] for a, b in zip(low - pad, high + pad, strict=True)]
+
+
+def _trail_xy(frames: np.ndarray, rows: Sequence[int]) -> tuple[list, list]:
+    """Each selected point's path through the layers, paths separated by ``None``."""
+    xs: list = []
+    ys: list = []
+    for row in rows:
+        xs += [*frames[:, row, 0].tolist(), None]
+        ys += [*frames[:, row, 1].tolist(), None]
+    return xs, ys
+
+
+def animated_map(
+    frames: np.ndarray,
+    texts: Sequence[str],
+    labels: Sequence[str] | None = None,
+    *,
+    spans: Sequence[tuple[int, int] | None] | None = None,
+    title: str = "",
+    trails: Sequence[int] | None = None,
+    legend_title: str = "Label",
+    frame_names: Sequence[str] | None = None,
+    axes: Sequence[str] = ("1", "2"),
+    webgl: bool | None = None,
+) -> go.Figure:
+    """A 2-D map that moves through the layers: ``frames`` ``(L + 1, n, 2)``.
+
+    ``texts[i]`` is point i's hover text (``spans[i]``, a character range, in bold); points
+    are coloured by ``labels`` (a legend entry each; one colour without labels) and carry
+    their row index in ``customdata``. The figure has ``L + 1`` animation frames named by
+    ``frame_names`` (default :func:`layer_names`), a slider "Layer" and a play button.
+    ``trails`` lists rows whose path through all layers is drawn as a line (the path stays
+    while the points move along it). ``axes`` are the axis titles; ``title`` is used as is
+    (escape user text in it). ``webgl`` (default: above :data:`WEBGL_ABOVE` points) draws
+    with ``Scattergl``. Raises ``ValueError`` for mismatched shapes.
+    """
+    frames = np.asarray(frames, dtype=np.float64)
+    if frames.ndim != 3 or frames.shape[2] != 2:
+        raise ValueError(f"Expected frames (layers, points, 2), got shape {frames.shape}.")
+    num_frames, n, _ = frames.shape
+    if num_frames < 1:
+        raise ValueError("There are no frames to draw.")
+    if len(texts) != n:
+        raise ValueError(f"Got {n} points but {len(texts)} texts.")
+    names = list(frame_names) if frame_names is not None else layer_names(num_frames)
+    if len(names) != num_frames:
+        raise ValueError(f"Got {num_frames} frames but {len(names)} frame names.")
+    trails = [int(r) for r in trails or ()]
+    if any(not 0 <= r < n for r in trails):
+        raise ValueError(f"Trail rows must be between 0 and {n - 1}.")
+    webgl = n > WEBGL_ABOVE if webgl is None else webgl
+    scatter = go.Scattergl if webgl else go.Scatter
+    hovers = _hovers(texts, spans)
+    groups = _groups(labels, n)
+    colours = dict(zip(groups, palette(len(groups)), strict=True))
+
+    def points(layer: int) -> list:
+        return [
+            scatter(x=frames[layer, rows, 0], y=frames[layer, rows, 1]) for rows in groups.values()
+        ]
+
+    traces = []
+    for (label, rows), trace in zip(groups.items(), points(0), strict=True):
+        labelled = label != UNLABELLED
+        trace.update(
+            name=html.escape(label),
+            legendgroup=label,
+            showlegend=labelled,
+            mode="markers",
+            customdata=rows,
+            text=[hovers[i] for i in rows],
+            hovertemplate=("<i>%{fullData.name}</i><br>" if labelled else "")
+            + "(%{x:.2f}, %{y:.2f})<br>%{text}<extra></extra>",
+            marker={"size": 8, "color": colours[label], "opacity": 0.85},
+        )
+        traces.append(trace)
+    if trails:
+        xs, ys = _trail_xy(frames, trails)
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="lines",
+                name="Path through the layers",
+                line={"color": TRAIL_COLOUR, "width": 1.5},
+                opacity=0.7,
+                hoverinfo="skip",
+            )
+        )
+    moving = list(range(len(groups)))
+    figure = go.Figure(
+        data=traces,
+        frames=[go.Frame(data=points(i), traces=moving, name=names[i]) for i in range(num_frames)],
+    )
+    # Plotly animates only SVG scatter smoothly; WebGL traces are redrawn per frame.
+    play = {
+        "frame": {"duration": FRAME_MS, "redraw": webgl},
+        "transition": {"duration": 0 if webgl else FRAME_MS // 2, "easing": "cubic-in-out"},
+        "fromcurrent": True,
+        "mode": "immediate",
+    }
+    step_args = {**play, "frame": {"duration": 0, "redraw": webgl}}
+    x_range, y_range = _ranges(frames)
+    figure.update_layout(
+        title={"text": title},
+        legend={"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"},
+        height=640,
+        hoverlabel={"align": "left"},
+        margin={"t": 90},
+        xaxis={"range": x_range, "autorange": False, "title": {"text": axes[0]}},
+        yaxis={"range": y_range, "autorange": False, "title": {"text": axes[1]}},
+        updatemenus=[
+            {
+                "type": "buttons",
+                "direction": "left",
+                "showactive": False,
+                "x": 0.0,
+                "y": -0.08,
+                "xanchor": "left",
+                "yanchor": "top",
+                "pad": {"t": 30, "r": 10},
+                "buttons": [
+                    {"label": "▶ Play", "method": "animate", "args": [None, play]},
+                    {
+                        "label": "❚❚ Pause",
+                        "method": "animate",
+                        "args": [[None], {**step_args, "mode": "immediate"}],
+                    },
+                ],
+            }
+        ],
+        sliders=[
+            {
+                "active": 0,
+                "x": 0.16,
+                "len": 0.84,
+                "y": -0.08,
+                "yanchor": "top",
+                "pad": {"t": 30},
+                "currentvalue": {"prefix": "Layer ", "visible": True},
+                "steps": [
+                    {"label": name, "method": "animate", "args": [[name], step_args]}
+                    for name in names
+                ],
+            }
+        ],
+    )
+    return figure
+
+
+def frame_layers(figure: go.Figure) -> list[str]:
+    """The frame names of an animated figure (one per layer)."""
+    return [frame.name for frame in figure.frames]

@@ -1,0 +1,80 @@
+"""explorer.figures.animation: the layer slider, the play button, fixed ranges, safe hovers."""
+
+from __future__ import annotations
+
+import numpy as np
+import plotly.graph_objects as go
+import pytest
+
+from explorer.figures.animation import animated_map, frame_layers, layer_names
+
+
+def _frames(layers=7, n=6, seed=0):
+    return np.random.default_rng(seed).standard_normal((layers, n, 2))
+
+
+TEXTS = ["a <b>bold</b> claim", "money", "river", "bank", "loan", "fish"]
+LABELS = ["finance", "finance", "river", "river", "<script>x</script>", "river"]
+
+
+def test_one_frame_per_layer_with_a_slider_and_play_button():
+    figure = animated_map(_frames(), TEXTS, LABELS, title="Layers")
+    assert len(figure.frames) == 7
+    assert frame_layers(figure) == layer_names(7)
+    slider = figure.layout.sliders[0]
+    assert [s.label for s in slider.steps] == layer_names(7)
+    assert slider.currentvalue.prefix == "Layer "
+    buttons = figure.layout.updatemenus[0].buttons
+    assert buttons[0].method == "animate" and "Play" in buttons[0].label
+
+
+def test_frames_move_every_label_trace_and_ranges_cover_all_frames():
+    frames = _frames()
+    figure = animated_map(frames, TEXTS, LABELS)
+    label_traces = 3
+    assert len(figure.data) == label_traces
+    for i, frame in enumerate(figure.frames):
+        assert list(frame.traces) == [0, 1, 2]
+        xs = np.concatenate([np.asarray(d.x) for d in frame.data])
+        assert sorted(xs) == pytest.approx(sorted(frames[i, :, 0]))
+    x0, x1 = figure.layout.xaxis.range
+    assert x0 <= frames[..., 0].min() and x1 >= frames[..., 0].max()
+    assert figure.layout.xaxis.autorange is False
+
+
+def test_hover_and_legend_are_escaped_and_rows_are_carried():
+    figure = animated_map(_frames(), TEXTS, LABELS)
+    hovers = [t for trace in figure.data for t in trace.text]
+    assert any("&lt;b&gt;bold&lt;/b&gt;" in h for h in hovers)
+    assert all("<b>bold" not in h for h in hovers)
+    assert "&lt;script&gt;x&lt;/script&gt;" in [trace.name for trace in figure.data]
+    rows = sorted(int(r) for trace in figure.data for r in trace.customdata)
+    assert rows == list(range(6))
+
+
+def test_trails_draw_each_selected_path():
+    frames = _frames()
+    figure = animated_map(frames, TEXTS, None, trails=[1, 4])
+    trail = figure.data[-1]
+    assert trail.mode == "lines"
+    assert list(trail.x[:7]) == pytest.approx(frames[:, 1, 0]) and trail.x[7] is None
+    assert len(figure.frames[0].data) == 1  # only the points move
+    with pytest.raises(ValueError, match="Trail rows"):
+        animated_map(frames, TEXTS, trails=[6])
+
+
+def test_webgl_for_many_points():
+    frames = _frames(layers=3, n=1500)
+    texts = [f"t{i}" for i in range(1500)]
+    figure = animated_map(frames, texts)
+    assert isinstance(figure.data[0], go.Scattergl)
+    assert isinstance(figure.frames[0].data[0], go.Scattergl)
+    assert figure.layout.updatemenus[0].buttons[0].args[1]["frame"]["redraw"] is True
+    assert isinstance(animated_map(_frames(), TEXTS).data[0], go.Scatter)
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="layers, points, 2"):
+        animated_map(np.zeros((3, 6, 3)), TEXTS)
+    with pytest.raises(ValueError, match="texts"):
+        animated_map(_frames(), TEXTS[:5])
