@@ -11,10 +11,38 @@ Plain Python: no Streamlit.
 
 from __future__ import annotations
 
-from explorer.store.corpus import Corpus, open_corpus
-from explorer.store.format import FORMAT_VERSION, model_fingerprint, read_manifest
-from explorer.store.project import save_projection
-from explorer.store.writer import Progress, Settings, embed_to_store
+import importlib
+from typing import TYPE_CHECKING
+
+# Imported on first use (PEP 562): `explorer info` and the manifest checks need neither torch
+# nor pandas.
+_HOMES = {
+    "FORMAT_VERSION": "explorer.store.format",
+    "model_fingerprint": "explorer.store.format",
+    "read_manifest": "explorer.store.format",
+    "Corpus": "explorer.store.corpus",
+    "open_corpus": "explorer.store.corpus",
+    "save_projection": "explorer.store.project",
+    "Progress": "explorer.store.writer",
+    "Settings": "explorer.store.writer",
+    "embed_to_store": "explorer.store.writer",
+}
+
+if TYPE_CHECKING:
+    from explorer.store.corpus import Corpus, open_corpus
+    from explorer.store.format import FORMAT_VERSION, model_fingerprint, read_manifest
+    from explorer.store.project import save_projection
+    from explorer.store.writer import Progress, Settings, embed_to_store
+
+
+def __getattr__(name: str):
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'explorer.store' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
+
 
 __all__ = [
     "FORMAT_VERSION",

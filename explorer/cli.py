@@ -1,0 +1,311 @@
+"""The ``explorer`` command line: embed a corpus file into a store, describe, project, search.
+
+    explorer embed INPUT --out DIR [--model NAME --pooling mean,cls,max --layers all ...]
+    explorer info DIR
+    explorer project DIR --method pca|umap|tsne [--pooling mean --layer last --sample N]
+    explorer search DIR "query" [-k 10 --pooling mean --layer last]
+
+Also ``python -m explorer ...``. Errors print one line on stderr and exit with status 2
+(never a traceback); an interrupted ``embed`` says how to resume and exits with 130.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import sys
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+from explorer.layers import LAYER_STRATEGIES
+
+ENGINES = ("local", "ray")
+PRECISIONS = ("float32", "bfloat16")
+"""As :data:`explorer.model.PRECISIONS`, spelled out so that ``info`` and ``--help`` answer
+without importing torch (a test checks they agree)."""
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line with ``argv`` (default: ``sys.argv[1:]``); the exit status."""
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return args.run(args)
+    except ValueError as error:
+        print(f"explorer {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except OSError as error:
+        print(f"explorer {args.command}: error: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="explorer", description="Embed a corpus into a store the explorer opens."
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    embed = sub.add_parser(
+        "embed",
+        help="embed a CSV/TSV/JSONL/Parquet/text file into a store (resumable)",
+        description="Embed every text of INPUT with every chosen pooling and layer into the "
+        "store folder DIR. Rerun the same command to resume an interrupted run.",
+    )
+    embed.add_argument("input", help="a .csv, .tsv, .jsonl, .parquet or .txt (one text a line)")
+    embed.add_argument("--out", required=True, metavar="DIR", help="the store folder")
+    embed.add_argument("--text-column", help="column with the texts (default: 'text')")
+    embed.add_argument("--label-column", help="column with labels (default: 'label' if any)")
+    embed.add_argument("--model", help="Hugging Face id or model folder (default: bundled)")
+    embed.add_argument("--pooling", default="cls,mean,max", help="of cls,mean,max (default: all)")
+    embed.add_argument("--layers", default="all", help="all, last or numbers like 0,3,6")
+    embed.add_argument("--dtype", default="float32", choices=("float32", "float16"))
+    embed.add_argument("--precision", default="float32", choices=PRECISIONS)
+    embed.add_argument("--batch-tokens", type=int, help="padded tokens a batch (default: 1024)")
+    embed.add_argument("--engine", default="local", choices=ENGINES)
+    embed.add_argument("--limit", type=int, help="embed at most N texts")
+    embed.add_argument("--shard-rows", type=int, help="texts a shard (default: ~128 MB)")
+    embed.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
+    embed.set_defaults(run=_embed)
+
+    info = sub.add_parser("info", help="what a store holds")
+    info.add_argument("store", metavar="DIR")
+    info.set_defaults(run=_info)
+
+    project = sub.add_parser("project", help="save 2-D coordinates of a store's vectors in it")
+    project.add_argument("store", metavar="DIR")
+    project.add_argument("--method", default="pca", choices=("pca", "umap", "tsne"))
+    project.add_argument("--pooling", default="mean")
+    project.add_argument("--layer", default="last", help=_layer_help())
+    project.add_argument("--sample", type=int, help="project N random rows (default: all)")
+    project.add_argument("--seed", type=int, default=0)
+    project.set_defaults(run=_project)
+
+    search = sub.add_parser("search", help="the texts of a store nearest to a query")
+    search.add_argument("store", metavar="DIR")
+    search.add_argument("query")
+    search.add_argument("-k", type=int, default=10)
+    search.add_argument("--pooling", default="mean")
+    search.add_argument("--layer", default="last", help=_layer_help())
+    search.add_argument("--model", help="a local copy of the store's model (default: its name)")
+    search.set_defaults(run=_search)
+    return parser
+
+
+def _layer_help() -> str:
+    return f"{', '.join(LAYER_STRATEGIES)} or a layer number (default: last)"
+
+
+def _layers(value: str):
+    try:
+        return int(value)
+    except ValueError:
+        return value
+
+
+def _embed(args: argparse.Namespace) -> int:
+    if args.engine == "ray":
+        if importlib.util.find_spec("ray") is None:
+            raise ValueError(
+                "--engine ray needs Ray, which is not installed: "
+                "pip install -r requirements-ray.txt"
+            )
+        raise ValueError("--engine ray is not implemented yet; use --engine local.")
+    from explorer.model import MAX_BATCH_TOKENS
+
+    if args.batch_tokens is None:
+        args.batch_tokens = MAX_BATCH_TOKENS
+    if args.batch_tokens < 1:
+        raise ValueError(f"--batch-tokens must be at least 1, not {args.batch_tokens}.")
+    from explorer.store.inputs import inspect_input
+    from explorer.store.writer import Settings, embed_to_store, parse_poolings
+
+    # cheap checks first, so a typo fails before the model loads
+    inspect_input(args.input, args.text_column, args.label_column)
+    settings = Settings(
+        poolings=parse_poolings(args.pooling),
+        layers=args.layers,
+        dtype=args.dtype,
+        precision=args.precision,
+        limit=args.limit,
+        shard_rows=args.shard_rows,
+    )
+    from explorer.model import load_model
+
+    model = load_model(args.model)
+    bar = None if args.quiet else _Bar()
+    start = time.perf_counter()
+    first = [None]
+
+    def progress(state) -> None:
+        if first[0] is None:
+            first[0] = state.rows
+        if bar is not None:
+            bar.update(state)
+
+    try:
+        manifest = embed_to_store(
+            model,
+            args.input,
+            args.out,
+            settings,
+            text_column=args.text_column,
+            label_column=args.label_column,
+            batch_tokens=args.batch_tokens,
+            progress=progress,
+        )
+    except KeyboardInterrupt:
+        if bar is not None:
+            bar.close()
+        print(
+            f"\nexplorer embed: interrupted; the complete shards are kept in {args.out}. "
+            "Run the same command again to resume.",
+            file=sys.stderr,
+        )
+        return 130
+    finally:
+        if bar is not None:
+            bar.close()
+    if not args.quiet:
+        seconds = time.perf_counter() - start
+        new = manifest["rows"] - (first[0] or 0)
+        size = sum(f.stat().st_size for f in Path(args.out).rglob("*") if f.is_file())
+        resumed = f", resumed after {first[0]:,}" if first[0] else ""
+        skipped = f", {manifest['skipped']:,} blank skipped" if manifest.get("skipped") else ""
+        print(
+            f"Embedded {manifest['rows']:,} texts{resumed}{skipped} in {_duration(seconds)} "
+            f"({new / max(seconds, 1e-9):,.0f} texts/s) with {manifest['model']['name']}: "
+            f"{len(manifest['poolings'])} poolings x {len(manifest['layers'])} layers, "
+            f"{manifest['dtype']}, {_bytes(size)} in {args.out}"
+        )
+    return 0
+
+
+class _Bar:
+    """A tqdm bar over texts, with texts/s and time left (when the total is known)."""
+
+    def __init__(self) -> None:
+        self._bar = None
+
+    def update(self, state) -> None:
+        from tqdm import tqdm
+
+        if self._bar is None:
+            self._bar = tqdm(
+                total=state.total,
+                initial=state.rows,
+                unit=" texts",
+                dynamic_ncols=True,
+                file=sys.stderr,
+            )
+        if state.total is not None and state.rows > self._bar.total:
+            self._bar.total = state.rows
+        self._bar.set_postfix_str(f"shard {state.shards}", refresh=False)
+        self._bar.update(state.rows - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
+
+
+def _info(args: argparse.Namespace) -> int:
+    from explorer.store.format import read_manifest
+
+    manifest = read_manifest(args.store)
+    folder = Path(args.store)
+    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    model = manifest["model"]
+    source = manifest["input"]
+    state = "complete" if manifest["complete"] else "UNFINISHED (rerun `explorer embed` to resume)"
+    lines = [
+        f"Store      {folder} ({state}, format {manifest['format_version']})",
+        f"Rows       {manifest['rows']:,} in {len(manifest['shards'])} shards"
+        + (f"; {manifest['skipped']:,} blank texts skipped" if manifest.get("skipped") else ""),
+        f"Model      {model['name']} ({model['model_type']}, {model['num_layers']} layers x "
+        f"{model['hidden_size']}; {model['fingerprint'][:19]}...)",
+        f"Tokenizer  max_length {manifest['tokenizer']['max_length']}, "
+        f"{'lower-cased' if manifest['tokenizer']['lowercase'] else 'cased'}",
+        f"Vectors    poolings {', '.join(manifest['poolings'])}; layers "
+        f"{', '.join(map(str, manifest['layers']))}; {manifest['dtype']} "
+        f"(forward in {manifest['precision']})",
+        f"Input      {source['name']} ({source['format']}), text column "
+        f"{source['text_column']!r}, label column {source['label_column']!r}, columns "
+        f"{', '.join(source['columns'])}",
+        f"Created    {manifest['created']}; {_bytes(size)} on disk",
+    ]
+    for entry in manifest.get("projections", []):
+        lines.append(
+            f"Projection {entry['method']} of {entry['pooling']}/{entry['layers']}: "
+            f"{entry['points']:,} of {entry['of_rows']:,} rows ({entry['file']})"
+        )
+    print("\n".join(lines))
+    return 0
+
+
+def _project(args: argparse.Namespace) -> int:
+    from explorer.store.project import save_projection
+
+    start = time.perf_counter()
+    entry = save_projection(
+        args.store,
+        args.method,
+        args.pooling,
+        _layers(args.layer),
+        sample=args.sample,
+        random_state=args.seed,
+    )
+    trust = entry["trustworthiness"]
+    quality = f", trustworthiness {trust:.3f}" if trust is not None else ""
+    print(
+        f"Projected {entry['points']:,} of {entry['of_rows']:,} rows with {args.method} "
+        f"in {_duration(time.perf_counter() - start)}{quality}: {entry['file']}"
+    )
+    for note in entry["notes"]:
+        print(f"  note: {note}")
+    return 0
+
+
+def _search(args: argparse.Namespace) -> int:
+    from explorer.model import load_model
+    from explorer.store.corpus import open_corpus
+
+    corpus = open_corpus(args.store)
+    layers = _layers(args.layer)
+    corpus.vectors(args.pooling, layers)  # checks pooling and layers before loading a model
+    model = load_model(args.model or corpus.model_name)
+    found = corpus.search(model, args.query, args.k, pooling=args.pooling, layers=layers)
+    rows = corpus.take(found.indices)
+    width = len(str(len(corpus)))
+    for rank, (row, score, text) in enumerate(
+        zip(found.indices, found.scores, rows[corpus.text_column], strict=True), start=1
+    ):
+        text = " ".join(str(text).split())
+        text = text if len(text) <= 100 else text[:99] + "…"
+        print(f"{rank:>3}  {score:.4f}  #{row:<{width}}  {text}")
+    return 0
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, seconds = divmod(int(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours}h {minutes:02d}m" if hours else f"{minutes}m {seconds:02d}s"
+
+
+def _bytes(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} TB"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    raise SystemExit(main())

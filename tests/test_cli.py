@@ -1,0 +1,113 @@
+"""The explorer command line: embed -> info -> project -> search, and its exit codes."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer.cli import main
+from explorer.store import open_corpus
+from tests.store_helpers import TEXTS, write_csv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.fixture(scope="module")
+def store(tiny_bert_path, tmp_path_factory):
+    folder = tmp_path_factory.mktemp("cli")
+    source = write_csv(folder / "in.csv", TEXTS[:10])
+    code = main(
+        [
+            "embed", str(source), "--out", str(folder / "store"), "--model", tiny_bert_path,
+            "--pooling", "mean,cls,max", "--shard-rows", "4", "--quiet",
+        ]
+    )  # fmt: skip
+    assert code == 0
+    return folder / "store"
+
+
+def test_embed_round_trip_equals_embed_corpus(store, tiny):
+    corpus = open_corpus(store)
+    reference = explorer.embed_corpus(tiny, corpus.texts)
+    for pooling in explorer.POOLINGS:
+        for layers in (*explorer.LAYER_STRATEGIES, 0, 2, -1):
+            np.testing.assert_allclose(
+                corpus.sentence(pooling, layers), reference.sentence(pooling, layers), atol=1e-5
+            )
+
+
+def test_summary_line_and_resume_message(tiny_bert_path, tmp_path, capsys):
+    source = write_csv(tmp_path / "in.csv", TEXTS[:3])
+    args = ["embed", str(source), "--out", str(tmp_path / "s"), "--model", tiny_bert_path]
+    assert main([*args, "--layers", "last"]) == 0
+    out = capsys.readouterr()
+    assert out.out.startswith("Embedded 3 texts in ") and "texts/s" in out.out
+    assert "texts/s" in out.err  # the progress bar
+    assert main([*args, "--layers", "0,2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "explorer embed: error:" in err and "cannot be resumed" in err
+    assert "Traceback" not in err
+
+
+def test_info_project_search(store, capsys):
+    assert main(["info", str(store)]) == 0
+    out = capsys.readouterr().out
+    assert "10 in 3 shards" in out and "poolings cls, mean, max" in out
+    assert main(["project", str(store), "--method", "pca", "--layer", "2"]) == 0
+    assert "Projected 10 of 10 rows with pca" in capsys.readouterr().out
+    coords, rows = open_corpus(store).projection("pca", "mean", 2)
+    assert coords.shape == (10, 2) and rows is None
+    assert main(["search", str(store), TEXTS[4]["text"], "-k", "3"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert len(lines) == 3 and "#4" in lines[0] and TEXTS[4]["text"] in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["embed", "missing.csv", "--out", "x"], "No such input file"),
+        (["embed", "{csv}", "--out", "{out}", "--pooling", "mean_max"], "computed from mean"),
+        (["embed", "{csv}", "--out", "{out}", "--engine", "ray"], "requirements-ray.txt"),
+        (["embed", "{csv}", "--out", "{out}", "--text-column", "body"], "no column 'body'"),
+        (["info", "{out}"], "not a corpus store"),
+        (["search", "{store}", "q", "--pooling", "mean", "--layer", "nine"], "Unknown layer"),
+        (["project", "{store}", "--pooling", "avg"], "Unknown pooling 'avg'"),
+    ],
+)
+def test_errors_exit_2_with_one_line(args, message, store, tmp_path, capsys):
+    source = write_csv(tmp_path / "in.csv", TEXTS[:2])
+    (tmp_path / "out").mkdir()
+    args = [a.format(csv=source, out=tmp_path / "out", store=store) for a in args]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+def test_precisions_agree_with_the_library():
+    from explorer.cli import PRECISIONS
+    from explorer.model import PRECISIONS as LIBRARY
+
+    assert tuple(PRECISIONS) == tuple(LIBRARY)
+
+
+def test_python_m_explorer_runs(tmp_path):
+    done = subprocess.run(
+        [sys.executable, "-m", "explorer", "info", str(tmp_path)],
+        cwd=ROOT,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.startswith("explorer info: error:") and "Traceback" not in done.stderr
+    usage = subprocess.run(
+        [sys.executable, "-m", "explorer", "embed"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert usage.returncode == 2 and "--out" in usage.stderr
