@@ -1,0 +1,223 @@
+"""Benchmarks of corpus stores: ``python -m bench.store [--texts N] [--memory-texts N] [--rows N]``.
+
+- throughput: ``explorer embed`` (:func:`explorer.store.embed_to_store`, every layer, three
+  poolings, written to disk) vs sentence-transformers ``encode`` (mean pooling, last layer) on
+  the same sentences, run in turn chunk by chunk (:func:`bench.embedding.alternate`);
+- memory: peak RSS of ``python -m explorer embed`` over N sentences in a fresh process
+  (``ru_maxrss`` of the child; streaming: it should not grow with N);
+- a synthetic store of N rows (mean pooling, last layer, 384 float32 dims, like MiniLM):
+  ``open_corpus`` and the first search over all rows in a fresh process.
+
+Prints one JSON line at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from bench.embedding import alternate, median_ratio
+from bench.sentences import sample_sentences
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def throughput(n_texts: int, rounds: int, chunk: int = 500) -> dict:
+    """texts/s of ``embed_to_store`` (all layers, cls/mean/max, float32, on disk) vs
+    ``SentenceTransformer.encode``; ratio = median over rounds of their time ratio."""
+    from sentence_transformers import SentenceTransformer
+
+    from explorer.model import bundled_model_path, load_model
+    from explorer.store import Settings, embed_to_store
+
+    texts, info = sample_sentences(n_texts)
+    model = load_model()
+    st_model = SentenceTransformer(str(bundled_model_path()), device="cpu")
+    work = Path(tempfile.mkdtemp(prefix="bench-store-"))
+    calls = iter(range(10**9))
+
+    def store(piece: list[str]) -> None:
+        folder = work / str(next(calls))
+        folder.mkdir()
+        (folder / "in.txt").write_text("\n".join(piece) + "\n")
+        embed_to_store(model, folder / "in.txt", folder / "store", Settings())
+        shutil.rmtree(folder)
+
+    contenders = {"explorer_embed": store, "sentence_transformers": st_model.encode}
+    try:
+        for fn in contenders.values():
+            fn(texts[:100])
+        seconds = alternate(contenders, texts, rounds, chunk)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {
+        "texts": n_texts,
+        "distinct": info["distinct"],
+        "rounds": rounds,
+        "chunk": chunk,
+        "texts_per_second": {k: n_texts / statistics.median(v) for k, v in seconds.items()},
+        "seconds_per_round": seconds,
+        "ratio": median_ratio(seconds["sentence_transformers"], seconds["explorer_embed"]),
+    }
+
+
+def memory(n_texts: int, dtype: str = "float16") -> dict:
+    """Peak RSS of ``python -m explorer embed`` of ``n_texts`` sentences (all layers, three
+    poolings), in a fresh process."""
+    texts, info = sample_sentences(n_texts)
+    work = Path(tempfile.mkdtemp(prefix="bench-store-mem-"))
+    try:
+        source = work / "in.txt"
+        source.write_text("\n".join(texts) + "\n")
+        start = time.perf_counter()
+        done = subprocess.run(
+            [sys.executable, "-m", "explorer", "embed", str(source), "--out", str(work / "s"),
+             "--dtype", dtype, "--quiet"],
+            cwd=ROOT, env={**os.environ, "HF_HUB_OFFLINE": "1"}, capture_output=True, text=True,
+        )  # fmt: skip
+        seconds = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(done.stderr[-2000:])
+        size = sum(f.stat().st_size for f in (work / "s").rglob("*") if f.is_file())
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    peak_kb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return {
+        "texts": n_texts,
+        "distinct": info["distinct"],
+        "dtype": dtype,
+        "seconds": seconds,
+        "texts_per_second": n_texts / seconds,
+        "peak_rss_mb": peak_kb / 1024,
+        "store_mb": size / 2**20,
+    }
+
+
+def synthetic_store(folder: Path, rows: int, dim: int = 384, shard_rows: int = 100_000) -> None:
+    """A complete store of ``rows`` random unit-ish vectors (mean pooling, layer 6, float32)
+    and texts ``"text i"``, written block by block in the store's format."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from explorer.neighbors import row_norms
+    from explorer.store import format as fmt
+
+    rng = np.random.default_rng(0)
+    folder.mkdir(parents=True)
+    shards = []
+    for index, start in enumerate(range(0, rows, shard_rows)):
+        n = min(shard_rows, rows - start)
+        (folder / fmt.shard_dir(index)).mkdir(parents=True)
+        table = pa.table({"text": [f"text {i}" for i in range(start, start + n)]})
+        pq.write_table(table, folder / fmt.shard_dir(index) / "rows.parquet")
+        shards.append({"dir": fmt.shard_dir(index), "rows": n, "files": ["rows.parquet"]})
+    target = folder / fmt.layer_file("mean", 6)
+    target.parent.mkdir(parents=True)
+    array = np.lib.format.open_memmap(target, "w+", np.float32, (rows, dim))
+    for start in range(0, rows, 65536):
+        block = rng.standard_normal((min(65536, rows - start), dim), dtype=np.float32)
+        array[start : start + len(block)] = block
+    array.flush()
+    del array
+    fmt.save_npy(folder / fmt.norms_file("mean", 6), row_norms(np.load(target, mmap_mode="r")))
+    fmt.save_npy(folder / "vectors/num_tokens.npy", np.full(rows, 5, np.int32))
+    fmt.save_npy(folder / "vectors/truncated.npy", np.zeros(rows, bool))
+    manifest = {
+        "format": fmt.FORMAT,
+        "format_version": fmt.FORMAT_VERSION,
+        "model": {"name": "synthetic", "fingerprint": "sha256:none", "model_type": "bert",
+                  "num_layers": 6, "hidden_size": dim},
+        "tokenizer": {"max_length": 512, "lowercase": True},
+        "input": {"name": "synthetic", "format": "text", "text_column": "text",
+                  "label_column": None, "columns": ["text"]},
+        "poolings": ["mean"], "layers": [6], "dtype": "float32", "precision": "float32",
+        "exclude_special": False, "limit": None, "shard_rows": shard_rows,
+        "rows": rows, "skipped": 0, "shards": shards, "complete": True, "created": fmt.now(),
+        "vectors": {"mean": {"6": fmt.layer_file("mean", 6)}}, "projections": [],
+    }  # fmt: skip
+    fmt.write_manifest(folder, manifest)
+
+
+def open_and_search_child(folder: str) -> dict:
+    """In a fresh process: seconds to open the store, to run the first and a second search
+    (a vector query over every row, k = 10), and to read the texts of the hits."""
+    from explorer.store.corpus import open_corpus  # imported first: imports are not timed
+
+    start = time.perf_counter()
+    corpus = open_corpus(folder)
+    opened = time.perf_counter() - start
+    query = np.random.default_rng(1).standard_normal(corpus.hidden_size).astype(np.float32)
+    start = time.perf_counter()
+    found = corpus.neighbors(query, 10)
+    first = time.perf_counter() - start
+    start = time.perf_counter()
+    corpus.neighbors(-query, 10)
+    second = time.perf_counter() - start
+    start = time.perf_counter()
+    corpus.take(found.indices)
+    take = time.perf_counter() - start
+    return {"rows": len(corpus), "open_s": opened, "first_search_s": first,
+            "second_search_s": second, "take_texts_s": take}  # fmt: skip
+
+
+def large_store(rows: int) -> dict:
+    """Build a synthetic store of ``rows`` rows, then open and search it in a fresh process."""
+    work = Path(tempfile.mkdtemp(prefix="bench-store-big-"))
+    try:
+        start = time.perf_counter()
+        synthetic_store(work / "s", rows)
+        built = time.perf_counter() - start
+        done = subprocess.run(
+            [sys.executable, "-m", "bench.store", "--child", str(work / "s")],
+            cwd=ROOT, capture_output=True, text=True,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise RuntimeError(done.stderr[-2000:])
+        result = json.loads(done.stdout.strip().splitlines()[-1])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return {**result, "build_s": built}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.store")
+    parser.add_argument("--texts", type=int, default=2000, help="throughput sentences")
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--memory-texts", type=int, default=200_000)
+    parser.add_argument("--rows", type=int, default=1_000_000, help="synthetic store rows")
+    parser.add_argument("--only", default="throughput,memory,large")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(open_and_search_child(args.child)))
+        return 0
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    results = {}
+    only = set(args.only.split(","))
+    if "throughput" in only:
+        results["throughput"] = throughput(args.texts, args.rounds)
+        print("throughput", json.dumps(results["throughput"]["texts_per_second"]),
+              f"ratio {results['throughput']['ratio']:.2f}", flush=True)  # fmt: skip
+    if "memory" in only:
+        results["memory"] = memory(args.memory_texts)
+        print("memory", json.dumps(results["memory"]), flush=True)
+    if "large" in only:
+        results["large"] = large_store(args.rows)
+        print("large", json.dumps(results["large"]), flush=True)
+    print(json.dumps(results))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
