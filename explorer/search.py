@@ -152,3 +152,41 @@ def corpus_texts(frame: pd.DataFrame) -> list[str]:
     if not texts:
         raise ValueError("The corpus has no texts.")
     return texts
+
+
+def similarity_notice(matrices: dict[str, np.ndarray], labels: dict[str, str] | None = None) -> str:
+    """The page's opening sentence from the similarity matrices it shows (plain text).
+
+    ``matrices[pooling]`` ``(n, n)``. For the first pooling: the most and the least similar
+    pair (sentences numbered from 1); for every pooling, the range of its off-diagonal values,
+    so a pooling that makes every pair look alike stands out.
+    """
+    if not matrices:
+        raise ValueError("No similarity matrices: choose at least one pooling.")
+    labels = labels or {}
+    first = next(iter(matrices))
+    matrix = np.asarray(matrices[first], dtype=np.float64)
+    n = matrix.shape[0]
+    if n < 2:
+        raise ValueError("Need at least two sentences to compare pairs.")
+    rows, cols = np.triu_indices(n, k=1)
+    values = matrix[rows, cols]
+    high, low = int(values.argmax()), int(values.argmin())
+    text = (
+        f"Under {labels.get(first, first)}, sentences {rows[high] + 1} and {cols[high] + 1} "
+        f"are the most similar ({values[high]:.2f}) and {rows[low] + 1} and {cols[low] + 1} "
+        f"the least ({values[low]:.2f})."
+    )
+    spans = []
+    for name, other in matrices.items():
+        pairs = np.asarray(other, dtype=np.float64)[rows, cols]
+        spans.append((pairs.max() - pairs.min(), name, pairs.min(), pairs.max()))
+    if len(spans) > 1:
+        narrow = min(spans)
+        name = str(labels.get(narrow[1], narrow[1]))
+        text += (
+            f" {name[:1].upper() + name[1:]} squeezes every pair into "
+            f"{narrow[2]:.2f}–{narrow[3]:.2f}, the narrowest range: it tells the pairs apart "
+            "least."
+        )
+    return text

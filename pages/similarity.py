@@ -36,6 +36,7 @@ CORPORA = {"Remarks": sources.remarks()}
 
 
 header("pages/similarity.py")
+notice = st.container()  # what to notice, filled once the numbers are known
 
 model = current_model()
 name = current_model_name()
@@ -81,6 +82,7 @@ except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
+    messages.info(search.similarity_notice(matrices, POOLING_LABELS), notice)
     st.plotly_chart(
         similarity_heatmaps(
             matrices,

@@ -108,3 +108,15 @@ def test_figures(corpus):
     assert other.layout.annotations[0].text == explorer.pooling.LABELS["max"]  # the default
     rho = agreement_figure(search.spearman_agreement(matrices))
     assert rho.data[0].zmin == -1 and rho.layout.title.text
+
+
+def test_similarity_notice_names_the_extreme_pairs_and_the_flattest_pooling():
+    mean = np.array([[1.0, 0.8, 0.1], [0.8, 1.0, 0.3], [0.1, 0.3, 1.0]])
+    flat = np.array([[1.0, 0.9, 0.85], [0.9, 1.0, 0.88], [0.85, 0.88, 1.0]])
+    text = search.similarity_notice({"mean": mean, "max": flat}, {"max": "max pooling"})
+    assert "Under mean, sentences 1 and 2 are the most similar (0.80)" in text
+    assert "1 and 3 the least (0.10)" in text
+    assert "Max pooling squeezes every pair into 0.85–0.90" in text
+    assert "squeezes" not in search.similarity_notice({"mean": mean})
+    with pytest.raises(ValueError, match="pooling"):
+        search.similarity_notice({})

@@ -21,6 +21,13 @@ def _short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+def cell_font(sentences: int, panels: int) -> int:
+    """Font size (px) of the numbers in the cells: large enough for a projector, smaller
+    when more sentences or more heatmaps side by side leave less room per cell."""
+    room = 1100 / max(panels, 1) / max(sentences, 1)  # a cell's width in px on a wide page
+    return int(max(11, min(22, room / 2.6)))
+
+
 def similarity_heatmaps(
     matrices: Mapping[str, np.ndarray],
     sentences: Sequence[str],
@@ -60,6 +67,7 @@ def similarity_heatmaps(
                 zmax=1.0,
                 coloraxis="coloraxis",
                 texttemplate="%{z:.2f}" if n <= ANNOTATE_UP_TO else None,
+                textfont={"size": cell_font(n, len(names))},
                 name=labels.get(name, name),
                 hovertemplate=(
                     f"<b>{labels.get(name, name)}</b><br>%{{y}}: %{{customdata[0]}}<br>"
@@ -89,7 +97,8 @@ def similarity_heatmaps(
             "colorbar": {"title": "cosine"},
         },
         margin={"t": 80, "b": 10},
-        height={1: 540, 2: 460, 3: 380}.get(len(names), 340),
+        font={"size": 14},
+        height={1: 540, 2: 480, 3: 420}.get(len(names), 380),
     )
     return figure
 
