@@ -107,16 +107,26 @@ try:
         paste_default=DEFAULT_LINES,
         dataset_key="projections.word_dataset" if words else "projections.dataset",
         columns=top[1:],
+        saved=not words,
     )
     if source is None:
         st.stop()
-    kept = compute.cap_tokens(name, source.data)
+    if source.kind == "saved":
+        points, texts, labels, legend_title, note = maps.saved_points(source.store, layers, pooling)
+    else:
+        kept = compute.cap_tokens(name, source.data)
+        texts, labels, legend_title, note = (
+            kept.data.texts,
+            kept.data.labels,
+            source.label_title,
+            kept.note,
+        )
+        points = Points(name, texts, layers, pooling, word)
 except ValueError as error:
     messages.error(error)
     st.stop()
-if kept.note:
-    messages.info(kept.note)
-texts, labels, legend_title = kept.data.texts, kept.data.labels, source.label_title
+if note:
+    messages.info(note)
 
 # -- vectors and the map -----------------------------------------------------------------------
 spinner = (
@@ -124,7 +134,6 @@ spinner = (
     if params.method == "umap" and not proj.umap_compiled()
     else f"Running {proj.LABELS[params.method]}…"
 )
-points = Points(name, texts, layers, pooling, word)
 try:
     if words:
         with st.spinner(spinner):
@@ -150,7 +159,8 @@ try:
             legend_title = "Sentence"
         title = projection_title(params.method, len(occurrences), layers=layers, word=word)
     else:
-        compute.embed_corpus(name, texts)
+        if source.kind != "saved":
+            compute.embed_corpus(name, texts)
         with st.spinner(spinner):
             projector = fit(points, params)
         point_texts, spans, point_labels = list(texts), None, labels
@@ -215,7 +225,13 @@ if colour_kept and kept_share is not None:
 if compare == "poolings":
     maps.pooling_comparison(points, params, point_texts, point_labels)
 elif compare != "none" and params.n_components == 2:
-    if compare == "untrained":
+    if compare == "untrained" and source.kind == "saved":
+        other = None
+        messages.info(
+            "A saved corpus keeps the trained model's vectors only: compare another layer "
+            "choice or every pooling instead."
+        )
+    elif compare == "untrained":
         other = dataclasses.replace(points, model_name=RANDOM_PREFIX + name)
         titles = ("the trained model", "the same model with random weights")
     else:
@@ -225,13 +241,20 @@ elif compare != "none" and params.n_components == 2:
         other = dataclasses.replace(points, layers=other_layers)
         titles = (layers_label(layers).lower(), layers_label(other_layers).lower())
     try:
-        maps.comparison(points, other, params, rows, point_texts, point_labels, titles)
+        if other is not None:
+            maps.comparison(points, other, params, rows, point_texts, point_labels, titles)
     except ValueError as error:
         messages.warning(error)
 elif compare != "none":
     st.caption("The second map is drawn in 2-D: switch to 2-D to compare.")
 
 # -- show code ------------------------------------------------------------------------------------
+if source.kind == "saved":
+    st.caption(
+        "Show code: `explorer.open_corpus(folder).sentence(pooling, layers)` gives these "
+        "vectors in Python; `explorer project` saves a projection of every row."
+    )
+    st.stop()
 used = (
     params.method,
     params.n_components,

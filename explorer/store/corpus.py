@@ -203,25 +203,36 @@ class Corpus:
         return self.sentence(pooling, layers)
 
     def sentence(
-        self, pooling: str = "mean", layers: Layers = "last", normalize: bool = False
+        self,
+        pooling: str = "mean",
+        layers: Layers = "last",
+        normalize: bool = False,
+        rows: np.ndarray | None = None,
     ) -> np.ndarray:
         """``(n, dim)`` float32 vectors for one pooling and layer choice, equal to
         ``embed_corpus(...).sentence(pooling, layers, normalize)`` of the same texts (within
         float rounding, or float16's when stored so). Every pooling of
         :data:`explorer.POOLINGS` whose parts are stored, and every layer choice whose layers
         are stored; ``ValueError`` saying what to embed otherwise. Combined
-        :data:`BLOCK_ROWS` rows at a time (working memory is one block of layers)."""
+        :data:`BLOCK_ROWS` rows at a time (working memory is one block of layers). With
+        ``rows`` (indices), only those rows, in that order: ``(len(rows), dim)``."""
         parts, indices = self._needed(pooling, layers)
         dim = self.hidden_size * len(parts) * (4 if layers == "concat_last4" else 1)
-        result = np.empty((self._n, dim), dtype=np.float32)
+        if rows is not None:
+            rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+            if len(rows) and (rows.min() < 0 or rows.max() >= self._n):
+                raise ValueError(f"Rows must be from 0 to {self._n - 1}.")
+        count = self._n if rows is None else len(rows)
+        result = np.empty((count, dim), dtype=np.float32)
         stack_shape = (self.num_layers + 1, 0, self.hidden_size)
-        for begin in range(0, self._n, BLOCK_ROWS):
-            end = min(begin + BLOCK_ROWS, self._n)
+        for begin in range(0, count, BLOCK_ROWS):
+            end = min(begin + BLOCK_ROWS, count)
+            block = slice(begin, end) if rows is None else rows[begin:end]
             pooled = {}
             for part in parts:
                 stack = np.zeros((stack_shape[0], end - begin, stack_shape[2]), np.float32)
                 for layer in indices:
-                    stack[layer] = self._vectors[part][layer][begin:end]
+                    stack[layer] = self._vectors[part][layer][block]
                 pooled[part] = stack
             result[begin:end] = combine_pooled(pooled, pooling, layers)
         return normalize_rows(result) if normalize else result

@@ -135,3 +135,17 @@ def cap_tokens(
         ("cap", model_name, data, max_tokens),
         lambda: limits.cap_tokens(load(model_name), data, max_tokens),
     )
+
+
+@st.cache_resource(show_spinner="Opening the saved corpus…", max_entries=4)
+def open_store(path: str):
+    """The corpus store at ``path`` (:func:`explorer.store.open_corpus`), opened once per
+    server: its vectors are memory maps, shared by every session."""
+    from explorer.store import open_corpus
+
+    return open_corpus(path)
+
+
+def store_rows(path: str, rows: tuple[int, ...]):
+    """Rows ``rows`` of the saved corpus at ``path`` with every input column (a DataFrame)."""
+    return cached("corpora", ("store rows", path, rows), lambda: open_store(path).take(list(rows)))

@@ -14,7 +14,7 @@ from explorer import projection as proj
 from explorer.context import highlight_html
 from explorer.projection import ProjectionParams, Projector
 from explorer.ui import messages
-from explorer.ui.projections import Points, inspect
+from explorer.ui.projections import Points, StorePoints, inspect
 
 TRUST_HELP = (
     "scikit-learn's trustworthiness: 1.0 means every point's nearest neighbours in the "
@@ -309,3 +309,20 @@ def pooling_comparison(
         key="projections.compare_chart",
         width="stretch",
     )
+
+
+def saved_points(path: str, layers, pooling: str):
+    """What a map draws of the saved corpus at ``path``: at most
+    :data:`explorer.limits.MAX_POINTS` rows (a random sample beyond), as
+    ``(StorePoints, texts, labels, label title, note)``; labels from the store's label column."""
+    from explorer import limits
+    from explorer.ui.compute import open_store, store_rows
+
+    corpus = open_store(path)
+    rows, note = limits.sample_points(len(corpus))
+    frame = store_rows(path, tuple(rows.tolist()))
+    texts = tuple(frame[corpus.text_column].astype(str))
+    column = corpus.label_column
+    labels = tuple(frame[column].astype(str)) if column else None
+    points = StorePoints(path, tuple(rows.tolist()), layers, pooling)
+    return points, texts, labels, column or "Label", note

@@ -34,7 +34,25 @@ class Points:
         return combine_layers(per_layer, self.layers)
 
 
-def fit(points: Points, params: ProjectionParams) -> Projector:
+@dataclass(frozen=True)
+class StorePoints:
+    """Rows ``rows`` of the saved corpus at ``path``, as sentence vectors under ``pooling`` and
+    ``layers`` read from the store (no forward pass)."""
+
+    path: str
+    rows: tuple[int, ...]
+    layers: str | int
+    pooling: str | None = "mean"
+    word: None = None
+
+    def vectors(self) -> np.ndarray:
+        """``(len(rows), dim)`` float32 vectors of the rows."""
+        from explorer.ui.compute import open_store
+
+        return open_store(self.path).sentence(self.pooling, self.layers, rows=np.array(self.rows))
+
+
+def fit(points: Points | StorePoints, params: ProjectionParams) -> Projector:
     """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``)."""
     return cached(
         "projections", ("fit", points, params), lambda: params.projector().fit(points.vectors())

@@ -12,7 +12,12 @@ from explorer import corpora, uploads
 from explorer.ui import messages
 from explorer.ui.widgets import URL
 
-SOURCE_LABELS = {"builtin": "Built-in example", "paste": "Paste lines", "upload": "Upload a CSV"}
+SOURCE_LABELS = {
+    "builtin": "Built-in example",
+    "paste": "Paste lines",
+    "upload": "Upload a CSV",
+    "saved": "Saved corpus",
+}
 NO_COLUMN = "(none)"
 
 
@@ -29,9 +34,11 @@ class Source:
     """Texts a person chose, with labels when they have any, and what the labels are
     called (the legend title: ``"Label"``, ``"Sense"``, a CSV column's name)."""
 
-    data: uploads.LabelledTexts
+    data: uploads.LabelledTexts | None
     label_title: str = "Label"
     kind: str = "builtin"
+    store: str | None = None
+    """The folder of a saved corpus (``kind == "saved"``; ``data`` is None): never shown."""
 
 
 def text_source(
@@ -44,9 +51,13 @@ def text_source(
     dataset_key: str | None = None,
     columns: Sequence | None = None,
     label: str = "Texts",
+    saved: bool = False,
 ) -> Source | None:
     """Choose texts: a built-in set, pasted lines (when ``paste_default`` is given) or an
     uploaded CSV (text column and optional label column chosen by the person).
+
+    With ``saved``, also the corpus stores of the operator's folders (``EXPLORER_CORPORA``),
+    chosen by label: the Source then names the store and carries no texts.
 
     Draws a radio in ``columns[0]`` and the chosen source's widgets in ``columns[1]`` (the page
     by default). Returns None while an upload is awaited (after saying what to upload).
@@ -57,6 +68,9 @@ def text_source(
         + (["paste"] if paste_default is not None else [])
         + (["upload"] if upload else [])
     )
+    stores = saved_corpora() if saved else []
+    if stores:
+        kinds.append("saved")
     left, right = columns if columns is not None else (st, st)
     kind = left.radio(
         label,
@@ -66,6 +80,11 @@ def text_source(
         bind=URL,
     )
     with right:
+        if kind == "saved":
+            labels = [entry.label for entry in stores]
+            chosen = st.selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
+            st.caption("Embedded ahead of time with `explorer embed`: nothing runs the model.")
+            return Source(None, kind="saved", store=str(stores[labels.index(chosen)].path))
         if kind == "builtin":
             names = list(builtins)
             name = names[0]
@@ -209,3 +228,13 @@ def labelled_source(prefix: str, columns: Sequence):
         )
         return None
     return probing.read_labelled_csv(uploaded.getvalue())
+
+
+def saved_corpora() -> list:
+    """The corpus stores in the operator's folders (:func:`explorer.store.catalog.find_stores`
+    over ``EXPLORER_CORPORA``), by label; empty when the operator named none."""
+    from explorer.store.catalog import find_stores
+    from explorer.ui.model import settings
+
+    folders = settings().corpora
+    return find_stores(folders) if folders else []

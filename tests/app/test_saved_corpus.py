@@ -1,0 +1,48 @@
+"""Saved corpora in the app: listed from EXPLORER_CORPORA only, opened on Projections."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.store_helpers import TEXTS, write_csv
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def stores(tmp_path_factory, bundled):
+    from explorer.store import embed_to_store
+
+    allowed = tmp_path_factory.mktemp("allowed")
+    outside = tmp_path_factory.mktemp("outside")
+    source = write_csv(allowed / "input.csv", TEXTS)
+    embed_to_store(bundled, source, allowed / "tickets", label_column="label")
+    embed_to_store(bundled, source, outside / "secret", label_column="label")
+    return allowed, outside
+
+
+def test_projections_open_a_saved_corpus_listed_from_the_operators_folders(
+    page, stores, monkeypatch
+):
+    allowed, outside = stores
+    monkeypatch.setenv("EXPLORER_CORPORA", str(allowed))
+    at = page("projections")
+    at.radio(key="projections.source").set_value("saved").run()
+    assert not at.exception, [e.message for e in at.exception]
+    options = at.selectbox(key="projections.store").options
+    assert options == [f"tickets · {len(TEXTS)} texts · sentence-transformers/all-MiniLM-L6-v2"]
+    assert not any(str(allowed) in o or "secret" in o for o in options)
+    figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    names = sorted(trace["name"] for trace in figure["data"])
+    assert names == ["finance", "music", "nature", "sport"]
+    assert f"PCA of {len(TEXTS)} sentence vectors" in figure["layout"]["title"]["text"]
+    page_text = " ".join(m.value for m in at.markdown) + " ".join(c.value for c in at.caption)
+    assert str(allowed) not in page_text
+
+
+def test_no_saved_source_without_the_operators_folders(page, monkeypatch):
+    monkeypatch.delenv("EXPLORER_CORPORA", raising=False)
+    at = page("projections")
+    assert "saved" not in at.radio(key="projections.source").options
