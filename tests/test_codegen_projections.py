@@ -69,11 +69,46 @@ def test_snippet_vectors_equal_the_library(bundled, pooling, layers):
 def test_tsne_snippet_prints_shape_and_first_vectors(bundled):
     code = projection_snippet(bundled.name, TEXTS, "mean", "last", "tsne", perplexity=1.6)
     assert "perplexity=1.6" in code and "random_state=0" in code
+    assert "from openTSNE import" in code and "sklearn.manifold import TSNE" not in code
     namespace, out = _run(code)
     assert "vectors: (6, 384)" in out
     assert namespace["coords"].shape == (6, 2)
     expected = explorer.sentence_embeddings(bundled, TEXTS, "mean", "last")
     np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("n_components", [2, 3])
+def test_tsne_snippet_gives_the_pages_coordinates(bundled, n_components):
+    texts = [*TEXTS, "Money in the vault.", "Fish by the river.", "A loan for a house."]
+    vectors = explorer.sentence_embeddings(bundled, texts, "mean", "last")
+    projector = Projector("tsne", n_components, random_state=3).fit(vectors)
+    assert projector.perplexity_ == 2.6  # lowered for 9 points: the page passes this on
+    code = projection_snippet(
+        bundled.name, texts, "mean", "last", "tsne", n_components, 3,
+        perplexity=projector.perplexity_,
+    )  # fmt: skip
+    namespace, out = _run(code)
+    np.testing.assert_allclose(namespace["vectors"], vectors, atol=1e-4)
+    page = Projector("tsne", n_components, random_state=3).fit(namespace["vectors"])
+    np.testing.assert_allclose(namespace["coords"], page.embedding_, atol=1e-3)
+    trust = float(re.search(r"trustworthiness \(4 neighbours\): ([\d.]+)", out).group(1))
+    assert trust == pytest.approx(page.trustworthiness_, abs=1e-4)
+
+
+def test_tsne_snippet_writes_the_librarys_settings():
+    from explorer.projection import TSNE_EARLY_ITERATIONS, TSNE_ITERATIONS, tsne_neighbors
+
+    texts = [f"Sentence number {i}." for i in range(500)]
+    code = projection_snippet("bert-base-uncased", texts, "mean", "last", "tsne", 2, 0)
+    compile(code, "<snippet>", "exec")
+    assert f"k_neighbors={tsne_neighbors(500, 30.0)}" in code
+    assert f"optimize(n_iter={TSNE_EARLY_ITERATIONS}, exaggeration=12" in code
+    assert f"optimize(n_iter={TSNE_ITERATIONS}, momentum=" in code
+    assert "negative_gradient_method='fft'" in code
+    code3 = projection_snippet("bert-base-uncased", texts, "mean", "last", "tsne", 3, 0)
+    assert "negative_gradient_method='bh'" in code3
+    assert "initialization.pca(vectors, 3, random_state=0)" in code3
 
 
 def test_umap_snippet_compiles_and_names_its_parameters():

@@ -13,6 +13,7 @@ from explorer.projection import (
     min_points,
     total_explained_variance,
     trustworthiness,
+    tsne_neighbors,
 )
 
 
@@ -70,6 +71,29 @@ def test_clusters_stay_together_under_tsne():
     assert projector.trustworthiness_ > 0.9
     assert projector.perplexity_ == 19.6  # lowered to (60 - 1) / 3 for 60 points
     assert "perplexity was lowered from 30 to 19.6" in projector.notes_[0]
+
+
+def test_tsne_keeps_labelled_neighbourhoods():
+    # Three labelled groups with a lot of noise: the map's 5 nearest neighbours of a point
+    # should carry its label, and what looks close on the map should be close in 50-D.
+    rng = np.random.default_rng(1)
+    labels = np.arange(300) % 3
+    X = _blobs(300, d=50) + rng.normal(scale=2, size=(300, 50)).astype(np.float32)
+    projector = _fit_without_warnings(Projector("tsne", random_state=0), X)
+    assert projector.notes_ == [] and projector.perplexity_ == 30.0
+    assert projector.trustworthiness_ > 0.9
+    Y = projector.embedding_
+    distances = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
+    np.fill_diagonal(distances, np.inf)
+    nearest = np.argsort(distances, axis=1)[:, :5]
+    assert (labels[nearest] == labels[:, None]).mean() > 0.95
+
+
+@pytest.mark.parametrize(("n", "perplexity"), [(5, 1.3), (12, 3.6), (60, 19.6), (5000, 30.0)])
+def test_tsne_neighbour_graph_is_about_twice_the_perplexity(n, perplexity):
+    k = tsne_neighbors(n, perplexity)
+    assert perplexity < k <= n - 1
+    assert k <= max(2 * perplexity, np.ceil(perplexity) + 1)
 
 
 def test_unknown_method_lists_the_valid_ones():

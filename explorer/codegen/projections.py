@@ -5,7 +5,8 @@ tokens with the attention mask (so padding never counts), and the layer choice t
 combines the pooled per-layer vectors (``mean_max`` combines mean and max separately, then
 concatenates them). For PCA the printed explained variance and trustworthiness are the
 page's numbers; UMAP and t-SNE coordinates depend on the random seed and the machine, so
-those snippets print the vectors' shape and first values as well.
+those snippets print the vectors' shape and first values as well. The t-SNE snippet calls
+openTSNE step by step with the settings of :func:`explorer.projection.fit_tsne`.
 """
 
 from __future__ import annotations
@@ -26,6 +27,15 @@ from explorer.pooling import validate_pooling
 from explorer.projection import (
     EXACT_NEIGHBORS_BELOW,
     TRUSTWORTHINESS_QUERIES,
+    TSNE_EARLY_EXAGGERATION,
+    TSNE_EARLY_ITERATIONS,
+    TSNE_FFT,
+    TSNE_ITERATIONS,
+    TSNE_MOMENTUM,
+    TSNE_NEIGHBOR_JOBS,
+    TSNE_NEIGHBORS_PER_PERPLEXITY,
+    tsne_gradient_method,
+    tsne_neighbors,
     validate_method,
 )
 from explorer.projection import LABELS as METHOD_LABELS
@@ -107,11 +117,35 @@ def _projection_block(
             shape + "\nimport umap  # pip install umap-learn; the first call compiles (~20 s)\n"
             "from sklearn.manifold import trustworthiness\n" + fit + trust
         )
+    return shape + _tsne_block(n_components, random_state, perplexity, n_points) + trust
+
+
+def _tsne_block(n_components: int, random_state: int, perplexity: float, n_points: int) -> str:
+    """openTSNE with the settings of :func:`explorer.projection.fit_tsne`, written out."""
+    fft = "".join(f"    {name}={value!r},\n" for name, value in TSNE_FFT.items())
     return (
-        shape + "\nfrom sklearn.manifold import TSNE, trustworthiness\n\n"
-        f"tsne = TSNE(n_components={n_components}, perplexity={perplexity:g}, "
-        f"random_state={random_state}, init='pca', learning_rate='auto')\n"
-        "coords = tsne.fit_transform(vectors)\n" + trust
+        "\nfrom openTSNE import TSNEEmbedding, affinity, initialization  # pip install openTSNE\n"
+        "from sklearn.manifold import trustworthiness\n\n"
+        f"# Exact neighbours ({TSNE_NEIGHBORS_PER_PERPLEXITY} x perplexity of them), "
+        "PCA start, then a short schedule:\n"
+        "# the page's t-SNE, step by step.\n"
+        "affinities = affinity.PerplexityBasedNN(\n"
+        f"    vectors, perplexity={float(perplexity)!r}, method='exact', "
+        f"k_neighbors={tsne_neighbors(n_points, perplexity)},\n"
+        f"    n_jobs={TSNE_NEIGHBOR_JOBS}, random_state={random_state},\n"
+        ")\n"
+        f"init = initialization.pca(vectors, {n_components}, random_state={random_state})\n"
+        "embedding = TSNEEmbedding(\n"
+        "    init.astype(np.float64),\n"
+        "    affinities,\n"
+        f"    negative_gradient_method={tsne_gradient_method(n_components)!r},\n"
+        "    learning_rate='auto',\n"
+        "    n_jobs=1,\n"
+        f"    random_state={random_state},\n" + fft + ")\n"
+        f"embedding = embedding.optimize(n_iter={TSNE_EARLY_ITERATIONS}, "
+        f"exaggeration={TSNE_EARLY_EXAGGERATION:g}, momentum={TSNE_MOMENTUM:g})\n"
+        f"embedding = embedding.optimize(n_iter={TSNE_ITERATIONS}, momentum={TSNE_MOMENTUM:g})\n"
+        "coords = np.asarray(embedding)\n"
     )
 
 
