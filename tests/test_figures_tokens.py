@@ -193,8 +193,8 @@ def test_chips_show_ids_under_the_tokens_when_asked(bundled):
 
 def test_tokens_notice_counts_and_names_the_split_words(bundled):
     notice = tokens_notice(bundled.tokenize("Contextual embeddings help."))
-    assert notice.startswith("4 words became 8 tokens: 2 split into pieces")
+    assert notice.startswith("4 words became 8 pieces: 2 split (")
     assert "embeddings → em ##bed ##ding ##s" in notice
-    assert "2 special tokens ([CLS], [SEP])" in notice
+    assert "the 2 special tokens the tokenizer adds ([CLS], [SEP]), the model reads 10" in notice
     whole = tokens_notice(bundled.tokenize("A bank."))
     assert "every word is in the vocabulary whole" in whole

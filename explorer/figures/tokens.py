@@ -155,7 +155,9 @@ _STACKED = "display:inline-flex;flex-direction:column;align-items:center;"
 
 def _with_id(label: str, token_id: int, show_ids: bool) -> str:
     """``label`` with ``token_id`` in small print under it when ``show_ids``."""
-    return f'{label}<span class="token-id" style="{_ID}">{token_id}</span>' if show_ids else label
+    if not show_ids:
+        return label
+    return f'<span>{label}</span><span class="token-id" style="{_ID}">{token_id}</span>'
 
 
 def _special_chip(tokenization: Tokenization, index: int, show_ids: bool = False) -> str:
@@ -209,7 +211,7 @@ def tokens_notice(tokenization: Tokenization) -> str:
     split = [g for g in _groups(tokenization) if len(g) > 1]
     text = (
         f"{counts.words} word{'s' if counts.words != 1 else ''} became {counts.pieces} "
-        f"token{'s' if counts.pieces != 1 else ''}"
+        f"piece{'s' if counts.pieces != 1 else ''}"
     )
     if split:
         shown = ", ".join(
@@ -217,13 +219,16 @@ def tokens_notice(tokenization: Tokenization) -> str:
             for g in split[:3]
         )
         more = f" and {len(split) - 3} more" if len(split) > 3 else ""
-        text += f": {len(split)} split into pieces ({shown}{more})"
+        text += f": {len(split)} split ({shown}{more})"
     else:
         text += ": every word is in the vocabulary whole"
     if counts.special:
         tokens = zip(tokenization.tokens, tokenization.special, strict=True)
         names = ", ".join(dict.fromkeys(t for t, s in tokens if s))
-        text += f"; the tokenizer adds {counts.special} special tokens ({names})"
+        text += (
+            f". With the {counts.special} special tokens the tokenizer adds ({names}), the "
+            f"model reads {counts.tokens} tokens"
+        )
     return text + "."
 
 

@@ -26,7 +26,7 @@ def test_first_load_shows_the_default_text_split_into_subwords(page):
     assert "##</span>ding" in chips
     assert chips.count('class="token-id"') == len(table)  # ids shown, not only on hover
     assert at.toggle(key="tokens.ids").value
-    assert "13 words became 17 tokens" in plain(at.info[0].value)
+    assert "13 words became 17 pieces" in plain(at.info[0].value)
     code = at.code[0].value
     assert (
         "return_offsets_mapping=True" in code and "sentence-transformers/all-MiniLM-L6-v2" in code
