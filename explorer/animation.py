@@ -44,6 +44,11 @@ ALIGNMENT_LABELS = {
 
 Progress = Callable[[int, int], None]
 
+TRUSTWORTHINESS_QUERIES = 500
+"""Per-frame trustworthiness is estimated from this many random points above that many
+(each ranked against all points; about 0.005 from the exact value): seven exact scores of
+2,000 points cost more than the joint PCA itself."""
+
 TSNE_EXACT_BELOW = 1000
 """openTSNE finds exact neighbours below this many points (Annoy above)."""
 
@@ -160,6 +165,7 @@ def layer_maps(
     *,
     n_neighbors: int = 15,
     perplexity: float = 30.0,
+    score: bool = True,
 ) -> LayerMaps:
     """One aligned map per layer of the same points (see the module docstring).
 
@@ -167,7 +173,9 @@ def layer_maps(
     every layer, e.g. ``CorpusEmbeddings.per_layer("mean")`` or the array of
     :func:`explorer.word_layer_vectors`. ``method`` is one of ``pca``, ``umap``, ``tsne``;
     ``n_neighbors`` (UMAP) and ``perplexity`` (t-SNE) are lowered for small inputs (and
-    ``notes`` says so). ``progress(done, total)`` is called after each layer (UMAP with
+    ``notes`` says so). ``score=False`` skips the per-frame trustworthiness (``None``s; it
+    is estimated from :data:`TRUSTWORTHINESS_QUERIES` random points per frame above that
+    many). ``progress(done, total)`` is called after each layer (UMAP with
     ``align="joint"`` fits all layers in one call: it reports the start and the end).
 
     Returns :class:`LayerMaps` with ``frames`` ``(L + 1, n, n_components)`` float32. Raises
@@ -200,7 +208,10 @@ def layer_maps(
             frames[i] = procrustes(frames[i - 1], frames[i])
     n = X.shape[1]
     k = min(5, (n - 1) // 2)
-    trust = tuple(trustworthiness(X[i], frames[i], k) if k >= 1 else None for i in range(total))
+    trust = tuple(
+        trustworthiness(X[i], frames[i], k, TRUSTWORTHINESS_QUERIES) if k >= 1 and score else None
+        for i in range(total)
+    )
     return LayerMaps(frames, method, align, trust, frame_motion(frames), tuple(notes))
 
 
@@ -249,10 +260,11 @@ def _umap_frames(X, n_components, random_state, align, n_neighbors, report, note
             )
             report(i + 1)
         return np.stack(frames)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Tensorflow not installed")
-        from umap import AlignedUMAP
     from sklearn.metrics import pairwise_distances
+
+    from explorer.warmup import import_umap
+
+    AlignedUMAP = import_umap().AlignedUMAP  # numba's on-disk cache, as the page's UMAP
 
     report(0)
     identity = {i: i for i in range(n)}
