@@ -110,7 +110,7 @@ def synthetic_store(folder: Path, rows: int, dim: int = 384, shard_rows: int = 1
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from explorer.neighbors import row_norms
+    from explorer.nearest import row_norms
     from explorer.store import format as fmt
 
     rng = np.random.default_rng(0)

@@ -29,8 +29,8 @@ _HOMES = {
     "Tokenization": "explorer.model",
     "estimate_parameters": "explorer.model",
     "load_model": "explorer.model",
-    "Neighbors": "explorer.neighbors",
-    "neighbors": "explorer.neighbors",
+    "Neighbors": "explorer.nearest",
+    "neighbors": "explorer.nearest",
     "POOLINGS": "explorer.pooling",
     "cosine_similarity": "explorer.similarity",
     "SUBWORD_MODES": "explorer.words",
@@ -39,6 +39,7 @@ _HOMES = {
     "token_vectors": "explorer.words",
     "word_layer_vectors": "explorer.words",
     "word_vectors": "explorer.words",
+    "open_corpus": "explorer.store.corpus",
 }
 
 if TYPE_CHECKING:
@@ -46,9 +47,10 @@ if TYPE_CHECKING:
     from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
     from explorer.layers import LAYER_STRATEGIES, combine_layers, layer_indices
     from explorer.model import Model, Tokenization, estimate_parameters, load_model
-    from explorer.neighbors import Neighbors, neighbors
+    from explorer.nearest import Neighbors, neighbors
     from explorer.pooling import POOLINGS
     from explorer.similarity import cosine_similarity
+    from explorer.store.corpus import open_corpus
     from explorer.words import (
         SUBWORD_MODES,
         Occurrence,
@@ -92,6 +94,7 @@ __all__ = [
     "layer_indices",
     "load_model",
     "neighbors",
+    "open_corpus",
     "sentence_embeddings",
     "token_vectors",
     "word_layer_vectors",

@@ -3,7 +3,7 @@
 A map (PCA, UMAP, t-SNE) puts some points side by side that are far apart in the full space,
 and the other way round. These functions answer the next question a person asks of a map:
 which texts are *really* closest to this one, and how many of them does the map keep close?
-Full-space neighbours come from :func:`explorer.neighbors.neighbors` (the one k-NN, cosine);
+Full-space neighbours come from :func:`explorer.nearest.neighbors` (the one k-NN, cosine);
 map neighbours are Euclidean on the map's coordinates.
 """
 
@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from explorer.neighbors import neighbors
+from explorer.nearest import neighbors
 
 DEFAULT_K = 10
 """Neighbours compared per point by default."""
@@ -133,7 +133,7 @@ def describe_trustworthiness(value: float, k: int) -> str:
 def neighbour_overlap(a: np.ndarray, b: np.ndarray, k: int = DEFAULT_K) -> np.ndarray:
     """How alike two representations of the same ``n`` points are, point by point: the
     Jaccard index (|A ∩ B| / |A ∪ B|) of each point's ``k`` nearest rows under ``a (n, d1)``
-    and under ``b (n, d2)`` (cosine, through :func:`explorer.neighbors.neighbors`). Returns
+    and under ``b (n, d2)`` (cosine, through :func:`explorer.nearest.neighbors`). Returns
     ``(n,)`` float32 in 0-1; its mean is the figure to report (1 = the same neighbourhoods)."""
     a, b = np.asarray(a), np.asarray(b)
     if a.ndim != 2 or b.ndim != 2 or len(a) != len(b):
@@ -151,3 +151,16 @@ def neighbour_overlap(a: np.ndarray, b: np.ndarray, k: int = DEFAULT_K) -> np.nd
         [np.intersect1d(x, y, assume_unique=True).size for x, y in zip(first, second, strict=True)]
     )
     return (shared / (2 * k - shared)).astype(np.float32)
+
+
+def label_agreement(vectors: np.ndarray, labels, k: int = 5) -> float:
+    """Share (0-1) of the points' ``k`` nearest rows (cosine, full space) that carry the same
+    label as the point: how well a space keeps labelled groups apart."""
+    labels = np.asarray([str(label) for label in labels])
+    if len(labels) != len(vectors):
+        raise ValueError(f"Got {len(vectors)} vectors but {len(labels)} labels.")
+    if len(vectors) < 2:
+        raise ValueError("Label agreement needs at least 2 points.")
+    k = min(int(k), len(vectors) - 1)
+    found = neighbors(np.asarray(vectors), np.arange(len(vectors)), k).indices
+    return float((labels[found] == labels[:, None]).mean())

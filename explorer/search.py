@@ -21,7 +21,7 @@ from scipy.stats import spearmanr
 from explorer.embeddings import CorpusEmbeddings
 from explorer.layers import Layers
 from explorer.layers import layer_choices as layer_choices  # the Similarity page's name
-from explorer.neighbors import neighbors
+from explorer.nearest import neighbors
 from explorer.pooling import POOLINGS, validate_pooling
 from explorer.similarity import cosine_similarity
 from explorer.uploads import texts_from_lines
@@ -113,7 +113,7 @@ def top_k(
     k: int = 5,
 ) -> pd.DataFrame:
     """The ``k`` rows of ``vectors (n, d)`` most cosine-similar to ``query (d,)``, found by
-    :func:`explorer.neighbors.neighbors` (the one k-NN of the explorer).
+    :func:`explorer.nearest.neighbors` (the one k-NN of the explorer).
 
     Returns columns ``rank`` (1 = best), ``score`` (cosine), ``text`` and ``index`` (row in
     the corpus), best first; ties keep corpus order. ``k`` is capped at ``n``.

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import streamlit as st
 
 import explorer
 from explorer import corpora
 from explorer import projection as proj
-from explorer.codegen.projections import projection_snippet, word_projection_snippet
 from explorer.figures.highlights import highlight_neighbours, highlight_rows
 from explorer.figures.projections import (
     axis_titles,
@@ -17,12 +14,11 @@ from explorer.figures.projections import (
     projection_title,
     selected_rows,
 )
-from explorer.layers import layers_label
 from explorer.mapquality import DEFAULT_K
-from explorer.ui import compute, maps, messages, sources
-from explorer.ui.model import RANDOM_PREFIX, current_model_name
-from explorer.ui.projections import Points, fit, preservation, word_projection
-from explorer.ui.widgets import URL, choose, header, layers_select, pooling_select, show_code
+from explorer.ui import compute, maps, messages, sources, views
+from explorer.ui.model import current_model, current_model_name
+from explorer.ui.projections import Points, fit, preservation
+from explorer.ui.widgets import URL, choose, header, layers_select, pooling_select
 
 SENSES = "Word senses (all words)"
 DEFAULT_WORD = "bank"
@@ -40,7 +36,12 @@ LEVELS = {
     "sentences": "Sentences: one point per text",
     "words": "Words: one point per occurrence of a word",
 }
-KEPT = "How well the map keeps each point's neighbours"
+COLOURS = {
+    "labels": "Labels",
+    "sentences": "Sentences",
+    "kept": "Neighbours kept",
+    "clusters": "Clusters (named)",
+}
 
 
 header("pages/projections.py")
@@ -87,12 +88,16 @@ compare = choose(
     "training added), another layer choice, or every pooling; points selected on one map are "
     "ringed on the other.",
 )
-colour_kept = bottom[3].toggle(
-    "Colour: neighbours kept",
-    key="projections.colour_kept",
-    help=f"Colour each point by the share of its {DEFAULT_K} nearest texts in the full space "
-    f"that are also among its {DEFAULT_K} nearest points on the map: red points are the ones "
-    "the map misplaces.",
+colour = choose(
+    bottom[3],
+    "Colour by",
+    [c for c in COLOURS if words or c != "sentences"],
+    COLOURS.get,
+    "projections.colour",
+    "labels",
+    f"Labels (or, for a word, its sentences); how well the map keeps each point's "
+    f"{DEFAULT_K} nearest texts of the full space near it (red: misplaced); or k-means clusters "
+    "of the full-space vectors, named by their most distinctive words.",
 )
 
 # -- the texts --------------------------------------------------------------------------------
@@ -136,24 +141,13 @@ spinner = (
 )
 try:
     if words:
-        with st.spinner(spinner):
-            occurrences, projector, cap_note = word_projection(name, texts, word, layers, params)
+        occurrences, _, cap_note = compute.word_layer_vectors(name, texts, word)
         if cap_note:
             messages.info(cap_note)
         point_texts = [texts[o.text_index] for o in occurrences]
         spans = [(o.char_start, o.char_end) for o in occurrences]
         point_labels = [f"Sentence {o.text_index + 1}" for o in occurrences]
-        if (
-            labels is not None
-            and st.radio(
-                "Colour by",
-                ("label", "sentence"),
-                format_func=lambda v: legend_title.lower() if v == "label" else "sentence",
-                horizontal=True,
-                key="projections.colour_by",
-            )
-            == "label"
-        ):
+        if labels is not None and colour == "labels":
             point_labels = [labels[o.text_index] for o in occurrences]
         else:
             legend_title = "Sentence"
@@ -161,11 +155,30 @@ try:
     else:
         if source.kind != "saved":
             compute.embed_corpus(name, texts)
-        with st.spinner(spinner):
-            projector = fit(points, params)
         point_texts, spans, point_labels = list(texts), None, labels
         title = projection_title(params.method, len(texts), layers=layers, pooling=pooling)
-    kept_share = preservation(points, params, DEFAULT_K) if colour_kept else None
+    if colour == "clusters":
+        point_labels, cluster_ids, cluster_names = views.clusters(points, point_texts)
+        legend_title = "Cluster"
+    view = st.radio(
+        "View",
+        tuple(views.VIEWS),
+        format_func=views.VIEWS.get,
+        horizontal=True,
+        key="projections.view",
+        bind=URL,
+    )
+    if view == "motion":
+        views.motion(points, params, point_texts, point_labels, spans, legend_title, [])
+    elif view == "axes":
+        ends = ("money", "river") if words else ("sports", "food")
+        model = current_model()
+        views.custom_axes(points, model, point_texts, point_labels, spans, legend_title, ends)
+    if view != "map":
+        st.stop()
+    with st.spinner(spinner):
+        projector = fit(points, params)
+    kept_share = preservation(points, params, DEFAULT_K) if colour == "kept" else None
 except ValueError as error:
     messages.warning(error)
     st.stop()
@@ -215,56 +228,28 @@ if panel is None:
     st.caption("Clicking points and the neighbour panel work in 2-D only: switch to 2-D.")
 if len(rows) > 1:
     maps.selected(rows, point_texts, point_labels, legend_title)
-if colour_kept and kept_share is not None:
+if colour == "clusters":
+    maps.cluster_download(projector.embedding_, point_texts, cluster_ids, cluster_names)
+if kept_share is not None:
     st.caption(
         f"On average the map keeps {kept_share.mean():.0%} of each point's {DEFAULT_K} nearest "
         f"texts near it; {int((kept_share < 0.3).sum()):,} point(s) keep fewer than 30 %."
     )
 
 # -- a second map of the same texts ----------------------------------------------------------
-if compare == "poolings":
-    maps.pooling_comparison(points, params, point_texts, point_labels)
-elif compare != "none" and params.n_components == 2:
-    if compare == "untrained" and source.kind == "saved":
-        other = None
-        messages.info(
-            "A saved corpus keeps the trained model's vectors only: compare another layer "
-            "choice or every pooling instead."
-        )
-    elif compare == "untrained":
-        other = dataclasses.replace(points, model_name=RANDOM_PREFIX + name)
-        titles = ("the trained model", "the same model with random weights")
-    else:
-        other_layers = layers_select(
-            st, "projections.compare_layers", explorer.LAYER_STRATEGIES, label="Compare with layers"
-        )
-        other = dataclasses.replace(points, layers=other_layers)
-        titles = (layers_label(layers).lower(), layers_label(other_layers).lower())
-    try:
-        if other is not None:
-            maps.comparison(points, other, params, rows, point_texts, point_labels, titles)
-    except ValueError as error:
-        messages.warning(error)
-elif compare != "none":
-    st.caption("The second map is drawn in 2-D: switch to 2-D to compare.")
+maps.second_map(
+    compare, points, params, rows, point_texts, point_labels, saved=source.kind == "saved"
+)
 
 # -- show code ------------------------------------------------------------------------------------
-if source.kind == "saved":
-    st.caption(
-        "Show code: `explorer.open_corpus(folder).sentence(pooling, layers)` gives these "
-        "vectors in Python; `explorer project` saves a projection of every row."
-    )
-    st.stop()
-used = (
-    params.method,
-    params.n_components,
-    params.random_state,
-    projector.n_neighbors_ or params.n_neighbors,
-    projector.perplexity_ or params.perplexity,
+views.show_projection_code(
+    source.kind,
+    name,
+    texts,
+    params,
+    projector,
+    pooling,
+    layers,
+    word,
+    occurrences if words else None,
 )
-if words:
-    where = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
-    snippet = word_projection_snippet(name, texts, where, word, layers, *used)
-else:
-    snippet = projection_snippet(name, texts, pooling, layers, *used)
-show_code(snippet, height=520 if len(texts) > 20 else "content")

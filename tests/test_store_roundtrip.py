@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.neighbors import neighbors
+from explorer.nearest import neighbors
 from explorer.store import Settings, embed_to_store, open_corpus
 from tests.store_helpers import TEXTS, write_csv
 

@@ -17,7 +17,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from explorer.layers import Layers, layer_indices, validate_layers
-from explorer.neighbors import Metric, Neighbors, neighbors
+from explorer.nearest import Metric, Neighbors, neighbors
 from explorer.pooling import BASE_POOLINGS, combine_pooled, normalize_rows, pooling_parts
 from explorer.store import format as fmt
 
@@ -274,7 +274,7 @@ class Corpus:
         metric: Metric = "cosine",
     ) -> Neighbors:
         """The ``k`` rows nearest to ``query`` (a row index, row indices, a vector or a batch
-        of vectors) under one pooling and layer choice: :func:`explorer.neighbors.neighbors`
+        of vectors) under one pooling and layer choice: :func:`explorer.nearest.neighbors`
         over the memory-mapped vectors (with their stored norms when they are one file)."""
         vectors = self.vectors(pooling, layers)
         norms = None

@@ -387,7 +387,7 @@ class _ShardWriter:
                 with open(tmp, "rb+") as handle:
                     os.fsync(handle.fileno())
                 os.replace(tmp, target)
-                from explorer.neighbors import row_norms
+                from explorer.nearest import row_norms
 
                 norms = row_norms(np.load(target, mmap_mode="r"))
                 fmt.save_npy(out / fmt.norms_file(name, layer), norms)

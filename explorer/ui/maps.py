@@ -326,3 +326,61 @@ def saved_points(path: str, layers, pooling: str):
     labels = tuple(frame[column].astype(str)) if column else None
     points = StorePoints(path, tuple(rows.tolist()), layers, pooling)
     return points, texts, labels, column or "Label", note
+
+
+def cluster_download(coords, texts: Sequence[str], ids, names: dict[int, str]) -> None:
+    """A CSV of every point: text, map coordinates, cluster id and cluster name."""
+    from explorer.ui.widgets import csv_download
+
+    frame = pd.DataFrame({"text": list(texts)})
+    for axis in range(coords.shape[1]):
+        frame[f"x{axis + 1}"] = coords[:, axis]
+    frame["cluster"] = ids
+    frame["cluster_name"] = [names.get(int(c), "noise") for c in ids]
+    csv_download(
+        st, "Points with clusters (.csv)", frame, "clusters.csv", "projections.clusters_csv"
+    )
+
+
+def second_map(
+    compare: str,
+    points: Points | StorePoints,
+    params: ProjectionParams,
+    rows: Sequence[int],
+    texts: Sequence[str],
+    labels: Sequence[str] | None,
+    *,
+    saved: bool = False,
+) -> None:
+    """The comparison the person chose in "Compare with" (:data:`COMPARISONS`), under the map."""
+    from explorer.layers import LAYER_STRATEGIES, layers_label
+    from explorer.ui.model import RANDOM_PREFIX
+    from explorer.ui.widgets import layers_select
+
+    if compare == "none":
+        return
+    if compare == "poolings":
+        pooling_comparison(points, params, texts, labels)
+        return
+    if params.n_components != 2:
+        st.caption("The second map is drawn in 2-D: switch to 2-D to compare.")
+        return
+    if compare == "untrained" and saved:
+        messages.info(
+            "A saved corpus keeps the trained model's vectors only: compare another layer "
+            "choice or every pooling instead."
+        )
+        return
+    if compare == "untrained":
+        other = dataclasses.replace(points, model_name=RANDOM_PREFIX + points.model_name)
+        titles = ("the trained model", "the same model with random weights")
+    else:
+        other_layers = layers_select(
+            st, "projections.compare_layers", LAYER_STRATEGIES, label="Compare with layers"
+        )
+        other = dataclasses.replace(points, layers=other_layers)
+        titles = (layers_label(points.layers).lower(), layers_label(other_layers).lower())
+    try:
+        comparison(points, other, params, rows, texts, labels, titles)
+    except ValueError as error:
+        messages.warning(error)

@@ -33,6 +33,12 @@ class Points:
         _, per_layer, _ = word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)
         return combine_layers(per_layer, self.layers)
 
+    def per_layer(self) -> np.ndarray:
+        """The points at every layer ``(L + 1, n, dim)`` (layer choice ignored)."""
+        if self.word is None:
+            return embed_corpus(self.model_name, self.texts).per_layer(self.pooling)
+        return word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)[1]
+
 
 @dataclass(frozen=True)
 class StorePoints:
@@ -50,6 +56,20 @@ class StorePoints:
         from explorer.ui.compute import open_store
 
         return open_store(self.path).sentence(self.pooling, self.layers, rows=np.array(self.rows))
+
+    def per_layer(self) -> np.ndarray:
+        """The rows at every stored layer ``(L + 1, n, dim)`` (needs every layer stored)."""
+        from explorer.ui.compute import open_store
+
+        corpus, rows = open_store(self.path), np.array(self.rows)
+        if len(corpus.layers) != corpus.num_layers + 1:
+            raise ValueError("Layers in motion need every layer: embed with --layers all.")
+        return np.stack(
+            [
+                corpus.sentence(self.pooling, layer, rows=rows)
+                for layer in range(corpus.num_layers + 1)
+            ]
+        )
 
 
 def fit(points: Points | StorePoints, params: ProjectionParams) -> Projector:

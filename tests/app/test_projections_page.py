@@ -123,7 +123,7 @@ def test_word_level_defaults_to_bank_coloured_by_sense(page):
     hovers = [h for trace in figure["data"] for h in trace["text"]]
     assert all("<b>bank</b>" in h.lower() for h in hovers)
     assert "word_vector(text, start, end)" in at.code[0].value
-    at.radio(key="projections.colour_by").set_value("sentence").run()
+    at.selectbox(key="projections.colour").select("sentences").run()
     _ok(at)
     assert _legend(_figures(at)[0])[0] == "Sentence 1"
     at.text_input(key="projections.word").input("zebra").run()
@@ -215,3 +215,26 @@ def test_pasted_lines_carry_labels_before_a_tab(page):
     at.text_area(key="projections.lines").input(lines).run()
     _ok(at)
     assert sorted(_legend(_figures(at)[0])) == ["money", "river"]
+
+
+def test_layers_in_motion_custom_axes_and_named_clusters(page):
+    at = page("projections")
+    at.radio(key="projections.view").set_value("motion").run()
+    _ok(at)
+    motion = json.loads(
+        next(c for c in at.get("plotly_chart") if c.key == "projections.motion").proto.spec
+    )
+    assert len(motion["frames"]) == 7  # layers 0..6 of the bundled model
+    assert any("What to notice" in m.value for m in at.markdown)
+    at.radio(key="projections.view").set_value("axes").run()
+    _ok(at)
+    axes = json.loads(
+        next(c for c in at.get("plotly_chart") if c.key == "projections.axes").proto.spec
+    )
+    assert "sports" in axes["layout"]["xaxis"]["title"]["text"]
+    at.radio(key="projections.view").set_value("map").run()
+    at.selectbox(key="projections.colour").select("clusters").run()
+    _ok(at)
+    legend = _legend(_figures(at)[0])
+    assert len(legend) >= 2 and all(":" in name for name in legend)  # "1: word · word · word"
+    assert any(b.proto.label.startswith("Points with clusters") for b in at.get("download_button"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.neighbors import METRICS, Neighbors, neighbors, row_norms
+from explorer.nearest import METRICS, Neighbors, neighbors, row_norms
 
 
 def brute_force(vectors, query, k, metric, exclude=None):
