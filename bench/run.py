@@ -1,8 +1,9 @@
 """Run the benchmarks: ``python -m bench [--quick] [--only NAME[,NAME]] [--rounds N]``.
 
 Measurements (names for ``--only``): ``throughput``, ``gflops``, ``memory``, ``projections``,
-``app``. Prints a table of results against the targets of the performance issue, then one
-line of JSON with every number (the last line of the output).
+``app`` (also in ``--quick``), and ``neighbors``, ``attention``, ``tsne``, ``animation``,
+``store`` (:mod:`bench.more`). Prints a table of results against the targets of the
+issues, then one line of JSON with every number (the last line of the output).
 """
 
 from __future__ import annotations
@@ -19,8 +20,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import more
+
 ROOT = Path(__file__).resolve().parents[1]
-MEASUREMENTS = ("throughput", "gflops", "memory", "projections", "app")
+QUICK_MEASUREMENTS = ("throughput", "gflops", "memory", "projections", "app")
+"""What ``--quick`` runs by default (the CI smoke test); the rest are full-size only."""
+MEASUREMENTS = (*QUICK_MEASUREMENTS, "neighbors", "attention", "tsne", "animation", "store")
 
 
 @dataclass(frozen=True)
@@ -258,6 +263,11 @@ MEASURE: dict[str, Callable[[Sizes], tuple[dict, list[Row]]]] = {
     "memory": measure_memory,
     "projections": measure_projections,
     "app": measure_app,
+    "neighbors": more.measure_neighbors,
+    "attention": more.measure_attention,
+    "tsne": more.measure_tsne,
+    "animation": more.measure_animation,
+    "store": more.measure_store,
 }
 
 
@@ -308,13 +318,15 @@ def parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="tiny sizes (a smoke test)")
     parser.add_argument(
         "--only",
-        default=",".join(MEASUREMENTS),
-        help=f"comma-separated measurements to run, from {', '.join(MEASUREMENTS)}",
+        default=None,
+        help=f"comma-separated measurements to run, from {', '.join(MEASUREMENTS)} (default: "
+        "all; with --quick, the first five)",
     )
     parser.add_argument("--rounds", type=int, help="A/B rounds for the timed comparisons")
     parser.add_argument("--texts", type=int, help="sentences for throughput, GFLOP/s and app")
     args = parser.parse_args(argv)
-    args.only = [name.strip() for name in args.only.split(",") if name.strip()]
+    default = QUICK_MEASUREMENTS if args.quick else MEASUREMENTS
+    args.only = [n.strip() for n in (args.only or ",".join(default)).split(",") if n.strip()]
     unknown = sorted(set(args.only) - set(MEASUREMENTS))
     if unknown:
         parser.error(f"unknown measurement(s) {unknown}; choose from {MEASUREMENTS}")
