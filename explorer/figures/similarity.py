@@ -21,11 +21,25 @@ def _short(text: str, width: int = 60) -> str:
     return text if len(text) <= width else text[: width - 1] + "…"
 
 
+HEIGHTS = {1: 540, 2: 500, 3: 460}
+"""Figure height by number of heatmaps side by side (460 for more)."""
+
+
 def cell_font(sentences: int, panels: int) -> int:
-    """Font size (px) of the numbers in the cells: large enough for a projector, smaller
-    when more sentences or more heatmaps side by side leave less room per cell."""
-    room = 1100 / max(panels, 1) / max(sentences, 1)  # a cell's width in px on a wide page
-    return int(max(11, min(22, room / 2.6)))
+    """Font size (px) of the numbers in the cells: as large as a cell allows (for a
+    projector), at most 22 and at least 10. A cell is square: the smaller of the room each
+    heatmap has across a wide page (about 1,000 px shared) and down the figure."""
+    n = max(sentences, 1)
+    across = 1000 / max(panels, 1) * 0.8 / n
+    down = (HEIGHTS.get(panels, 460) - 140) / n
+    return int(max(10, min(22, min(across, down) / 2.0)))
+
+
+def cell_text(value: float) -> str:
+    """Two decimals without the leading zero (``0.81`` -> ``.81``, ``-0.02`` -> ``-.02``),
+    so the numbers fit small cells; ``1.00`` stays."""
+    text = f"{value:.2f}"
+    return text.replace("0.", ".", 1) if text.lstrip("-").startswith("0.") else text
 
 
 def similarity_heatmaps(
@@ -66,7 +80,8 @@ def similarity_heatmaps(
                 zmin=low,
                 zmax=1.0,
                 coloraxis="coloraxis",
-                texttemplate="%{z:.2f}" if n <= ANNOTATE_UP_TO else None,
+                text=[[cell_text(v) for v in row] for row in matrix],
+                texttemplate="%{text}" if n <= ANNOTATE_UP_TO else None,
                 textfont={"size": cell_font(n, len(names))},
                 name=labels.get(name, name),
                 hovertemplate=(
@@ -98,7 +113,7 @@ def similarity_heatmaps(
         },
         margin={"t": 80, "b": 10},
         font={"size": 14},
-        height={1: 540, 2: 480, 3: 420}.get(len(names), 380),
+        height=HEIGHTS.get(len(names), 460),
     )
     return figure
 
