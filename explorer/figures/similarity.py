@@ -30,15 +30,17 @@ def cell_font(sentences: int, panels: int) -> int:
     projector), at most 22 and at least 10. A cell is square: the smaller of the room each
     heatmap has across a wide page (about 1,000 px shared) and down the figure."""
     n = max(sentences, 1)
-    across = 1000 / max(panels, 1) * 0.8 / n
+    across = 1000 / max(panels, 1) * 0.75 / n
     down = (HEIGHTS.get(panels, 460) - 140) / n
     return int(max(10, min(22, min(across, down) / 2.0)))
 
 
 def cell_text(value: float) -> str:
     """Two decimals without the leading zero (``0.81`` -> ``.81``, ``-0.02`` -> ``-.02``),
-    so the numbers fit small cells; ``1.00`` stays."""
+    and ``1`` for 1.00 (the diagonal), so the numbers fit small cells."""
     text = f"{value:.2f}"
+    if text == "1.00":
+        return "1"
     return text.replace("0.", ".", 1) if text.lstrip("-").startswith("0.") else text
 
 
