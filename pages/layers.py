@@ -49,11 +49,18 @@ st.caption(
     f"{hidden_size} values." + (" The text was truncated." if tokenization.truncated else "")
 )
 
+first_token = layerstats.default_token(
+    tokenization.tokens, tokenization.special, corpora.SENSE_WORDS
+)
+if st.session_state.get("layers.token_of") != text:  # a new text: start at its own first word
+    if "layers.token_of" in st.session_state:  # (on the first run a shared link's token holds)
+        st.session_state["layers.token"] = first_token
+    st.session_state["layers.token_of"] = text
 left, middle, right = st.columns([2, 3, 2])
 token = left.selectbox(
     "Token",
     range(num_tokens),
-    index=layerstats.default_token(tokenization.tokens, tokenization.special, corpora.SENSE_WORDS),
+    index=first_token,
     format_func=lambda i: labels[i],
     key="layers.token",
     bind="query-params",

@@ -89,6 +89,11 @@ def _refusal(source: str, label: str, error: Exception, free_entry: bool) -> str
     return message
 
 
+def _forget_notice() -> None:
+    """A new choice in the picker: the refusal of the previous one has been read."""
+    st.session_state.pop(_NOTICE_KEY, None)
+
+
 def model_picker():
     """Sidebar: choose a model; keep the previous one working if the new one fails to load.
 
@@ -105,6 +110,7 @@ def model_picker():
         labels,
         key=PICKER_KEY,
         bind="query-params",
+        on_change=_forget_notice,
         help="The bundled model works offline. The others load from this server's Hugging "
         "Face cache or, where it has a network, from the hub."
         + (
@@ -117,6 +123,7 @@ def model_picker():
         wanted = st.sidebar.text_input(
             "Model id or folder",
             key="model.other",
+            on_change=_forget_notice,
             placeholder="e.g. google/electra-small-discriminator or /path/to/model",
         ).strip()
         label = wanted
@@ -132,12 +139,13 @@ def model_picker():
                 failed[wanted] = _refusal(wanted, label, error, config.free_entry)
             else:
                 st.session_state[MODEL_KEY] = wanted
+                st.session_state.pop(_NOTICE_KEY, None)
         if wanted in failed:
             st.session_state[_NOTICE_KEY] = failed[wanted]
             if choice != OTHER_LABEL:
                 st.session_state[_RESET_KEY] = config.label_of(in_use)
                 st.rerun()
-    notice = st.session_state.pop(_NOTICE_KEY, None)
+    notice = st.session_state.get(_NOTICE_KEY)
     if notice:
         messages.error(notice, st.sidebar)
         messages.caption(f"Still using {config.label_of(current_model_name())}.", st.sidebar)

@@ -155,3 +155,14 @@ def test_the_page_opens_with_a_summary_it_computed(page):
     at.selectbox(key="layers.token").set_value(2).run()  # "stealing"
     _ok(at)
     assert "“stealing” changes most" in plain(at.info[0].value)
+
+
+def test_a_new_text_starts_at_its_own_first_ambiguous_word(page):
+    at = page("layers")
+    _ok(at)
+    at.selectbox(key="layers.token").set_value(1).run()  # the visitor picks a token
+    assert at.selectbox(key="layers.token").value == 1
+    at.text_area(key="layers.text").input("Visitor 0 saw 2 banks by the bank").run()
+    _ok(at)
+    tokens = at.selectbox(key="layers.token").options
+    assert tokens[at.selectbox(key="layers.token").value].startswith("8: bank"), tokens

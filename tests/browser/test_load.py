@@ -29,6 +29,7 @@ import pytest
 import explorer
 from explorer import context as ctx
 from explorer import layerstats
+from explorer.corpora import SENSE_WORDS
 from explorer.projection import Projector, total_explained_variance
 from tools.screenshots import (
     ERROR_ALERT,
@@ -64,8 +65,9 @@ MISSING_MODEL = "bert-base-uncased"
 FAILING = SESSIONS - 1
 """The session that asks for :data:`MISSING_MODEL`."""
 WORDS = ("bank", "river", "money", "vault")
-LAYER, TOKEN = 5, 5
-"""The Layers page's default view (``layers.layer``, ``layers.token``)."""
+LAYER = 5
+"""The Layers page's default layer (``layers.layer``); its default token is the first
+ambiguous word (:func:`explorer.layerstats.default_token`)."""
 SIDEBAR = '[data-testid="stSidebar"]'
 
 
@@ -110,7 +112,8 @@ class Expected:
 
 def expected(model: explorer.Model, i: int, r: int) -> Expected:
     hidden = model.hidden_states(layers_text(i, r))
-    token = min(TOKEN, hidden.shape[1] - 1)
+    tokenization = model.tokenize(layers_text(i, r))
+    token = layerstats.default_token(tokenization.tokens, tokenization.special, SENSE_WORDS)
     sentences, word = context_input(i, r)
     occurrences, per_layer = explorer.word_layer_vectors(model, sentences, word, "mean")
     lines = projection_lines(i, r)
