@@ -6,11 +6,13 @@ import streamlit as st
 
 from explorer.ui.model import model_info, model_picker
 from explorer.ui.navigation import route
+from explorer.ui.presentation import sidebar_state, toggle
 from explorer.warmup import warm_up_umap
 
 st.set_page_config(page_title="Contextual Embedding Explorer", page_icon="🔎", layout="wide")
 
 page = route()
+st.set_page_config(initial_sidebar_state=sidebar_state(toggle()))
 info = model_picker()
 try:
     if page.url_path == "":

@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import export
+from explorer.ui import presentation
 
 URL = "query-params"
 """``bind`` value of widgets whose value belongs in the page link."""
@@ -64,14 +65,18 @@ def show_code(*snippets: str, caption: str | None = None, height: int | str = "c
 
 def header(path: str) -> None:
     """A page's start, under the router (see :mod:`explorer.ui.navigation`): the heading and
-    introduction of the page ``path`` from :data:`explorer.ui.pages.PAGES`."""
+    introduction of the page ``path`` from :data:`explorer.ui.pages.PAGES` (folded into an
+    expander in presentation mode)."""
     from explorer.ui.navigation import leave_legacy_pages_mode
     from explorer.ui.pages import page_info
 
     leave_legacy_pages_mode()
     info = page_info(path)
     st.title(info.heading or info.title)
-    st.markdown(info.intro)
+    if presentation.is_on():  # on a projector the presenter explains: the intro folds away
+        st.expander("About this page").markdown(info.intro)
+    else:
+        st.markdown(info.intro)
 
 
 def choose(container, label: str, options: Sequence, labels, key: str, default, help=None):

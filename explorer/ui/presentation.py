@@ -1,0 +1,62 @@
+"""Presentation mode, for a projector: larger text, the sidebar folded away, fewer controls.
+
+A sidebar toggle bound to the page link (``?present=true``), so a teacher can share a link that
+opens in it. app.py draws it right after the page menu and passes :func:`sidebar_state` to
+``st.set_page_config`` (only the router calls that).
+
+On, :func:`toggle` adds one fixed style sheet (:data:`STYLE`, no user text in it). It scales the
+root font size, and Streamlit sizes almost everything from it (Streamlit 1.67): text, headings,
+metric values and captions are in ``rem``; the data-grid tables and the Plotly theme's fonts
+(titles, ticks, legends) convert ``rem`` to pixels with the root font size when they are drawn
+(``convertRemToPx`` in the frontend). Help icons and download buttons are hidden; "Show code"
+expanders stay collapsed, as they open; :func:`explorer.ui.widgets.header` folds the page's
+introduction into an expander. ``tests/app/test_presentation.py`` and
+``tests/browser/test_presentation.py`` fail when any of this stops working.
+
+A chart or table already on screen when the toggle is turned keeps its font size until it is
+drawn again (the frontend keeps a chart's themed figure by element id, and a table measures the
+root font once): the shared link, or a reload, opens with everything at the new size.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+KEY = "present"
+"""Widget key of the toggle, and its query parameter (``?present=true``)."""
+
+SCALE = 1.35
+"""Root font size in presentation mode, relative to the browser's (16 px -> 21.6 px)."""
+
+STYLE = f"""<style>
+html {{ font-size: {SCALE * 100:.0f}% !important; }}
+[data-testid="stMainBlockContainer"] {{ padding-top: 2.5rem; max-width: 100%; }}
+[data-testid="stTooltipIcon"], [data-testid="stDownloadButton"] {{ display: none !important; }}
+</style>"""
+"""The presentation style sheet: a constant (never formatted with user text)."""
+
+
+def toggle() -> bool:
+    """The "Presentation mode" toggle in the sidebar, bound to the page link; when on, the
+    presentation style sheet for this run. Returns whether it is on."""
+    on = st.sidebar.toggle(
+        "Presentation mode",
+        key=KEY,
+        bind="query-params",
+        help="For a projector: larger text, the sidebar folded away, no help icons or "
+        "downloads. The page link keeps it (?present=true): share it, or reload the page so "
+        "that charts already drawn grow too. Open the sidebar (top left) to turn it off.",
+    )
+    if on:
+        st.html(STYLE)
+    return on
+
+
+def is_on() -> bool:
+    """Whether presentation mode is on in this session (after :func:`toggle` ran)."""
+    return bool(st.session_state.get(KEY, False))
+
+
+def sidebar_state(on: bool) -> str:
+    """``initial_sidebar_state`` for ``st.set_page_config``: folded away when presenting."""
+    return "collapsed" if on else "auto"

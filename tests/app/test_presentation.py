@@ -1,0 +1,41 @@
+"""AppTest of presentation mode: the sidebar toggle, its page link and its style sheet."""
+
+from __future__ import annotations
+
+from explorer.ui.presentation import KEY, STYLE
+
+
+def _styles(at) -> list[str]:
+    return [element.proto.body for element in at.get("html") if "<style>" in element.proto.body]
+
+
+def test_the_toggle_adds_the_style_and_puts_itself_in_the_link(page):
+    at = page("similarity")
+    assert at.sidebar.toggle(key=KEY).value is False
+    assert STYLE not in _styles(at)
+    assert KEY not in at.query_params
+    intro = len(at.expander)
+
+    at.sidebar.toggle(key=KEY).set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert _styles(at) == [STYLE]
+    assert "font-size: 135%" in STYLE
+    # Bound to the link: the browser writes ?present=true (tests/browser/test_presentation.py).
+    assert at.sidebar.toggle(key=KEY).proto.query_param_key == KEY
+    assert len(at.expander) == intro + 1  # the page's introduction folds away
+    assert at.expander[0].label == "About this page"
+
+    at.sidebar.toggle(key=KEY).set_value(False).run()
+    assert STYLE not in _styles(at)
+    assert len(at.expander) == intro
+
+
+def test_a_shared_link_opens_in_presentation_mode(fresh_app):
+    at = fresh_app
+    at.query_params[KEY] = "true"
+    at.run()
+    at.switch_page("pages/tokens.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.sidebar.toggle(key=KEY).value is True
+    assert _styles(at) == [STYLE]
+    assert at.query_params[KEY] == "true"
