@@ -54,7 +54,7 @@ first_token = layerstats.default_token(
 )
 if st.session_state.get("layers.token_of") != text:  # a new text: start at its own first word
     if "layers.token_of" in st.session_state:  # (on the first run a shared link's token holds)
-        st.session_state["layers.token"] = first_token
+        st.session_state.pop("layers.token", None)  # the widget starts again at first_token
     st.session_state["layers.token_of"] = text
 left, middle, right = st.columns([2, 3, 2])
 token = left.selectbox(

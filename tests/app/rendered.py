@@ -5,8 +5,11 @@ from __future__ import annotations
 import html
 import re
 
+from explorer.markup import WORD_JOINER
+
 
 def plain(markdown: str) -> str:
     """``markdown`` with backslash escapes and HTML entities undone (``In use\\: x`` -> ``In
-    use: x``): the text a person reads on the page."""
-    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
+    use: x``) and the invisible word joiners that keep addresses from linking removed: the
+    text a person reads on the page."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", markdown)).replace(WORD_JOINER, "")
