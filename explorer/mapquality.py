@@ -164,3 +164,76 @@ def label_agreement(vectors: np.ndarray, labels, k: int = 5) -> float:
     k = min(int(k), len(vectors) - 1)
     found = neighbors(np.asarray(vectors), np.arange(len(vectors)), k).indices
     return float((labels[found] == labels[:, None]).mean())
+
+
+def map_notice(
+    coords: np.ndarray,
+    labels=None,
+    *,
+    trust: float | None = None,
+    k: int = 5,
+    max_points: int = 5_000,
+) -> str:
+    """What a map shows, in one or two plain sentences (plain text: labels are user text,
+    escape to show).
+
+    With labels (2 or more groups, fewer groups than half the points): the share of each
+    point's ``k`` nearest points on the map ``coords (n, 2|3)`` that carry its label, against
+    the share a random labelling would give, and the tightest and most mixed labels. Without:
+    how many points, and whether map neighbours are real (``trust``, the map's
+    trustworthiness). A low ``trust`` (< 0.85) is always mentioned. Above ``max_points``
+    points, the shares are estimated from a fixed random sample of that many points.
+    """
+    coords = np.asarray(coords, dtype=np.float64)
+    if coords.ndim != 2 or len(coords) < 2:
+        raise ValueError(f"Expected map coordinates (n >= 2, 2 or 3), got {coords.shape}.")
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or k < 1:
+        raise ValueError(f"k must be a whole number of at least 1, not {k!r}.")
+    n = len(coords)
+    caution = (
+        f" Trustworthiness is only {trust:.2f}: some points sit next to texts that are far "
+        "away in the full space, so read the groups with care."
+        if trust is not None and trust < 0.85
+        else ""
+    )
+    names = None if labels is None else np.asarray([str(label) for label in labels])
+    if names is not None and len(names) != n:
+        raise ValueError(f"Got {n} points but {len(names)} labels.")
+    groups, counts = (None, None) if names is None else np.unique(names, return_counts=True)
+    if groups is None or not 2 <= len(groups) <= n / 2:
+        if trust is None or caution:
+            return f"The map shows {n:,} points." + caution
+        return (
+            f"The map shows {n:,} points, and its neighbourhoods are real (trustworthiness "
+            f"{trust:.2f}): points side by side are also close in the full space."
+        )
+    k = min(int(k), n - 1)
+    rows = np.arange(n)
+    if n > max_points:
+        rows = np.sort(np.random.default_rng(0).choice(n, max_points, replace=False))
+    found = _map_neighbors(coords, rows, k)
+    same = (names[found] == names[rows][:, None]).mean(axis=1)
+    share = float(same.mean())
+    chance = float((counts * (counts - 1)).sum() / (n * (n - 1)))
+    lift = (share - chance) / max(1.0 - chance, 1e-9)
+    verdict = (
+        "the labels form clear groups"
+        if lift >= 0.5
+        else "the labels partly separate"
+        if lift >= 0.15
+        else "the labels are mixed together"
+    )
+    text = (
+        f"On the map, {share:.0%} of each point's {k} nearest points share its label "
+        f"({chance:.0%} if the labels were shuffled): {verdict}."
+    )
+    by_label = {g: float(same[names[rows] == g].mean()) for g in groups if (names[rows] == g).any()}
+    if len(by_label) >= 2:
+        tight = max(by_label, key=by_label.get)
+        mixed = min(by_label, key=by_label.get)
+        if by_label[tight] - by_label[mixed] >= 0.05:
+            text += (
+                f" “{tight}” is the tightest group ({by_label[tight]:.0%}), “{mixed}” the most "
+                f"mixed ({by_label[mixed]:.0%})."
+            )
+    return text + caution

@@ -5,10 +5,14 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.defaults import DEFAULT_MODEL
+from explorer.model.summary import model_notice
+from explorer.ui import messages
+from explorer.ui.model import current_model, current_model_label
 from explorer.ui.pages import HOME, PAGES
 from explorer.ui.widgets import header
 
 header("pages/home.py")
+notice = st.container()  # what the model in use does, once it is loaded (after the cards)
 st.info(
     f"The bundled model, **{DEFAULT_MODEL}** (a small 6-layer BERT), works offline. Pick "
     "another encoder in the sidebar if it is in your Hugging Face cache or a local folder.",
@@ -26,3 +30,6 @@ st.caption(
     "Every page starts with a built-in example and has a **Show code** box with a short "
     "transformers program that prints the same numbers."
 )
+
+# Loaded last, so that on a fresh server the cards are on screen while the model loads.
+messages.info(model_notice(current_model(), current_model_label()), notice)

@@ -9,6 +9,7 @@ from explorer import export, probing, uploads
 from explorer.codegen.probe import probe_snippet
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.probing.scores import probe_notice
 from explorer.ui import compute, messages, sources
 from explorer.ui import probing as probes
 from explorer.ui.model import current_model_name
@@ -27,6 +28,7 @@ ALL_WORDS = "(all)"
 
 
 header("pages/probe.py")
+notice = st.container()  # what to notice, filled once the numbers are known
 
 name = current_model_name()
 
@@ -129,6 +131,7 @@ scores = pd.concat(
 )
 best = probing.best_layers(scores)
 top_row = best.iloc[0]
+messages.info(probe_notice(best, labels_for, "word's sense" if task == "word" else "label"), notice)
 
 # -- results ---------------------------------------------------------------------------------
 what = "word's sense" if task == "word" else "label"

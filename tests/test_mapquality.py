@@ -93,3 +93,39 @@ def test_random_weights_probe_worse_on_topics_than_the_trained_model(bundled):
     trained_last = trained.loc[trained["layer"] == last, "accuracy_mean"].item()
     untrained_last = untrained.loc[untrained["layer"] == last, "accuracy_mean"].item()
     assert trained_last > untrained_last + 0.1, (trained_last, untrained_last)
+
+
+def _groups(seed: int = 1) -> tuple[np.ndarray, list[str]]:
+    rng = np.random.default_rng(seed)
+    coords = np.r_[rng.normal(0, 1, (30, 2)), rng.normal(8, 1, (30, 2)), rng.normal(4, 3, (30, 2))]
+    return coords, ["sports"] * 30 + ["food"] * 30 + ["weather"] * 30
+
+
+def test_map_notice_reads_the_label_groups_off_the_map():
+    from explorer.mapquality import map_notice
+
+    coords, labels = _groups()
+    text = map_notice(coords, labels, trust=0.95)
+    assert text.startswith("On the map, ")
+    assert "(33% if the labels were shuffled): the labels form clear groups." in text
+    assert "“weather” the most mixed" in text
+    assert "Trustworthiness" not in text  # said only when it is low
+    mixed = map_notice(coords, np.random.default_rng(0).permutation(labels), trust=0.7)
+    assert "the labels are mixed together" in mixed
+    assert "Trustworthiness is only 0.70" in mixed
+    # A sample of the points gives the same reading on a large map.
+    assert "clear groups" in map_notice(coords, labels, max_points=40)
+
+
+def test_map_notice_without_labels_speaks_of_the_map_only():
+    from explorer.mapquality import map_notice
+
+    coords, _ = _groups()
+    assert map_notice(coords, trust=0.97).startswith("The map shows 90 points, and its neighbour")
+    one_each = [f"Sentence {i}" for i in range(90)]
+    assert map_notice(coords, one_each) == "The map shows 90 points."
+    assert map_notice(coords, ["a"] * 90, trust=0.5).startswith("The map shows 90 points. Trust")
+    with pytest.raises(ValueError, match="labels"):
+        map_notice(coords, ["a", "b"])
+    with pytest.raises(ValueError, match="coordinates"):
+        map_notice(coords[:1])

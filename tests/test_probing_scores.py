@@ -124,3 +124,41 @@ def test_layers_within_noise_of_the_best_are_named_as_ranges():
     assert layer_ranges([1, 3, 4, 5, 7]) == "1, 3–5, 7"
     best = best_layers(scores).iloc[0]
     assert best["layer"] == 4 and best["within_noise"] == "3–5"
+
+
+def _scores(means, std=0.05, baseline=0.33, strategies=("cls", "mean")):
+    layers = len(means) // len(strategies)
+    return pd.DataFrame(
+        {
+            "strategy": [s for s in strategies for _ in range(layers)],
+            "layer": list(range(layers)) * len(strategies),
+            "accuracy_mean": means,
+            "accuracy_std": [std] * len(means),
+            "baseline": [baseline] * len(means),
+        }
+    )
+
+
+def test_probe_notice_names_the_best_layers_the_gain_and_layer_zero():
+    from explorer.probing.scores import probe_notice
+
+    labels = {"cls": "[CLS] token", "mean": "Mean of tokens"}
+    text = probe_notice(best_layers(_scores([0.5, 0.7, 0.6, 0.6, 0.9, 0.85])), labels)
+    assert text.startswith("The label is read best at layers 1–2 with mean of tokens: 0.90 ± 0.05")
+    assert "+0.57 over always guessing the most common one (0.33)" in text
+    assert "reaches 0.60; the context-mixing layers add +0.30" in text
+    assert "The weakest choice, [CLS] token, peaks at 0.70." in text
+    # Other numbers, other sentence: layer 0 already has it all.
+    other = probe_notice(best_layers(_scores([0.8, 0.82, 0.81], strategies=("mean",))), labels)
+    assert "layers 0–2 with mean of tokens: 0.82" in other
+    assert "already reaches 0.80: most of it is in the words themselves" in other
+    assert "weakest" not in other
+
+
+def test_probe_notice_says_when_nothing_beats_guessing():
+    from explorer.probing.scores import probe_notice
+
+    text = probe_notice(best_layers(_scores([0.34, 0.36], strategies=("mean",))), None, "sense")
+    assert text.startswith("No layer reads the sense clearly better than always guessing")
+    with pytest.raises(ValueError, match="No probe scores"):
+        probe_notice(best_layers(_scores([0.5, 0.6])).iloc[:0])

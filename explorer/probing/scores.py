@@ -173,3 +173,57 @@ def layer_scores(
         validate_subwords(subwords)
         stack = word_features(model, texts, word, (subwords,)).vectors[subwords]
     return score_layers(stack, plan, progress)
+
+
+def probe_notice(
+    best: pd.DataFrame, labels: Mapping[str, str] | None = None, what: str = "label"
+) -> str:
+    """What the "Which layer?" page shows, in one or two plain sentences (plain text; escape
+    to show): where the ``what`` (``"label"``, ``"word's sense"``) is read best and by how much
+    over guessing, and what the embedding layer (before any context) already gets.
+
+    ``best`` comes from :func:`best_layers` (best strategy first); ``labels`` names the
+    strategies (e.g. :data:`explorer.pooling.LABELS`). Raises ``ValueError`` when it is empty.
+    """
+    if best.empty:
+        raise ValueError("No probe scores to describe: probe at least one strategy.")
+    labels = labels or {}
+    top = best.iloc[0]
+    name = _lowered(labels.get(top["strategy"], top["strategy"]))
+    accuracy, spread = float(top["accuracy_mean"]), float(top["accuracy_std"])
+    baseline, embedding = float(top["baseline"]), float(top["embedding_layer"])
+    band = str(top["within_noise"])
+    layers = f"layer{'s' if '–' in band or ',' in band else ''} {band}"
+    if accuracy - spread <= baseline:
+        first = (
+            f"No layer reads the {what} clearly better than always guessing the most common one "
+            f"({baseline:.2f}): the best, {layers} with {name}, scores {accuracy:.2f} ± "
+            f"{spread:.2f}."
+        )
+    else:
+        first = (
+            f"The {what} is read best at {layers} with {name}: {accuracy:.2f} ± {spread:.2f}, "
+            f"{accuracy - baseline:+.2f} over always guessing the most common one ({baseline:.2f})."
+        )
+    gain = accuracy - baseline
+    if gain > 0 and embedding - baseline >= 0.8 * gain:
+        second = (
+            f"The embedding layer (0), before any context, already reaches {embedding:.2f}: "
+            "most of it is in the words themselves."
+        )
+    else:
+        second = (
+            f"The embedding layer (0), before any context, reaches {embedding:.2f}; the "
+            f"context-mixing layers add {accuracy - embedding:+.2f}."
+        )
+    if len(best) > 1:
+        last = best.iloc[-1]
+        other = _lowered(labels.get(last["strategy"], last["strategy"]))
+        second += f" The weakest choice, {other}, peaks at {float(last['accuracy_mean']):.2f}."
+    return f"{first} {second}"
+
+
+def _lowered(label: object) -> str:
+    """``"Mean of tokens"`` -> ``"mean of tokens"`` inside a sentence; ``"[CLS] token"`` stays."""
+    text = str(label)
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text
