@@ -13,12 +13,6 @@ from explorer.ui.widgets import header
 
 header("pages/home.py")
 notice = st.container()  # what the model in use does, once it is loaded (after the cards)
-st.info(
-    f"The bundled model, **{DEFAULT_MODEL}** (a small 6-layer BERT), works offline. Pick "
-    "another encoder in the sidebar if it is in your Hugging Face cache or a local folder.",
-    icon=":material/info:",
-)
-
 columns = st.columns(2)
 for index, page in enumerate(p for p in PAGES if p is not HOME):
     with columns[index % 2].container(border=True):
@@ -28,7 +22,9 @@ for index, page in enumerate(p for p in PAGES if p is not HOME):
 
 st.caption(
     "Every page starts with a built-in example and has a **Show code** box with a short "
-    "transformers program that prints the same numbers."
+    f"transformers program that prints the same numbers. The bundled model, {DEFAULT_MODEL} "
+    "(a small 6-layer BERT), works offline; pick another encoder in the sidebar if it is in "
+    "this server's Hugging Face cache or allowed by its operator."
 )
 
 # Loaded last, so that on a fresh server the cards are on screen while the model loads.

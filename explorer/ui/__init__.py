@@ -10,7 +10,9 @@ One module per job, so a page finds each piece in one place:
 - :mod:`~explorer.ui.widgets` - widgets several pages share (the text-source picker,
   downloads, "Show code");
 - :mod:`~explorer.ui.messages` - the only way a page shows text that may hold user input;
-- :mod:`~explorer.ui.navigation` - the router's pages and the legacy-mode guard.
+- :mod:`~explorer.ui.navigation` - the router's pages and the legacy-mode guard;
+- :mod:`~explorer.ui.presentation` - presentation mode for a projector (larger text, controls
+  folded away, ``?present=true``).
 
 Pages read widgets, call the library (through these caches) and render; anything a test would
 want to check without a browser belongs in the library.
