@@ -15,9 +15,9 @@ from explorer.figures.projections import (
     selected_rows,
 )
 from explorer.mapquality import DEFAULT_K
-from explorer.ui import compute, maps, messages, sources, views
+from explorer.ui import compute, maps, messages, sources, vectors, views
 from explorer.ui.model import current_model, current_model_name
-from explorer.ui.projections import Points, fit, preservation
+from explorer.ui.projections import fit, preservation, source_points
 from explorer.ui.widgets import URL, choose, header, layers_select, pooling_select
 
 SENSES = "Word senses (all words)"
@@ -55,7 +55,7 @@ level = top[0].radio(
     "Points", tuple(LEVELS), format_func=LEVELS.get, key="projections.level", bind=URL
 )
 words = level == "words"
-word, pooling = None, None
+word = None
 if words:
     word = (
         middle[0]
@@ -68,26 +68,50 @@ if words:
         )
         .strip()
     )
-else:
-    pooling = pooling_select(middle[0], "projections.pooling")
-layers = layers_select(
-    middle[1],
-    "projections.layers",
-    explorer.LAYER_STRATEGIES,
-    help="Which hidden layers are used, and how they are combined (after pooling each one).",
-)
+
+# -- the texts --------------------------------------------------------------------------------
+builtins = {n: sources.dataset(n) for n in corpora.DATASET_NAMES}
+if words and word.lower() in corpora.SENSE_WORDS:
+    builtins[SENSES] = sources.senses(word.lower())
+failed = None
+try:
+    source = sources.text_source(
+        "projections",
+        builtins,
+        default=SENSES if words else "Topics",
+        paste_default=DEFAULT_LINES,
+        dataset_key="projections.word_dataset" if words else "projections.dataset",
+        columns=top[1:],
+        saved=not words,
+        vectors=not words,
+    )
+except ValueError as error:
+    source, failed = None, error
+uploaded = source and source.vectors  # precomputed vectors: no pooling, layers, other views
+by_vectors = st.session_state.get("projections.source") == "vectors"  # also while awaited
+
+# -- how to project ---------------------------------------------------------------------------
+pooling, layers, compare = None, None, "none"
+if not by_vectors:
+    pooling = None if words else pooling_select(middle[0], "projections.pooling")
+    layers = layers_select(
+        middle[1],
+        "projections.layers",
+        explorer.LAYER_STRATEGIES,
+        help="Which hidden layers are used, and how they are combined (after pooling each one).",
+    )
+    compare = choose(
+        bottom[2],
+        "Compare with",
+        [c for c in maps.COMPARISONS if not (words and c == "poolings")],
+        maps.COMPARISONS.get,
+        "projections.compare",
+        "none",
+        "A second map of the same texts: under the same architecture with untrained weights "
+        "(what training added), another layer choice, or every pooling; points selected on one "
+        "map are ringed on the other.",
+    )
 params = maps.projection_controls("projections", middle[2:], bottom[:2])
-compare = choose(
-    bottom[2],
-    "Compare with",
-    [c for c in maps.COMPARISONS if not (words and c == "poolings")],
-    maps.COMPARISONS.get,
-    "projections.compare",
-    "none",
-    "A second map of the same texts: under the same architecture with untrained weights (what "
-    "training added), another layer choice, or every pooling; points selected on one map are "
-    "ringed on the other.",
-)
 colour = choose(
     bottom[3],
     "Colour by",
@@ -99,34 +123,14 @@ colour = choose(
     f"{DEFAULT_K} nearest texts of the full space near it (red: misplaced); or k-means clusters "
     "of the full-space vectors, named by their most distinctive words.",
 )
-
-# -- the texts --------------------------------------------------------------------------------
-builtins = {n: sources.dataset(n) for n in corpora.DATASET_NAMES}
-if words and word.lower() in corpora.SENSE_WORDS:
-    builtins[SENSES] = sources.senses(word.lower())
+if failed is not None:
+    messages.error(failed)
+if by_vectors:
+    messages.caption(vectors.LIMITS_NOTE, middle[0])
+if source is None:
+    st.stop()
 try:
-    source = sources.text_source(
-        "projections",
-        builtins,
-        default=SENSES if words else "Topics",
-        paste_default=DEFAULT_LINES,
-        dataset_key="projections.word_dataset" if words else "projections.dataset",
-        columns=top[1:],
-        saved=not words,
-    )
-    if source is None:
-        st.stop()
-    if source.kind == "saved":
-        points, texts, labels, legend_title, note = maps.saved_points(source.store, layers, pooling)
-    else:
-        kept = compute.cap_tokens(name, source.data)
-        texts, labels, legend_title, note = (
-            kept.data.texts,
-            kept.data.labels,
-            source.label_title,
-            kept.note,
-        )
-        points = Points(name, texts, layers, pooling, word)
+    points, texts, labels, legend_title, note = source_points(name, source, layers, pooling, word)
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -153,21 +157,27 @@ try:
             legend_title = "Sentence"
         title = projection_title(params.method, len(occurrences), layers=layers, word=word)
     else:
-        if source.kind != "saved":
+        if source.kind not in ("saved", "vectors"):
             compute.embed_corpus(name, texts)
         point_texts, spans, point_labels = list(texts), None, labels
-        title = projection_title(params.method, len(texts), layers=layers, pooling=pooling)
+        title = (
+            vectors.title(params.method, uploaded)
+            if uploaded
+            else projection_title(params.method, len(texts), layers=layers, pooling=pooling)
+        )
     if colour == "clusters":
         point_labels, cluster_ids, cluster_names = views.clusters(points, point_texts)
         legend_title = "Cluster"
-    view = st.radio(
-        "View",
-        tuple(views.VIEWS),
-        format_func=views.VIEWS.get,
-        horizontal=True,
-        key="projections.view",
-        bind=URL,
-    )
+    view = "map"
+    if not uploaded:
+        view = st.radio(
+            "View",
+            tuple(views.VIEWS),
+            format_func=views.VIEWS.get,
+            horizontal=True,
+            key="projections.view",
+            bind=URL,
+        )
     if view == "motion":
         views.motion(points, params, point_texts, point_labels, spans, legend_title, [])
     elif view == "axes":
@@ -242,6 +252,9 @@ maps.second_map(
 )
 
 # -- show code ------------------------------------------------------------------------------------
+if uploaded:
+    vectors.projection_code(uploaded, source.files, params, projector)
+    st.stop()
 views.show_projection_code(
     source.kind,
     name,

@@ -11,6 +11,7 @@ from explorer.layers import layer_choices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.ui import compute, messages, sources
 from explorer.ui.model import current_model, current_model_name
+from explorer.ui.vectors import search_vectors
 from explorer.ui.widgets import (
     URL,
     csv_download,
@@ -129,7 +130,7 @@ st.markdown(
     "pooling you choose and the layers chosen above."
 )
 row = st.columns([2, 3])
-corpus_texts = corpus_labels = None
+corpus_texts = corpus_labels = uploaded = None
 try:
     source = sources.text_source(
         "similarity.corpus",
@@ -137,31 +138,47 @@ try:
         paste_default="\n".join(corpora.load_topics()["text"][::30]),
         columns=row,
         label="Corpus",
+        vectors=True,
     )
 except ValueError as error:
     messages.error(error)
 else:
-    if source is not None:
+    if source is not None and source.vectors is not None:
+        uploaded = source.vectors  # precomputed: searched as they are, no forward pass
+        if uploaded.note:
+            messages.info(uploaded.note)
+        corpus_texts, corpus_labels = list(uploaded.texts), uploaded.labels
+    elif source is not None:
         kept = compute.cap_tokens(name, source.data)
         if kept.note:
             messages.info(kept.note)
         corpus_texts, corpus_labels = list(kept.data.texts), kept.data.labels
 
 controls = st.columns([4, 2, 2])
-query = controls[0].text_input("Query", DEFAULT_QUERY, key="similarity.query", bind=URL)
-search_pooling = pooling_select(controls[1], "similarity.search_pooling")
 k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
+if uploaded is None:
+    query = controls[0].text_input("Query", DEFAULT_QUERY, key="similarity.query", bind=URL)
+    search_pooling = pooling_select(controls[1], "similarity.search_pooling")
 
-results = None
+results = search_code = None
 if corpus_texts:
     try:
-        if not query.strip():
+        if uploaded is not None:
+            results, search_code = search_vectors(
+                uploaded, source.files, model, name, layers, k, controls, DEFAULT_QUERY
+            )
+        elif not query.strip():
             raise ValueError("The query is empty: type what you are looking for.")
-        embedded = compute.embed_corpus(name, tuple(corpus_texts))
-        query_vector = compute.embed_corpus(name, (query.strip(),)).sentence(search_pooling, layers)
-        results = search.top_k(
-            query_vector[0], embedded.sentence(search_pooling, layers), corpus_texts, k
-        )
+        else:
+            embedded = compute.embed_corpus(name, tuple(corpus_texts))
+            query_vector = compute.embed_corpus(name, (query.strip(),))
+            query_vector = query_vector.sentence(search_pooling, layers)
+            results = search.top_k(
+                query_vector[0], embedded.sentence(search_pooling, layers), corpus_texts, k
+            )
+            search_code = search_snippet(
+                name, corpus_texts, query.strip(), search_pooling, layers, k
+            )
     except ValueError as error:
         messages.error(error)
 if results is not None:
@@ -184,7 +201,9 @@ if results is not None:
         key="similarity.results",
     )
     st.caption(
-        f"{len(corpus_texts):,} texts embedded once and cached: a new query, pooling or k "
+        f"{len(corpus_texts):,} uploaded vectors, searched as they are."
+        if uploaded is not None
+        else f"{len(corpus_texts):,} texts embedded once and cached: a new query, pooling or k "
         "runs the model on the query only."
     )
     csv_download(st, "Results (.csv)", results, "search_results.csv", "similarity.download_results")
@@ -192,8 +211,8 @@ if results is not None:
 snippets = []
 if sentences and poolings:
     snippets.append(similarity_snippet(name, sentences, poolings, layers))
-if corpus_texts and query.strip():
-    snippets.append(search_snippet(name, corpus_texts, query.strip(), search_pooling, layers, k))
+if search_code:
+    snippets.append(search_code)
 show_code(
     *snippets,
     caption="Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "

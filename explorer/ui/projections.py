@@ -3,14 +3,15 @@ they are point by point (the neighbour inspector, neighbourhood preservation).""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import weakref
+from dataclasses import dataclass, field
 
 import numpy as np
 
 from explorer import mapquality
 from explorer.layers import combine_layers
 from explorer.projection import ProjectionParams, Projector
-from explorer.ui.compute import cached, embed_corpus, word_layer_vectors
+from explorer.ui.compute import cached, cap_tokens, embed_corpus, word_layer_vectors
 
 
 @dataclass(frozen=True)
@@ -72,7 +73,60 @@ class StorePoints:
         )
 
 
-def fit(points: Points | StorePoints, params: ProjectionParams) -> Projector:
+@dataclass(frozen=True)
+class VectorPoints:
+    """Uploaded vectors (:class:`explorer.vectorfiles.UploadedVectors`, no model and no forward
+    pass), keyed by the upload's ``digest``.
+
+    The memos keep their keys after the page's run, so the key holds the vectors by a weak
+    reference only: a strong one would keep every visitor's upload in memory outside the memos'
+    byte budgets. The page holds the upload while it draws."""
+
+    digest: str
+    source: weakref.ref = field(compare=False, repr=False)
+    layers: None = None
+    pooling: None = None
+    word: None = None
+
+    @classmethod
+    def of(cls, data) -> VectorPoints:
+        """The points of ``data`` (an :class:`~explorer.vectorfiles.UploadedVectors`)."""
+        return cls(data.digest, weakref.ref(data.vectors))
+
+    def vectors(self) -> np.ndarray:
+        """The uploaded ``(n, dim)`` float32 vectors."""
+        vectors = self.source()
+        if vectors is None:
+            raise ValueError("The uploaded vectors are no longer in memory: upload them again.")
+        return vectors
+
+    def per_layer(self) -> np.ndarray:
+        """Never: uploaded vectors have one layer."""
+        raise ValueError(
+            "Layers in motion need texts embedded by the explorer: uploaded vectors hold one "
+            "vector per text, not every layer."
+        )
+
+
+def source_points(model_name: str, source, layers, pooling: str | None, word: str | None):
+    """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
+    ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
+    forward pass; other texts are capped (:func:`explorer.limits.cap_tokens`), ``note`` saying
+    what was kept. Raises ``ValueError`` for texts the tokenizer cannot read."""
+    if source.vectors is not None:
+        data = source.vectors
+        return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
+    if source.kind == "saved":
+        from explorer.ui.maps import saved_points
+
+        return saved_points(source.store, layers, pooling)
+    kept = cap_tokens(model_name, source.data)
+    texts = kept.data.texts
+    points = Points(model_name, texts, layers, pooling, word)
+    return points, texts, kept.data.labels, source.label_title, kept.note
+
+
+def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -> Projector:
     """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``)."""
     return cached(
         "projections", ("fit", points, params), lambda: params.projector().fit(points.vectors())

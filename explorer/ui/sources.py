@@ -1,5 +1,6 @@
-"""Where a page's texts come from: a built-in set, pasted lines or an uploaded CSV, chosen with
-one widget written once (Projections, Similarity & search), and the built-in sets."""
+"""Where a page's texts come from: a built-in set, pasted lines, an uploaded CSV, a saved corpus
+or uploaded vectors, chosen with one widget written once (Projections, Similarity & search),
+and the built-in sets."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from explorer import corpora, uploads
+from explorer import corpora, uploads, vectorfiles
 from explorer.ui import messages
 from explorer.ui.widgets import URL
 
@@ -17,6 +18,7 @@ SOURCE_LABELS = {
     "paste": "Paste lines",
     "upload": "Upload a CSV",
     "saved": "Saved corpus",
+    "vectors": "Upload vectors",
 }
 NO_COLUMN = "(none)"
 
@@ -39,6 +41,10 @@ class Source:
     kind: str = "builtin"
     store: str | None = None
     """The folder of a saved corpus (``kind == "saved"``; ``data`` is None): never shown."""
+    vectors: vectorfiles.UploadedVectors | None = None
+    """Uploaded vectors (``kind == "vectors"``; ``data`` holds their texts and labels)."""
+    files: tuple[str, ...] = ()
+    """The uploaded files' names (``kind == "vectors"``), for "Show code"."""
 
 
 def text_source(
@@ -52,12 +58,15 @@ def text_source(
     columns: Sequence | None = None,
     label: str = "Texts",
     saved: bool = False,
+    vectors: bool = False,
 ) -> Source | None:
     """Choose texts: a built-in set, pasted lines (when ``paste_default`` is given) or an
     uploaded CSV (text column and optional label column chosen by the person).
 
     With ``saved``, also the corpus stores of the operator's folders (``EXPLORER_CORPORA``),
-    chosen by label: the Source then names the store and carries no texts.
+    chosen by label: the Source then names the store and carries no texts. With ``vectors``,
+    also precomputed vectors uploaded with their texts (:mod:`explorer.ui.vectors`): the Source
+    then carries them (``vectors``) beside their texts and labels (``data``).
 
     Draws a radio in ``columns[0]`` and the chosen source's widgets in ``columns[1]`` (the page
     by default). Returns None while an upload is awaited (after saying what to upload).
@@ -71,6 +80,8 @@ def text_source(
     stores = saved_corpora() if saved else []
     if stores:
         kinds.append("saved")
+    if vectors:
+        kinds.append("vectors")
     left, right = columns if columns is not None else (st, st)
     kind = left.radio(
         label,
@@ -85,6 +96,15 @@ def text_source(
             chosen = st.selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
             st.caption("Embedded ahead of time with `explorer embed`: nothing runs the model.")
             return Source(None, kind="saved", store=str(stores[labels.index(chosen)].path))
+        if kind == "vectors":
+            from explorer.ui.vectors import upload as upload_vectors
+
+            uploaded = upload_vectors(prefix)
+            if uploaded is None:
+                return None
+            found, files = uploaded
+            data = uploads.LabelledTexts(found.texts, found.labels, found.dropped)
+            return Source(data, found.label_title, "vectors", vectors=found, files=files)
         if kind == "builtin":
             names = list(builtins)
             name = names[0]

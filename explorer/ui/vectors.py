@@ -1,0 +1,215 @@
+"""Vectors a visitor uploads (:mod:`explorer.vectorfiles`): the upload widgets of the text
+source "Upload vectors", what a map draws of them, the search over them, and their "Show
+code". Nothing here runs the model on the uploaded texts."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from explorer import search, uploads, vectorfiles
+from explorer.ui import messages
+from explorer.ui.compute import cached
+
+WHAT_TO_UPLOAD = (
+    "Upload vectors computed elsewhere, one per text: **a `.npy` file** (a float array of "
+    "shape texts × dimensions, saved with `numpy.save`) **with a CSV of the same rows** (a "
+    "header, a text column, optionally a label column), **or one Parquet file** with a text "
+    "column, a vector column (a list of floats in each row) and optionally a label column."
+)
+NO_COLUMN = "(none)"
+
+
+def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] | None:
+    """The upload widgets (vectors, then texts for a ``.npy``, then the columns): the
+    uploaded vectors and the files' names, or None while a file is awaited (after saying what
+    to upload). Raises ``ValueError`` from :mod:`explorer.vectorfiles` for a bad file."""
+    limit = f"at most {uploads.MAX_BYTES // 10**6} MB each"
+    vectors = st.file_uploader(
+        "Vectors (.npy or .parquet)",
+        type=["npy", "parquet"],
+        key=f"{prefix}.vectors",
+        help=f"A .npy array (texts × dimensions) or a Parquet file with a vector column; {limit}.",
+    )
+    texts = None
+    if vectors is not None and not vectors.name.lower().endswith(".parquet"):
+        texts = st.file_uploader(
+            "Texts of the vectors (CSV, one row per vector)",
+            type=["csv"],
+            key=f"{prefix}.vector_texts",
+            help=f"UTF-8, a header row, a text column and optionally a label column; {limit}.",
+        )
+    if vectors is None or (texts is None and not vectors.name.lower().endswith(".parquet")):
+        st.info(WHAT_TO_UPLOAD)
+        return None
+    files = (vectors.name, *((texts.name,) if texts is not None else ()))
+    table = _table(prefix, vectors.getvalue(), None if texts is None else texts.getvalue())
+    pick = st.columns(2)
+    text_column = pick[0].selectbox(
+        "Text column", table.text_columns, key=f"{prefix}.vector_text_column"
+    )
+    choices = [NO_COLUMN, *(c for c in table.frame.columns if c != text_column)]
+    guessed = table.guess_label_column(text_column)
+    label_column = pick[1].selectbox(
+        "Label column (colours)",
+        choices,
+        index=choices.index(guessed) if guessed in choices else 0,
+        key=f"{prefix}.vector_label_column",
+    )
+    label_column = None if label_column == NO_COLUMN else label_column
+    data = cached(
+        "corpora",
+        ("vector rows", table.digest, text_column, label_column),
+        lambda: table.select(text_column, label_column),
+    )
+    if data.dropped:
+        messages.warning(
+            f"{data.dropped:,} row(s) with an empty {text_column!r} cell were left out with "
+            f"their vectors; {data.total - data.dropped:,} remain."
+        )
+    st.caption(
+        f"{data.total:,} vectors of {data.dims:,} dimensions, used as they are: nothing runs "
+        "the model on these texts."
+    )
+    return data, files
+
+
+def _table(prefix: str, vectors: bytes, texts: bytes | None) -> vectorfiles.VectorTable:
+    """The uploaded table (cached by the files' contents), with a vector column chooser when
+    a Parquet file has several columns of float lists."""
+    digests = tuple(hashlib.sha256(d).hexdigest() for d in (vectors, texts) if d is not None)
+
+    def read(column):
+        return cached(
+            "corpora",
+            ("vector table", digests, column),
+            lambda: vectorfiles.read_table(vectors, texts, column),
+        )
+
+    table = read(None)
+    if len(table.vector_columns) > 1:
+        column = st.selectbox("Vector column", table.vector_columns, key=f"{prefix}.vector_column")
+        if column != table.vector_column:
+            table = read(column)
+    return table
+
+
+def title(method: str, data: vectorfiles.UploadedVectors) -> str:
+    """The map's title: the method and how many uploaded vectors of what width."""
+    from explorer.projection import LABELS
+
+    return (
+        f"{LABELS[method]} of {len(data):,} uploaded vectors<br>"
+        f"<sup>{data.dims:,} dimensions, as uploaded ({html.escape(data.format)})</sup>"
+    )
+
+
+LIMITS_NOTE = (
+    "Uploaded vectors are drawn as they are: pooling, layers, layers in motion, custom axes "
+    "and comparisons with other settings need texts embedded by the explorer."
+)
+
+
+def projection_code(data, files: Sequence[str], params, projector) -> None:
+    """ "Show code" for the map of uploaded vectors: the files read the same way, then the
+    projection (:func:`explorer.codegen.vectorfiles.projection_snippet`)."""
+    from explorer.codegen.vectorfiles import projection_snippet
+    from explorer.ui.widgets import show_code
+
+    snippet = projection_snippet(
+        data,
+        files,
+        params.method,
+        params.n_components,
+        params.random_state,
+        projector.n_neighbors_ or params.n_neighbors,
+        projector.perplexity_ or params.perplexity,
+    )
+    show_code(snippet, caption="NumPy + pandas read your files; then the projection.")
+
+
+QUERY_MODES = {
+    "text": "Type a query (embedded with the current model)",
+    "row": "Use one of the uploaded rows",
+}
+
+
+def search_vectors(
+    data: vectorfiles.UploadedVectors,
+    files: Sequence[str],
+    model,
+    name: str,
+    layers,
+    k: int,
+    columns: Sequence,
+    default_query: str,
+) -> tuple[pd.DataFrame, str]:
+    """The search over uploaded vectors: a query (a typed text embedded with the current
+    model ``model`` named ``name``, only when the vectors are as wide as its hidden states, or
+    one of the uploaded rows) in ``columns[0]`` (and the query's pooling in ``columns[1]``),
+    then the ``k`` nearest rows.
+    Returns ``(results, snippet)``: the columns of :func:`explorer.search.top_k`. Raises
+    ``ValueError`` for an empty query."""
+    from explorer.codegen.vectorfiles import query_search_snippet, row_search_snippet
+    from explorer.layers import layers_label
+    from explorer.ui.compute import embed_corpus
+    from explorer.ui.widgets import pooling_select
+
+    modes = list(QUERY_MODES) if data.dims == model.hidden_size else ["row"]
+    mode = columns[0].radio(
+        "Query",
+        modes,
+        format_func=QUERY_MODES.get,
+        key="similarity.vector_query_mode",
+        horizontal=True,
+    )
+    if mode == "row":
+        row = _row_choice(columns[0], data)
+        if len(modes) == 1:
+            messages.caption(
+                f"The vectors have {data.dims:,} dimensions and the current model gives "
+                f"{model.hidden_size:,}: a typed query cannot be compared with them, so one of "
+                "the uploaded rows is the query."
+            )
+        found = search.top_k(data.vectors[row], data.vectors, data.texts, min(k + 1, search.MAX_K))
+        found = found[found["index"] != row].head(k).reset_index(drop=True)
+        found["rank"] = range(1, len(found) + 1)
+        return found, row_search_snippet(data, files, row, k)
+    query = columns[0].text_input("Query", default_query, key="similarity.vector_query").strip()
+    pooling = pooling_select(columns[1], "similarity.vector_pooling")
+    if not query:
+        raise ValueError("The query is empty: type what you are looking for.")
+    messages.caption(
+        f"The query is embedded with the current model (the one chosen in the sidebar; "
+        f"{pooling} pooling, {layers_label(layers).lower()}): the results only make sense if "
+        "the uploaded vectors came from the same model, pooling and layers."
+    )
+    vector = embed_corpus(name, (query,)).sentence(pooling, layers)[0]
+    if len(vector) != data.dims:
+        raise ValueError(
+            f"Under this pooling and these layers the query vector has {len(vector):,} "
+            f"dimensions, the uploaded vectors {data.dims:,}: choose one layer (or the sum of "
+            "the last four) and a single pooling."
+        )
+    found = search.top_k(vector, data.vectors, data.texts, k)
+    return found, query_search_snippet(data, files, name, query, pooling, layers, k)
+
+
+def _row_choice(container, data: vectorfiles.UploadedVectors) -> int:
+    """The uploaded row chosen as the query (0-based): a list to pick from for up to 1,000
+    rows, a row number beyond."""
+    key = "similarity.vector_query_row"
+    if len(data) <= 1000:
+        return container.selectbox(
+            "Query row",
+            range(len(data)),
+            format_func=lambda i: f"{i + 1}. {data.texts[i][:90]}",
+            key=key,
+        )
+    row = container.number_input("Query row", 1, len(data), 1, key=key) - 1
+    messages.caption(f"Row {row + 1}: {data.texts[row][:200]}", container)
+    return int(row)
