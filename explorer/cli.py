@@ -1,6 +1,7 @@
 """The ``explorer`` command line: embed a corpus file into a store, describe, project, search.
 
     explorer embed INPUT --out DIR [--model NAME --pooling mean,cls,max --layers all ...]
+    explorer embed INPUT --out DIR --engine ray [--ray-address ADDR --ray-actors N]
     explorer info DIR
     explorer project DIR --method pca|umap|tsne [--pooling mean --layer last --sample N]
     explorer search DIR "query" [-k 10 --pooling mean --layer last]
@@ -12,7 +13,6 @@ Also ``python -m explorer ...``. Errors print one line on stderr and exit with s
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import os
 import sys
 import time
@@ -66,7 +66,20 @@ def _parser() -> argparse.ArgumentParser:
     embed.add_argument("--dtype", default="float32", choices=("float32", "float16"))
     embed.add_argument("--precision", default="float32", choices=PRECISIONS)
     embed.add_argument("--batch-tokens", type=int, help="padded tokens a batch (default: 1024)")
-    embed.add_argument("--engine", default="local", choices=ENGINES)
+    embed.add_argument(
+        "--engine",
+        default="local",
+        choices=ENGINES,
+        help="local: this process; ray: Ray Data actors (pip install -r requirements-ray.txt)",
+    )
+    embed.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="Ray cluster to run on (default: $RAY_ADDRESS, else a local Ray on this machine)",
+    )
+    embed.add_argument(
+        "--ray-actors", type=int, metavar="N", help="model copies (default: one per Ray CPU)"
+    )
     embed.add_argument("--limit", type=int, help="embed at most N texts")
     embed.add_argument("--shard-rows", type=int, help="texts a shard (default: ~128 MB)")
     embed.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
@@ -108,13 +121,10 @@ def _layers(value: str):
 
 
 def _embed(args: argparse.Namespace) -> int:
-    if args.engine == "ray":
-        if importlib.util.find_spec("ray") is None:
-            raise ValueError(
-                "--engine ray needs Ray, which is not installed: "
-                "pip install -r requirements-ray.txt"
-            )
-        raise ValueError("--engine ray is not implemented yet; use --engine local.")
+    if args.engine != "ray" and (args.ray_address or args.ray_actors is not None):
+        raise ValueError("--ray-address and --ray-actors go with --engine ray.")
+    if args.ray_actors is not None and args.ray_actors < 1:
+        raise ValueError(f"--ray-actors must be at least 1, not {args.ray_actors}.")
     from explorer.model import MAX_BATCH_TOKENS
 
     if args.batch_tokens is None:
@@ -122,7 +132,7 @@ def _embed(args: argparse.Namespace) -> int:
     if args.batch_tokens < 1:
         raise ValueError(f"--batch-tokens must be at least 1, not {args.batch_tokens}.")
     from explorer.store.inputs import inspect_input
-    from explorer.store.writer import Settings, embed_to_store, parse_poolings
+    from explorer.store.writer import Settings, parse_poolings
 
     # cheap checks first, so a typo fails before the model loads
     inspect_input(args.input, args.text_column, args.label_column)
@@ -134,7 +144,30 @@ def _embed(args: argparse.Namespace) -> int:
         limit=args.limit,
         shard_rows=args.shard_rows,
     )
+    engine = _engine(args)  # before the model: Ray missing fails at once
+    try:
+        return _run_embed(args, settings, engine)
+    finally:
+        engine.close()
+
+
+def _engine(args: argparse.Namespace):
+    """The engine object of ``--engine`` (closed by the caller)."""
+    if args.engine == "local":
+        from explorer.store.engine import LocalEngine
+
+        return LocalEngine()
+    from explorer.store.ray_engine import RayEngine
+
+    # The Ray core's C++ logs (one warning per actor pool) would break the progress bar;
+    # RAY_BACKEND_LOG_LEVEL=info brings them back.
+    os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
+    return RayEngine(args.ray_address, actors=args.ray_actors)
+
+
+def _run_embed(args: argparse.Namespace, settings, engine) -> int:
     from explorer.model import load_model
+    from explorer.store.writer import embed_to_store
 
     model = load_model(args.model)
     bar = None if args.quiet else _Bar()
@@ -157,6 +190,7 @@ def _embed(args: argparse.Namespace) -> int:
             label_column=args.label_column,
             batch_tokens=args.batch_tokens,
             progress=progress,
+            engine=engine,
         )
     except KeyboardInterrupt:
         if bar is not None:
@@ -176,9 +210,10 @@ def _embed(args: argparse.Namespace) -> int:
         size = sum(f.stat().st_size for f in Path(args.out).rglob("*") if f.is_file())
         resumed = f", resumed after {first[0]:,}" if first[0] else ""
         skipped = f", {manifest['skipped']:,} blank skipped" if manifest.get("skipped") else ""
+        on = " on Ray" if args.engine == "ray" else ""
         print(
             f"Embedded {manifest['rows']:,} texts{resumed}{skipped} in {_duration(seconds)} "
-            f"({new / max(seconds, 1e-9):,.0f} texts/s) with {manifest['model']['name']}: "
+            f"({new / max(seconds, 1e-9):,.0f} texts/s{on}) with {manifest['model']['name']}: "
             f"{len(manifest['poolings'])} poolings x {len(manifest['layers'])} layers, "
             f"{manifest['dtype']}, {_bytes(size)} in {args.out}"
         )

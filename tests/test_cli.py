@@ -73,7 +73,7 @@ def test_info_project_search(store, capsys):
     [
         (["embed", "missing.csv", "--out", "x"], "No such input file"),
         (["embed", "{csv}", "--out", "{out}", "--pooling", "mean_max"], "computed from mean"),
-        (["embed", "{csv}", "--out", "{out}", "--engine", "ray"], "requirements-ray.txt"),
+        (["embed", "{csv}", "--out", "{out}", "--ray-actors", "2"], "go with --engine ray"),
         (["embed", "{csv}", "--out", "{out}", "--text-column", "body"], "no column 'body'"),
         (["info", "{out}"], "not a corpus store"),
         (["search", "{store}", "q", "--pooling", "mean", "--layer", "nine"], "Unknown layer"),
@@ -87,6 +87,15 @@ def test_errors_exit_2_with_one_line(args, message, store, tmp_path, capsys):
     assert main(args) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_engine_ray_without_ray_says_how_to_install(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    source = write_csv(tmp_path / "in.csv", TEXTS[:2])
+    assert main(["embed", str(source), "--out", str(tmp_path / "s"), "--engine", "ray"]) == 2
+    err = capsys.readouterr().err
+    assert "pip install -r requirements-ray.txt" in err and "Traceback" not in err
+    assert not (tmp_path / "s").exists()  # refused before anything was written
 
 
 def test_precisions_agree_with_the_library():

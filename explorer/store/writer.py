@@ -1,12 +1,14 @@
 """Embedding a corpus file into a store, shard by shard, resumable.
 
-:func:`embed_to_store` reads the input in chunks (:mod:`explorer.store.inputs`), embeds
-``shard_rows`` texts at a time with :func:`explorer.model.forward_batches` and the masked
-poolings of :func:`explorer.pooling.pool_hidden` (as :func:`explorer.embed_corpus` does), and
-writes each shard to a temporary folder that is renamed when complete, then listed in the
-manifest. Memory holds one shard's vectors, whatever the corpus size. Run again with the same
-settings, it skips the rows of the complete shards and goes on; with other settings it
-refuses. When the input is exhausted the shards' vectors are gathered into one file per
+:func:`embed_to_store` reads the input in chunks (:mod:`explorer.store.inputs`), cuts it into
+shards of ``shard_rows`` texts, has an engine (:mod:`explorer.store.engine`: this process, or
+Ray Data actors) embed them with :func:`explorer.store.engine.embed_texts`
+(:func:`explorer.model.forward_batches` and the masked poolings of
+:func:`explorer.pooling.pool_hidden`, as :func:`explorer.embed_corpus` does), and writes each
+shard to a temporary folder that is renamed when complete, then listed in the manifest.
+Memory holds one shard's vectors, whatever the corpus size. Run again with the same settings
+(with either engine), it skips the rows of the complete shards and goes on; with other
+settings it refuses. When the input is exhausted the shards' vectors are gathered into one file per
 pooling and layer (:mod:`explorer.store.format`) and the store is complete.
 """
 
@@ -21,11 +23,11 @@ from pathlib import Path
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
-import torch
 
-from explorer.model import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, Model, forward_batches
-from explorer.pooling import BASE_POOLINGS, pool_hidden
+from explorer.model import MAX_BATCH_TOKENS, Model
+from explorer.pooling import BASE_POOLINGS
 from explorer.store import format as fmt
+from explorer.store.engine import Engine, Job, ShardVectors, make_engine
 from explorer.store.inputs import InputInfo, inspect_input, keep_texts, read_chunks
 
 SHARD_BYTES = 128 << 20
@@ -120,6 +122,7 @@ def embed_to_store(
     workers: int | None = None,
     progress: Callable[[Progress], None] | None = None,
     on_shard: Callable[[int], None] | None = None,
+    engine: str | Engine = "local",
 ) -> dict:
     """Embed the texts of ``source`` (CSV, TSV, JSONL, Parquet, plain text) into the store
     folder ``out``; return its manifest.
@@ -130,6 +133,12 @@ def embed_to_store(
     skipped (and counted in the manifest's ``skipped``). Raises ``ValueError`` for a bad
     input or setting, an ``out`` folder that is not a store or a store made differently
     (saying what differs).
+
+    ``engine`` embeds the shards: ``"local"`` (this process, on ``workers`` threads),
+    ``"ray"`` (:class:`explorer.store.ray_engine.RayEngine` with its defaults; started here
+    and stopped at the end) or an engine object, which the caller closes. Every engine gives
+    the same shards and vectors (within float rounding), so a store started by one can be
+    resumed by another; each shard's manifest entry says which engine made it.
     """
     out = Path(out)
     info = inspect_input(source, text_column, label_column)
@@ -163,36 +172,69 @@ def embed_to_store(
         "limit": settings.limit,
         "shard_rows": shard_rows,
     }
+    if batch_tokens < 1:
+        raise ValueError(f"batch_tokens must be at least 1, not {batch_tokens}.")
+    if isinstance(engine, str):
+        owned = make_engine(engine, **({"workers": workers} if engine == "local" else {}))
+    else:
+        owned = None
+    try:
+        return _embed(
+            model, out, wanted, info, settings.limit, owned or engine, batch_tokens, progress,
+            on_shard,
+        )  # fmt: skip
+    finally:
+        if owned is not None:
+            owned.close()
+
+
+def _embed(
+    model: Model,
+    out: Path,
+    wanted: dict,
+    info: InputInfo,
+    limit: int | None,
+    engine: Engine,
+    batch_tokens: int,
+    progress: Callable[[Progress], None] | None,
+    on_shard: Callable[[int], None] | None,
+) -> dict:
     manifest = _start(out, wanted)
     if manifest["complete"]:
         return manifest
-    writer = _ShardWriter(model, out, manifest, info, batch_tokens, workers)
-    done = manifest["rows"]
-    total = _total(info, settings.limit)
-    skipped = 0
-    index = len(manifest["shards"])
+    writer = _ShardWriter(model, out, manifest, engine.name)
+    start = done = manifest["rows"]
+    total = _total(info, limit)
+    state = {"skipped": 0, "index": len(manifest["shards"])}
     report = progress or (lambda _: None)
-    report(Progress(done, total, index, skipped))
-    chunks = _rows(info, done, settings.limit, shard_rows)
-    for table, blank in chunks:
-        skipped += blank
-        if table is None:
-            continue
+    report(Progress(done, total, state["index"], 0))
 
-        def step(
-            rows: int, _total: int, base: int = done, shards: int = index, blank: int = skipped
-        ) -> None:
-            report(Progress(base + rows, total, shards, blank))
+    def tables() -> Iterator[pa.Table]:
+        for table, blank in _rows(info, done, limit, manifest["shard_rows"]):
+            state["skipped"] += blank
+            if table is not None:
+                yield table
 
-        writer.write(index, table, step)
-        done += table.num_rows
-        index += 1
-        report(Progress(done, total, index, skipped))
-        if on_shard is not None:
-            on_shard(index - 1)
+    def step(rows: int) -> None:
+        report(Progress(start + rows, total, state["index"], state["skipped"]))
+
+    job = Job(tuple(manifest["poolings"]), tuple(manifest["layers"]), manifest["precision"],
+              batch_tokens)  # fmt: skip
+    shards = engine.embed(model, job, tables(), info.text_column, start, step)
+    try:
+        for table, vectors in shards:
+            index = state["index"]
+            writer.write(index, table, vectors)
+            done += table.num_rows
+            state["index"] = index + 1
+            report(Progress(done, total, index + 1, state["skipped"]))
+            if on_shard is not None:
+                on_shard(index)
+    finally:
+        shards.close()  # an engine may hold workers until its stream is closed
     if done == 0:
         raise ValueError(f"{info.path} has no texts (every row is empty or blank).")
-    return writer.finish(skipped)
+    return writer.finish(state["skipped"])
 
 
 def _total(info: InputInfo, limit: int | None) -> int | None:
@@ -293,21 +335,11 @@ def _mismatch(out: Path, key: str, stored, wanted) -> str:
 
 
 class _ShardWriter:
-    def __init__(
-        self,
-        model: Model,
-        out: Path,
-        manifest: dict,
-        info: InputInfo,
-        batch_tokens: int,
-        workers: int | None,
-    ) -> None:
+    def __init__(self, model: Model, out: Path, manifest: dict, engine: str) -> None:
         self.model = model
         self.out = out
         self.manifest = manifest
-        self.info = info
-        self.batch_tokens = batch_tokens
-        self.workers = workers
+        self.engine = engine
         self.poolings = manifest["poolings"]
         self.layers = manifest["layers"]
         self.dtype = np.dtype(manifest["dtype"])
@@ -318,48 +350,33 @@ class _ShardWriter:
             if leftover.name not in listed:
                 shutil.rmtree(leftover, ignore_errors=True)
 
-    def write(self, index: int, table: pa.Table, progress: Callable[[int, int], None]) -> None:
-        """Embed one shard's rows and commit the shard (files, rename, manifest)."""
-        texts = table.column(self.info.text_column).to_pylist()
-        try:
-            encoded = self.model.encode_batch(texts)
-        except ValueError as error:
-            first = self.manifest["rows"]
-            raise ValueError(f"In rows {first + 1}-{first + len(texts)}: {error}") from None
-        n = len(texts)
-        shape = (len(self.layers), n, self.model.hidden_size)
-        pooled = {name: np.empty(shape, dtype=np.float32) for name in self.poolings}
-        layers = self.layers
-
-        def handle(batch: Batch, states: list[torch.Tensor]) -> None:
-            rows = np.asarray(batch.indices)
-            with torch.inference_mode():
-                for slot, layer in enumerate(layers):
-                    values = pool_hidden(states[layer][None], batch.attention_mask)
-                    for name in pooled:
-                        pooled[name][slot, rows] = values[name][0].numpy()
-
-        batches = list(self.model.batches(encoded, MAX_BATCH_SIZE, self.batch_tokens))
-        precision = self.manifest["precision"]
-        forward_batches(self.model, batches, handle, precision, progress, self.workers)
-
+    def write(self, index: int, table: pa.Table, vectors: ShardVectors) -> None:
+        """Commit one embedded shard: its files, the rename, the manifest."""
+        n = table.num_rows
+        for name in self.poolings:
+            if vectors.pooled[name].shape != (len(self.layers), n, self.model.hidden_size):
+                raise ValueError(
+                    f"The {self.engine} engine gave {name} vectors of shape "
+                    f"{vectors.pooled[name].shape} for a shard of {n} rows."
+                )
         final = self.out / fmt.shard_dir(index)
         tmp = final.with_name(f".tmp-{final.name}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
         pq.write_table(table, tmp / "rows.parquet")
-        for name, values in pooled.items():
-            fmt.save_npy(tmp / f"{name}.npy", values.astype(self.dtype, copy=False))
-        num_tokens = np.array([len(row["input_ids"]) for row in encoded], dtype=np.int32)
-        truncated = np.array([row["truncated"] for row in encoded], dtype=bool)
-        fmt.save_npy(tmp / "num_tokens.npy", num_tokens)
-        fmt.save_npy(tmp / "truncated.npy", truncated)
+        for name in self.poolings:
+            fmt.save_npy(tmp / f"{name}.npy", vectors.pooled[name].astype(self.dtype, copy=False))
+        fmt.save_npy(tmp / "num_tokens.npy", vectors.num_tokens.astype(np.int32, copy=False))
+        fmt.save_npy(tmp / "truncated.npy", vectors.truncated.astype(bool, copy=False))
         fmt.fsync_dir(tmp)
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
         fmt.fsync_dir(final.parent)
-        files = ["rows.parquet", *(f"{p}.npy" for p in pooled), "num_tokens.npy", "truncated.npy"]
-        self.manifest["shards"].append({"dir": fmt.shard_dir(index), "rows": n, "files": files})
+        files = ["rows.parquet", *(f"{p}.npy" for p in self.poolings), "num_tokens.npy",
+                 "truncated.npy"]  # fmt: skip
+        self.manifest["shards"].append(
+            {"dir": fmt.shard_dir(index), "rows": n, "files": files, "engine": self.engine}
+        )
         self.manifest["rows"] += n
         fmt.write_manifest(self.out, self.manifest)
 
