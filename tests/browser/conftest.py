@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from explorer.settings import WELL_KNOWN_MODELS
+from tests.test_lens import masked_lm_path  # noqa: F401 - fixture
 from tools.browser import Tab, browser_unavailable, chromium, open_tab
 from tools.server import ServerError, artifacts_dir, streamlit_server
 
@@ -53,12 +55,16 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def app_url(browser, server_log: Path) -> Iterator[str]:
+def app_url(browser, server_log: Path, masked_lm_path: str) -> Iterator[str]:  # noqa: F811
     """Base URL of ``streamlit run app.py`` on a free loopback port, stopped at session end.
 
-    Depends on ``browser`` so that a missing browser skips before the server starts.
+    Depends on ``browser`` so that a missing browser skips before the server starts. The
+    operator's model list is the default one plus a tiny random masked-LM folder (offered as
+    ``bert-mlm-tiny... (local)``), so a test can show the Attention page's lens.
     """
     with contextlib.ExitStack() as stack:
+        models = ",".join([*WELL_KNOWN_MODELS, masked_lm_path])
+        stack.enter_context(pytest.MonkeyPatch.context()).setenv("EXPLORER_MODELS", models)
         try:
             url = stack.enter_context(streamlit_server(server_log))
         except ServerError as error:
