@@ -5,17 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 import explorer
-from explorer import corpora
+from explorer import corpora, mapquality
 from explorer import projection as proj
-from explorer.figures.highlights import highlight_neighbours, highlight_rows
-from explorer.figures.projections import (
-    axis_titles,
-    projection_figure,
-    projection_title,
-    selected_rows,
-)
+from explorer.figures.projections import projection_title
 from explorer.mapquality import DEFAULT_K
-from explorer.ui import compute, maps, messages, sources, vectors, views
+from explorer.ui import compute, maps, mapview, messages, sources, vectors, views
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.projections import fit, preservation, source_points
 from explorer.ui.widgets import URL, choose, header, layers_select, pooling_select
@@ -45,6 +39,7 @@ COLOURS = {
 
 
 header("pages/projections.py")
+notice = st.container()  # what the map shows, once it is drawn
 name = current_model_name()
 
 # -- what to project, and how ------------------------------------------------------------------
@@ -195,56 +190,18 @@ except ValueError as error:
 for note in projector.notes_:
     messages.info(note)
 
-figure = projection_figure(
-    projector.embedding_,
-    point_texts,
-    point_labels,
-    spans=spans,
-    title=title,
-    axes=axis_titles(params.method, params.n_components, projector.explained_variance_ratio_),
-    legend_title=legend_title,
-    values=kept_share,
-    values_title="Neighbours kept",
+trust = projector.trustworthiness_
+messages.info(mapquality.map_notice(projector.embedding_, point_labels, trust=trust), notice)
+rows = mapview.draw(
+    points,
+    params,
+    projector,
+    mapview.MapPoints(point_texts, point_labels, spans, legend_title, title),
+    compare=compare,
+    kept_share=kept_share,
 )
-chart, panel = st.columns([3, 2]) if params.n_components == 2 else (st.container(), None)
-rows = []
-linked = st.session_state.get("projections.compare_map") or {}
-linked = selected_rows(linked.get("selection"), len(point_texts)) if compare != "none" else []
-if linked and panel is not None:
-    highlight_rows(figure, projector.embedding_, linked, "Selected on the other map")
-if panel is not None:
-    state = st.session_state.get("projections.chart") or {}
-    rows = selected_rows(state.get("selection"), len(point_texts))
-    with panel:
-        if rows:
-            found = maps.inspector(
-                points, params, rows, point_texts, point_labels, spans, DEFAULT_K
-            )
-            highlight_neighbours(figure, projector.embedding_, found.row, found.indices)
-        else:
-            st.info(
-                "Click a point (or draw a box or lasso) to list its nearest texts in the full "
-                "vector space."
-            )
-chart.plotly_chart(
-    figure,
-    key="projections.chart" if panel is not None else "projections.chart3d",
-    on_select="rerun" if panel is not None else "ignore",
-    selection_mode=("points", "box", "lasso"),
-    width="stretch",
-)
-maps.scores(projector, len(point_texts), params.method, params.n_components)
-if panel is None:
-    st.caption("Clicking points and the neighbour panel work in 2-D only: switch to 2-D.")
-if len(rows) > 1:
-    maps.selected(rows, point_texts, point_labels, legend_title)
 if colour == "clusters":
     maps.cluster_download(projector.embedding_, point_texts, cluster_ids, cluster_names)
-if kept_share is not None:
-    st.caption(
-        f"On average the map keeps {kept_share.mean():.0%} of each point's {DEFAULT_K} nearest "
-        f"texts near it; {int((kept_share < 0.3).sum()):,} point(s) keep fewer than 30 %."
-    )
 
 # -- a second map of the same texts ----------------------------------------------------------
 maps.second_map(

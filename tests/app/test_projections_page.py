@@ -48,6 +48,8 @@ def test_first_load_shows_topics_with_pca_and_trustworthiness(page):
     assert metrics["Variance explained"].endswith("%")
     assert any("Trustworthiness" in c.value for c in at.caption)
     assert any("Click a point" in i.value for i in at.info)
+    notice = plain(at.info[0].value)  # what the map shows, from its own neighbourhoods
+    assert "nearest points share its label" in notice and "if the labels were shuffled" in notice
     code = at.code[0].value
     assert "PCA(n_components=2" in code and "mean = (hidden * mask)" in code
 
