@@ -8,6 +8,7 @@ from explorer import corpora, layerstats
 from explorer.codegen.layers import layers_snippet
 from explorer.figures import layers as figures
 from explorer.ui import compute, messages
+from explorer.ui import layers as layer_sections
 from explorer.ui.model import current_model_label, current_model_name
 from explorer.ui.widgets import header, show_code
 
@@ -168,91 +169,8 @@ with st.expander(f"The same token at every layer: {token_name}"):
         key="layers.grid",
     )
 
-with st.expander("Statistics of every layer"):
-    statistics = layerstats.layer_statistics(hidden, include_special, tokenization.special)
-    series = {"all tokens": layerstats.layer_statistics(hidden)}
-    if any(tokenization.special) and not all(tokenization.special):
-        series["without special tokens"] = layerstats.layer_statistics(
-            hidden, False, tokenization.special
-        )
-    st.plotly_chart(figures.statistics_chart(series), width="stretch", key="layers.stats_chart")
-    st.dataframe(
-        statistics,
-        hide_index=True,
-        width="stretch",
-        key="layers.stats_table",
-        column_config={
-            "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
-            "tokens": st.column_config.NumberColumn("tokens", help="Token vectors counted"),
-            **{
-                key: st.column_config.NumberColumn(layerstats.STATISTIC_LABELS[key], format="%.4f")
-                for key in layerstats.STATISTICS
-            },
-            "norm": st.column_config.NumberColumn(
-                "mean norm", format="%.4f", help="Mean L2 norm of the token vectors"
-            ),
-            "kurtosis": st.column_config.NumberColumn(
-                "kurtosis", format="%.2f", help="Fisher kurtosis: 0 for a normal distribution"
-            ),
-        },
-    )
-    st.caption(
-        "Over all values of a layer's token vectors: mean, standard deviation, the mean L2 norm "
-        "of a token vector, the largest |value| and the Fisher kurtosis (0 for a normal "
-        "distribution; large = heavy tails, i.e. a few huge values). The chart shows the "
-        "statistics with and without special tokens; the table "
-        f"{'includes them' if include_special else 'leaves them out'} (toggle above)."
-    )
-
-with st.expander("Outlier dimensions"):
-    threshold = st.slider(
-        "Threshold (standard deviations of the layer)",
-        2.0,
-        12.0,
-        value=layerstats.DEFAULT_THRESHOLD,
-        step=0.5,
-        key="layers.threshold",
-        help="A dimension is an outlier at a layer when |value| > threshold × the std of all "
-        "values of that layer, for at least one token.",
-    )
-    outliers = layerstats.outlier_dimensions(
-        hidden, threshold, include_special, tokenization.special, tokenization.tokens
-    )
-    st.markdown(layerstats.outlier_summary(outliers, num_layers, threshold))
-    st.caption(
-        "BERT-family models have a few *rogue dimensions* whose values are many times larger "
-        "than the rest. They dominate dot products, so cosine similarity between two token "
-        "vectors is decided mostly by those few dimensions rather than by the hundreds of "
-        "others (Timkey & van Schijndel, 2021, *All Bark and No Bite: Rogue Dimensions in "
-        "Transformer Language Models Obscure Representational Quality*). Standardising each "
-        "dimension before comparing vectors reduces their weight."
-    )
-    peaks = layerstats.dimension_peaks(hidden, layer, include_special, tokenization.special)
-    st.plotly_chart(
-        figures.dimension_profile(
-            peaks,
-            labels,
-            layer,
-            float(statistics["std"].iloc[layer]),
-            threshold,
-            outliers.loc[outliers["layer"] == layer, "dimension"].tolist(),
-        ),
-        width="stretch",
-        key="layers.dimensions",
-    )
-    if not outliers.empty:
-        st.dataframe(
-            outliers.drop(columns="positions"),
-            hide_index=True,
-            width="stretch",
-            key="layers.outlier_table",
-            column_config={
-                "count": st.column_config.NumberColumn("tokens firing"),
-                "max_abs": st.column_config.NumberColumn("max |value|", format="%.3f"),
-                "sigmas": st.column_config.NumberColumn("max |value| / std", format="%.1f"),
-                "tokens": st.column_config.TextColumn("where (position: token)"),
-            },
-        )
+statistics = layer_sections.statistics(hidden, include_special, tokenization.special)
+layer_sections.outliers(hidden, statistics, layer, labels, tokenization, include_special)
 
 with st.expander("Vector norms, token by layer"):
     st.plotly_chart(
