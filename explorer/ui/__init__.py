@@ -6,6 +6,9 @@ One module per job, so a page finds each piece in one place:
 - :mod:`~explorer.ui.compute` - cached computations (texts, word vectors, corpora);
 - :mod:`~explorer.ui.projections` and :mod:`~explorer.ui.probing` - cached projections and
   probes, their parameters grouped in frozen dataclasses;
+- :mod:`~explorer.ui.mapview`, :mod:`~explorer.ui.maps`, :mod:`~explorer.ui.views` - the
+  Projections map with its neighbour panel, the panels around it, the other views;
+- :mod:`~explorer.ui.layers` - the Layers page's detail sections;
 - :mod:`~explorer.ui.progress` - progress bars for long work;
 - :mod:`~explorer.ui.widgets` - widgets several pages share (the text-source picker,
   downloads, "Show code");
