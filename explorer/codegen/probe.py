@@ -4,16 +4,30 @@ The snippet computes the vectors of one layer (a pooled sentence vector, or the 
 each text's word) with plain transformers + torch, then runs the page's cross-validated
 probe (standardise, logistic regression, stratified k-fold with the same seed; one probe per
 word when the words differ) and prints accuracy mean ± std and the majority baseline.
+
+A saved corpus (:func:`stored_probe_snippet`) has no texts to run the model on in the
+snippet: it opens the store with :func:`explorer.open_corpus` (the one reader of the store
+format), takes the page's rows with :func:`explorer.probing.probe_rows` and runs the same
+probe on the stored vectors.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePath
 
 from explorer.codegen import batch_loop, literal, model_preamble
 from explorer.codegen.expressions import pooling_expression, subwords_expression
 from explorer.pooling import validate_pooling
 from explorer.words import SUBWORD_MODES
+
+_IMPORTS = (
+    "import numpy as np\n"
+    "from sklearn.linear_model import LogisticRegression\n"
+    "from sklearn.model_selection import StratifiedKFold\n"
+    "from sklearn.pipeline import make_pipeline\n"
+    "from sklearn.preprocessing import StandardScaler\n"
+)
 
 
 def _sentence_features(layer: int, pooling: str) -> str:
@@ -102,17 +116,21 @@ def probe_snippet(
         what = f"the word's vector ({mode} of its subwords)"
     return (
         f"# Linear probe on layer {int(layer)}: {what}, {int(folds)}-fold cross-validation\n"
-        "import numpy as np\n"
-        "from sklearn.linear_model import LogisticRegression\n"
-        "from sklearn.model_selection import StratifiedKFold\n"
-        "from sklearn.pipeline import make_pipeline\n"
-        "from sklearn.preprocessing import StandardScaler\n"
+        + _IMPORTS
         + model_preamble(model_name)
         + "\n"
         + data
         + "\n"
         + features
         + "\n"
+        + _probe_loop(folds, random_state)
+    )
+
+
+def _probe_loop(folds: int, random_state: int) -> str:
+    """The page's cross-validated probe on ``X`` ``(rows, dim)``, ``labels`` and ``groups``
+    (one probe per group): leaves ``scores`` ``(folds,)`` and ``baseline``, prints both."""
+    return (
         f"folds, seed = {int(folds)}, {int(random_state)}\n"
         "correct, tested = np.zeros(folds), np.zeros(folds)\n"
         "majority = 0\n"
@@ -133,4 +151,50 @@ def probe_snippet(
         'print(f"layer {layer}: accuracy {scores.mean():.4f} ± {scores.std():.4f} '
         '(folds: {np.round(scores, 4)})")\n'
         'print(f"majority-class baseline: {baseline:.4f}")\n'
+    )
+
+
+def stored_probe_snippet(
+    store: str,
+    column: str,
+    label_column: bool,
+    layer: int,
+    pooling: str = "mean",
+    folds: int = 5,
+    random_state: int = 0,
+    limit: int = 2000,
+) -> str:
+    """A runnable program: the page's probe on layer ``layer`` of a saved corpus.
+
+    ``store`` is the store folder's name (written as ``"path/to/<store>"``: a snippet never
+    shows where the server keeps its stores), ``column`` the probed column (``label_column``:
+    it is the store's label column, else one of its metadata columns), ``pooling`` a pooling
+    whose parts are stored, ``limit`` and ``random_state`` the sample the page drew
+    (:func:`explorer.probing.probe_rows`), ``folds`` the folds it used (after any lowering).
+    Leaves ``X`` ``(rows, dim)``, ``scores`` ``(folds,)`` and ``baseline`` in its namespace.
+    """
+    validate_pooling(pooling)
+    folder = "path/to/" + (PurePath(store).name or "corpus")
+    values = (
+        f"corpus.labels  # the label column, {column!r}"
+        if label_column
+        else f"corpus.metadata[{column!r}].tolist()"
+    )
+    title = (
+        f"# Linear probe on layer {int(layer)} of a saved corpus: {pooling} pooling, "
+        f"{int(folds)}-fold cross-validation\n"
+    )
+    imports = _IMPORTS + "\nimport explorer\nfrom explorer.probing import probe_rows\n\n"
+    return (
+        title
+        + imports
+        + f"corpus = explorer.open_corpus({folder!r})  # the folder `explorer embed --out` wrote\n"
+        f"values = {values}\n"
+        f"# rows with a value; beyond {int(limit):,} of them, a random sample stratified by label\n"
+        f"chosen = probe_rows(values, limit={int(limit)}, seed={int(random_state)})\n"
+        "labels = np.array(chosen.labels)\n"
+        "groups = np.zeros(len(labels))\n\n"
+        f"layer, pooling = {int(layer)}, {pooling!r}  # layer 0 = embedding output\n"
+        "X = corpus.sentence(pooling, layer, rows=chosen.rows)  # (rows, dim): stored, no model\n\n"
+        + _probe_loop(folds, random_state)
     )

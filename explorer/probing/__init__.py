@@ -23,7 +23,8 @@ One module per job:
 * :mod:`~explorer.probing.features`: word features and token sequences (one forward pass);
 * :mod:`~explorer.probing.linear`: the linear probe;
 * :mod:`~explorer.probing.heads`: the CNN head;
-* :mod:`~explorer.probing.scores`: accuracy per layer, comparisons, the best layers.
+* :mod:`~explorer.probing.scores`: accuracy per layer, comparisons, the best layers;
+* :mod:`~explorer.probing.stored`: probes on a corpus store's stored vectors (no forward pass).
 
 Everything here is plain Python (no Streamlit); progress callbacks get ``(done, total)``.
 """
@@ -52,8 +53,19 @@ from explorer.probing.folds import (
 from explorer.probing.heads import CNNClassifier, CNNHead, cnn_scores, train_step
 from explorer.probing.linear import make_probe, probe_accuracies
 from explorer.probing.scores import best_layers, compare_strategies, layer_scores, score_layers
+from explorer.probing.stored import (
+    MAX_CLASSES,
+    LabelColumn,
+    ProbeRows,
+    check_label_column,
+    label_columns,
+    probe_rows,
+    store_layer_scores,
+    stored_stack,
+)
 
 __all__ = [
+    "MAX_CLASSES",
     "MAX_FOLDS",
     "MAX_ROWS",
     "MAX_TOKENS",
@@ -62,22 +74,29 @@ __all__ = [
     "CNNClassifier",
     "CNNHead",
     "FitPredict",
+    "LabelColumn",
     "ProbePlan",
+    "ProbeRows",
     "Progress",
     "WordFeatures",
     "best_layers",
+    "check_label_column",
     "cnn_scores",
     "compare_strategies",
     "first_occurrences",
     "fold_accuracies",
+    "label_columns",
     "labelled_table",
     "layer_scores",
     "majority_baseline",
     "make_probe",
     "plan_folds",
     "probe_accuracies",
+    "probe_rows",
     "read_labelled_csv",
     "score_layers",
+    "store_layer_scores",
+    "stored_stack",
     "summary_row",
     "token_sequences",
     "train_step",

@@ -29,22 +29,29 @@ def score_layers(
     stack: np.ndarray,
     plan: ProbePlan,
     progress: Progress | None = None,
+    *,
+    layers: Sequence[int] | None = None,
 ) -> pd.DataFrame:
     """Probe every layer of ``stack (num_layers + 1, n, d)``.
 
-    Returns one row per layer with ``layer``, ``accuracy_mean``, ``accuracy_std`` (over
-    folds), ``baseline``, and ``fold_1`` … ``fold_k``; ``attrs`` holds ``baseline``,
-    ``folds``, ``n`` and ``notes``. ``progress(layers_done, layers_total)`` after each layer.
+    ``layers`` numbers the stack's rows when they are not ``0 … num_layers`` (a corpus store
+    keeping only some layers: ``(0, 3, 6)``). Returns one row per layer with ``layer``,
+    ``accuracy_mean``, ``accuracy_std`` (over folds), ``baseline``, and ``fold_1`` …
+    ``fold_k``; ``attrs`` holds ``baseline``, ``folds``, ``n`` and ``notes``.
+    ``progress(layers_done, layers_total)`` after each layer.
     """
     stack = np.asarray(stack)
     if stack.ndim != 3:
         raise ValueError(f"Expected a (layers, n, d) stack, got shape {stack.shape}.")
+    numbers = list(range(stack.shape[0])) if layers is None else [int(i) for i in layers]
+    if len(numbers) != stack.shape[0]:
+        raise ValueError(f"Got {len(numbers)} layer numbers for a stack of {stack.shape[0]}.")
     rows = []
-    for layer in range(stack.shape[0]):
-        scores = probe_accuracies(stack[layer], plan)
+    for index, layer in enumerate(numbers):
+        scores = probe_accuracies(stack[index], plan)
         rows.append({"layer": layer, **summary_row(scores, plan)})
         if progress is not None:
-            progress(layer + 1, stack.shape[0])
+            progress(index + 1, stack.shape[0])
     return _with_attrs(pd.DataFrame(rows), plan)
 
 
@@ -88,12 +95,13 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
 
     ``scores`` comes from :func:`compare_strategies`; returns columns ``strategy``,
     ``layer``, ``within_noise`` (:func:`layers_within_noise` as text, e.g. ``"3–6"``),
-    ``accuracy_mean``, ``accuracy_std``, ``embedding_layer`` (layer-0 accuracy) and
-    ``baseline``.
+    ``accuracy_mean``, ``accuracy_std``, ``embedding_layer`` (layer-0 accuracy, NaN when
+    layer 0 was not probed) and ``baseline``.
     """
     rows = []
     for name, frame in scores.groupby("strategy", sort=False):
         best = frame.sort_values(["accuracy_mean", "layer"], ascending=[False, True]).iloc[0]
+        embedding = frame.loc[frame["layer"] == 0, "accuracy_mean"]
         rows.append(
             {
                 "strategy": name,
@@ -101,7 +109,7 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
                 "within_noise": layer_ranges(layers_within_noise(frame)),
                 "accuracy_mean": float(best["accuracy_mean"]),
                 "accuracy_std": float(best["accuracy_std"]),
-                "embedding_layer": float(frame.loc[frame["layer"] == 0, "accuracy_mean"].iloc[0]),
+                "embedding_layer": float(embedding.iloc[0]) if len(embedding) else float("nan"),
                 "baseline": float(best["baseline"]),
             }
         )
@@ -206,7 +214,9 @@ def probe_notice(
             f"{accuracy - baseline:+.2f} over always guessing the most common one ({baseline:.2f})."
         )
     gain = accuracy - baseline
-    if gain > 0 and embedding - baseline >= 0.8 * gain:
+    if np.isnan(embedding):
+        second = "The embedding layer (0) was not probed: the data keep only some layers."
+    elif gain > 0 and embedding - baseline >= 0.8 * gain:
         second = (
             f"The embedding layer (0), before any context, already reaches {embedding:.2f}: "
             "most of it is in the words themselves."
