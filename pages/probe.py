@@ -7,10 +7,10 @@ import streamlit as st
 
 from explorer import export, probing, uploads
 from explorer.codegen.probe import probe_snippet
-from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
+from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.probing.scores import probe_notice
-from explorer.ui import compute, messages, sources
+from explorer.ui import compute, messages
 from explorer.ui import probing as probes
 from explorer.ui.model import current_model_name
 from explorer.ui.widgets import (
@@ -35,15 +35,20 @@ name = current_model_name()
 # -- data ------------------------------------------------------------------------------------
 top = st.columns([2, 3, 2])
 try:
-    chosen = sources.labelled_source("probe", top[:2])
+    chosen = probes.data_source("probe", top[:2])
+    saved = probes.saved_rows(chosen[2], top[2]) if chosen and chosen[1] == "saved" else None
 except ValueError as error:
     messages.error(error)
     st.stop()
 if chosen is None:
     st.stop()
-frame, task = chosen
+frame, task, store = chosen
 
-if task == "word":
+if saved is not None:
+    if saved.note:
+        messages.info(saved.note)
+    frame = pd.DataFrame({"text": saved.texts, "label": saved.labels})
+elif task == "word":
     options = (ALL_WORDS, *dict.fromkeys(frame["word"].str.strip()))
     word = top[2].selectbox(
         "Word",
@@ -57,11 +62,11 @@ if task == "word":
     if word != ALL_WORDS:
         frame = frame[frame["word"].str.strip() == word].reset_index(drop=True)
 try:
-    kept = compute.cap_tokens(name, uploads.from_lists(tuple(frame["text"])))
+    kept = None if saved else compute.cap_tokens(name, uploads.from_lists(tuple(frame["text"])))
 except ValueError as error:
     messages.error(error)
     st.stop()
-if kept.note:
+if kept and kept.note:
     messages.info(kept.note)
     frame = frame.iloc[: len(kept.data)]
 words = tuple(frame["word"].str.strip()) if task == "word" else None
@@ -78,7 +83,9 @@ folds = settings[0].slider(
     bind=URL,
     help="Each fold is held out once for testing while the probe trains on the rest.",
 )
-data = probes.ProbeData(texts, labels, words, folds)
+data = probes.ProbeData(
+    texts, labels, words, folds, store=store, rows=saved.rows if saved else None
+)
 try:
     plan = data.plan()
 except ValueError as error:
@@ -91,13 +98,15 @@ for note in plan.notes:
 try:
     if task == "word":
         features = probes.word_features(name, texts, words)
-    else:
-        corpus = compute.embed_corpus(name, texts)
+    elif task == "sentence":
+        compute.embed_corpus(name, texts)
 except ValueError as error:
     messages.error(error)
     st.stop()
 
-if task == "word":
+if saved is not None:
+    strategies, labels_for = probes.stored_poolings(settings[1], saved), POOLING_LABELS
+elif task == "word":
     if features.num_split == 0:
         strategies = ["mean"]
         settings[1].caption(
@@ -156,27 +165,29 @@ st.caption(
         else "Layer 0 is a bag of static word vectors: topics can often be read from the words "
         "alone, sentiment needs more context."
     )
+    + (saved.layers_note if saved else "")
 )
 probes.best_table(best, labels_for)
 
 # -- one layer: linear probe vs CNN, downloads, code -----------------------------------------
-st.subheader("One layer up close: linear probe vs a small CNN")
-st.markdown(
-    "The tutorials also feed a layer's output to a small **1-D CNN**: the token vectors of a "
-    "text, laid out as `(batch, hidden, tokens)`, with kernels sliding over neighbouring "
-    "tokens. Here it trains on frozen features with the same folds as the probe."
-)
-choose = st.columns(2)
-num_layers = int(scores["layer"].max())
-layer = choose[0].selectbox(
+st.subheader("One layer up close" + ("" if saved else ": linear probe vs a small CNN"))
+if not saved:
+    st.markdown(
+        "The tutorials also feed a layer's output to a small **1-D CNN**: the token vectors of "
+        "a text, laid out as `(batch, hidden, tokens)`, with kernels sliding over neighbouring "
+        "tokens. Here it trains on frozen features with the same folds as the probe."
+    )
+pick = st.columns(2)
+layers = tuple(int(k) for k in sorted(scores["layer"].unique()))
+layer = pick[0].selectbox(
     "Layer",
-    tuple(range(num_layers + 1)),
-    index=int(top_row["layer"]),
+    layers,
+    index=layers.index(int(top_row["layer"])),
     format_func=lambda k: f"{k} (embeddings)" if k == 0 else str(k),
     key="probe.layer",
     bind=URL,
 )
-strategy = choose[1].selectbox(
+strategy = pick[1].selectbox(
     "Strategy for the linear probe",
     tuple(strategies),
     index=list(strategies).index(top_row["strategy"]),
@@ -185,38 +196,15 @@ strategy = choose[1].selectbox(
     bind=URL,
 )
 linear = scores[(scores["strategy"] == strategy) & (scores["layer"] == layer)].iloc[0]
-try:
-    cnn = probes.cnn_scores(name, data, layer).iloc[0]
-except ValueError as error:
-    messages.warning(error)
-    cnn = None
-if cnn is not None:
-    heads = pd.DataFrame(
-        {
-            "head": [f"Linear probe ({labels_for[strategy].lower()})", "1-D CNN over tokens"],
-            "accuracy_mean": [linear["accuracy_mean"], cnn["accuracy_mean"]],
-            "accuracy_std": [linear["accuracy_std"], cnn["accuracy_std"]],
-        }
-    )
-    st.plotly_chart(
-        head_comparison_figure(heads, plan.baseline, title=f"Layer {layer}: two heads"),
-        width="stretch",
-        key="probe.heads",
-    )
+if saved:
     st.caption(
-        "The CNN reads every token of the text at this layer, not just one pooled vector"
-        + (
-            " or the target word: even at layer 0 it can use context words such as *river* "
-            "or *money*, which the probe on the word's own vector cannot see."
-            if task == "word"
-            else "; it can pick up short phrases that pooling averages away."
-        )
+        "The small 1-D CNN head of this page reads every token's vector; a saved corpus keeps "
+        "one pooled vector per text and layer, so only the linear probe runs on it."
     )
-
-if task == "word":
-    vectors = features.vectors[strategy][layer]
 else:
-    vectors = corpus.per_layer(strategy)[layer]
+    probes.cnn_comparison(name, data, layer, linear, labels_for[strategy], plan.baseline, task)
+
+vectors = probes.layer_vectors(name, data, strategy, layer)
 download = export.vectors_frame(vectors, texts, labels, words)
 stem = f"probe_layer{layer}_{strategy}"
 buttons = st.columns(3)
@@ -233,6 +221,9 @@ csv_download(
     buttons[2], "Accuracy per layer (.csv)", scores, "probe_scores.csv", "probe.download_scores"
 )
 
+if saved:
+    probes.show_saved_code(store, saved, layer, strategy, plan)
+    st.stop()
 spans = [(o.char_start, o.char_end) for o in features.occurrences] if task == "word" else None
 show_code(
     probe_snippet(

@@ -1,33 +1,43 @@
-"""Cached probes of the "Which layer?" page: features, per-layer scores, the CNN head."""
+"""Cached probes of the "Which layer?" page: where the labelled texts come from (a built-in
+set, an uploaded CSV or a saved corpus), features, per-layer scores, the CNN head."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer import corpora, limits
 from explorer.probing.features import token_sequences
 from explorer.probing.features import word_features as features
 from explorer.probing.folds import plan_folds
 from explorer.probing.heads import cnn_scores as scores
 from explorer.probing.scores import score_layers
-from explorer.ui.compute import cached, embed_corpus
+from explorer.probing.stored import column_values, label_columns, probe_rows, stored_stack
+from explorer.ui.compute import cached, embed_corpus, open_store, store_rows
 from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
+from explorer.ui.widgets import URL
 
 
 @dataclass(frozen=True)
 class ProbeData:
     """What is probed: ``texts`` with ``labels``; ``words`` (one per text) for word-level
-    probes, None for sentence-level ones. Folds are stratified with ``random_state``."""
+    probes, None for sentence-level ones. Folds are stratified with ``random_state``.
+
+    For a saved corpus, ``store`` is its folder and ``rows`` the store rows of ``texts``: the
+    features are its stored vectors, read with no forward pass (and no model)."""
 
     texts: tuple[str, ...]
     labels: tuple[str, ...]
     words: tuple[str, ...] | None = None
     folds: int = 5
     random_state: int = 0
+    store: str | None = None
+    rows: tuple[int, ...] | None = None
 
     def plan(self):
         """The cross-validation plan (:func:`explorer.probing.folds.plan_folds`)."""
@@ -45,23 +55,39 @@ def word_features(model_name: str, texts: tuple[str, ...], words: tuple[str, ...
     return cached("probes", ("features", model_name, texts, words), compute)
 
 
-def _stack(model_name: str, data: ProbeData, strategy: str) -> np.ndarray:
+def _stack(
+    model_name: str, data: ProbeData, strategy: str
+) -> tuple[tuple[int, ...] | None, np.ndarray]:
+    """``(layer numbers or None for 0 … L, (layers, n, d) features)`` of ``data``."""
+    if data.store is not None:
+        return stored_stack(open_store(data.store), strategy, data.rows)
     if data.words is None:
-        return embed_corpus(model_name, data.texts).per_layer(strategy)
-    return word_features(model_name, data.texts, data.words).vectors[strategy]
+        return None, embed_corpus(model_name, data.texts).per_layer(strategy)
+    return None, word_features(model_name, data.texts, data.words).vectors[strategy]
 
 
 def layer_scores(model_name: str, data: ProbeData, strategy: str) -> pd.DataFrame:
-    """Cached :func:`explorer.probing.scores.score_layers` for one pooling (sentence probes) or
-    subword mode (word probes; one probe per word), with a progress bar. Features come from the
-    cached forward pass, so a new strategy or fold count runs no model."""
+    """Cached :func:`explorer.probing.scores.score_layers` for one pooling (sentence probes and
+    saved corpora) or subword mode (word probes; one probe per word), with a progress bar.
+    Features come from the cached forward pass or the store, so a new strategy or fold count
+    runs no model. ``layer`` holds the real layer numbers (a store may keep only some)."""
 
     def compute() -> pd.DataFrame:
-        stack = _stack(model_name, data, strategy)
+        layers, stack = _stack(model_name, data, strategy)
         with progress_bar(f"Probing every layer ({strategy})… layer") as report:
-            return score_layers(stack, data.plan(), report).assign(strategy=strategy)
+            scores = score_layers(stack, data.plan(), report, layers=layers)
+            return scores.assign(strategy=strategy)
 
-    return cached("probes", ("scores", model_name, data, strategy), compute).copy()
+    model = None if data.store is not None else model_name  # a store needs no model
+    return cached("probes", ("scores", model, data, strategy), compute).copy()
+
+
+def layer_vectors(model_name: str, data: ProbeData, strategy: str, layer: int) -> np.ndarray:
+    """``(n, d)`` float32 features of ``data`` at layer ``layer`` under ``strategy`` (what the
+    probe of that layer reads)."""
+    if data.store is not None:
+        return open_store(data.store).sentence(strategy, int(layer), rows=np.array(data.rows))
+    return _stack(model_name, data, strategy)[1][layer]
 
 
 def cnn_scores(model_name: str, data: ProbeData, layer: int) -> pd.DataFrame:
@@ -77,6 +103,48 @@ def cnn_scores(model_name: str, data: ProbeData, layer: int) -> pd.DataFrame:
     return cached("probes", ("cnn", model_name, data, layer), compute).copy()
 
 
+def cnn_comparison(
+    model_name: str,
+    data: ProbeData,
+    layer: int,
+    linear: pd.Series,
+    strategy_label: str,
+    baseline: float,
+    task: str,
+) -> None:
+    """The small CNN head on layer ``layer`` beside the linear probe's ``linear`` score row (a
+    bar chart and what it means), or a warning when the CNN cannot run."""
+    from explorer.figures.probe import head_comparison_figure
+    from explorer.ui import messages
+
+    try:
+        cnn = cnn_scores(model_name, data, layer).iloc[0]
+    except ValueError as error:
+        messages.warning(error)
+        return
+    heads = pd.DataFrame(
+        {
+            "head": [f"Linear probe ({strategy_label.lower()})", "1-D CNN over tokens"],
+            "accuracy_mean": [linear["accuracy_mean"], cnn["accuracy_mean"]],
+            "accuracy_std": [linear["accuracy_std"], cnn["accuracy_std"]],
+        }
+    )
+    st.plotly_chart(
+        head_comparison_figure(heads, baseline, title=f"Layer {layer}: two heads"),
+        width="stretch",
+        key="probe.heads",
+    )
+    st.caption(
+        "The CNN reads every token of the text at this layer, not just one pooled vector"
+        + (
+            " or the target word: even at layer 0 it can use context words such as *river* "
+            "or *money*, which the probe on the word's own vector cannot see."
+            if task == "word"
+            else "; it can pick up short phrases that pooling averages away."
+        )
+    )
+
+
 def headline(baseline: float, top_row, task: str, labels: dict[str, str]) -> None:
     """Three metrics above the probe chart: the majority baseline, layer 0, the best layer."""
     metrics = st.columns(3)
@@ -86,12 +154,15 @@ def headline(baseline: float, top_row, task: str, labels: dict[str, str]) -> Non
         help="Accuracy of always guessing the most common label"
         + (" of each word." if task == "word" else "."),
     )
+    embedding = top_row["embedding_layer"]
+    stored = not np.isnan(embedding)
     metrics[1].metric(
         "Embedding layer (0)",
-        f"{top_row['embedding_layer']:.2f}",
-        delta=f"{top_row['embedding_layer'] - baseline:+.2f} vs baseline",
+        f"{embedding:.2f}" if stored else "not stored",
+        delta=f"{embedding - baseline:+.2f} vs baseline" if stored else None,
         delta_color="off",
-        help="Layer 0 is the input embedding (token + position), before any attention.",
+        help="Layer 0 is the input embedding (token + position), before any attention."
+        + ("" if stored else " This saved corpus does not keep it (explorer embed --layers)."),
     )
     band = top_row["within_noise"]
     metrics[2].metric(
@@ -125,4 +196,212 @@ def best_table(best: pd.DataFrame, labels: dict[str, str]) -> None:
             "baseline": number("Baseline", format="%.3f"),
         },
         key="probe.best",
+    )
+
+
+# -- where the labelled texts come from -----------------------------------------------------
+
+SOURCES = {"builtin": "Built-in example", "upload": "Upload a CSV", "saved": "Saved corpus"}
+
+
+def data_source(prefix: str, columns: Sequence):
+    """Labelled texts to probe: a built-in set, an uploaded ``text,label`` /
+    ``text,word,label`` CSV or, when the operator named folders (``EXPLORER_CORPORA``), a saved
+    corpus (radio in ``columns[0]``, the rest in ``columns[1]``).
+
+    Returns ``(frame, task, None)`` (task ``"word"`` or ``"sentence"``) or, for a saved corpus,
+    ``(None, "saved", folder)``; None while an upload is awaited. Raises ``ValueError`` for a
+    bad file.
+
+    The built-in and upload branches are :func:`explorer.ui.sources.labelled_source`'s, which
+    cannot offer saved corpora yet: merge them there (``saved=True``) when it can."""
+    from explorer import probing
+    from explorer.ui.sources import PROBE_SETS, saved_corpora
+
+    stores = saved_corpora()
+    kind = columns[0].radio(
+        "Data",
+        ("builtin", "upload", *(("saved",) if stores else ())),
+        format_func=SOURCES.get,
+        key=f"{prefix}.source",
+        bind=URL,
+    )
+    if kind == "saved":
+        labels = [entry.label for entry in stores]
+        chosen = columns[1].selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
+        columns[1].caption(
+            "Embedded ahead of time with `explorer embed`: the probe reads its stored vectors, "
+            "nothing runs the model."
+        )
+        return None, "saved", str(stores[labels.index(chosen)].path)
+    if kind == "builtin":
+        dataset = columns[1].selectbox(
+            "Example set",
+            tuple(PROBE_SETS),
+            format_func=lambda key: PROBE_SETS[key][0],
+            key=f"{prefix}.dataset",
+            bind=URL,
+            help="Word senses: sentences using bank, bat, bark, crane, spring, match, mouse and "
+            "plant, labelled by sense. Topics and sentiment: 240 short remarks.",
+        )
+        frame = corpora.load_dataset(PROBE_SETS[dataset][1])
+        return frame, "word" if "word" in frame.columns else "sentence", None
+    uploaded = columns[1].file_uploader(
+        "CSV with columns text,label (sentences) or text,word,label (word senses)",
+        type=["csv"],
+        key=f"{prefix}.upload",
+        help=f"UTF-8, a header row, at most {probing.MAX_ROWS:,} rows.",
+    )
+    if uploaded is None:
+        st.info(
+            "Upload a CSV file: `text,label` to probe sentences (e.g. topic or sentiment), or "
+            "`text,word,label` to probe the vector of `word` in each text (e.g. its sense)."
+        )
+        return None
+    return (*probing.read_labelled_csv(uploaded.getvalue()), None)
+
+
+@dataclass(frozen=True)
+class SavedRows:
+    """What a probe reads of a saved corpus: ``texts`` and ``labels`` of store rows ``rows``
+    (column ``column``, the store's label column when ``is_label``), the stored ``layers`` (of
+    ``0 … num_layers``) and ``poolings`` (every pooling whose parts are stored), the row
+    ``limit`` the sample was drawn with, and ``note`` saying what was left out or sampled
+    (``None`` when nothing was)."""
+
+    texts: tuple[str, ...]
+    labels: tuple[str, ...]
+    rows: tuple[int, ...]
+    column: str
+    is_label: bool
+    layers: tuple[int, ...]
+    num_layers: int
+    poolings: tuple[str, ...]
+    limit: int
+    note: str | None
+
+    @property
+    def layers_note(self) -> str:
+        """A sentence naming the stored layers when the store keeps only some (else "")."""
+        from explorer.probing.scores import layer_ranges
+
+        if len(self.layers) > self.num_layers:
+            return ""
+        return (
+            f" This corpus keeps layers {layer_ranges(self.layers)} of 0–{self.num_layers}: "
+            "only those are probed."
+        )
+
+
+def _usable_columns(path: str) -> list:
+    """:func:`explorer.probing.stored.label_columns` of the store (cached: it reads columns)."""
+    return cached(
+        "corpora",
+        ("label columns", path),
+        lambda: label_columns(open_store(path)),
+        "Reading the corpus's columns…",
+    )
+
+
+def saved_rows(path: str, container, limit: int | None = None) -> SavedRows:
+    """Choose the label column of the saved corpus at ``path`` (a selectbox in ``container``
+    listing the columns that can be probed) and the rows to probe (at most about ``limit``,
+    default :data:`explorer.limits.MAX_PROBE_ROWS`, a stratified random sample beyond:
+    :func:`explorer.probing.stored.probe_rows`).
+
+    Raises ``ValueError`` saying what is missing when no column can be probed."""
+    from explorer.pooling import POOLINGS, pooling_parts
+    from explorer.probing.stored import MAX_CLASSES, MIN_PER_CLASS
+
+    limit = limits.MAX_PROBE_ROWS if limit is None else limit
+    corpus = open_store(path)
+    checked = _usable_columns(path)
+    usable = [c for c in checked if c.usable]
+    others = "; ".join(f"{c.name!r}: {c.problem}" for c in checked if not c.usable)
+    if not usable:
+        what = (
+            f"its label column {corpus.label_column!r} cannot be probed"
+            if corpus.label_column
+            else "it was embedded without a label column (`explorer embed --label-column`)"
+        )
+        raise ValueError(
+            f"This saved corpus has no column to probe: {what}, and a probe needs a column with "
+            f"2 to {MAX_CLASSES} classes and at least {MIN_PER_CLASS} texts in each"
+            + (f" ({others})." if others else "; it has no other columns.")
+            + " Choose another corpus, or embed this one again with --label-column COLUMN."
+        )
+    names = [c.name for c in usable]
+    column = container.selectbox(
+        "Label",
+        names,
+        format_func=lambda n: f"{n} ({usable[names.index(n)].classes} classes)",
+        key="probe.column",
+        bind=URL,
+        help="The store's label column or any other column of its input with 2 to "
+        f"{MAX_CLASSES} classes and at least {MIN_PER_CLASS} texts in each."
+        + (f" Not offered: {others}." if others else ""),
+    )
+
+    def choose():
+        return probe_rows(column_values(corpus, column), limit, seed=0)
+
+    chosen = cached("corpora", ("probe rows", path, column, limit), choose)
+    rows = tuple(int(i) for i in chosen.rows)
+    frame = store_rows(path, rows)
+    poolings = tuple(
+        p for p in POOLINGS if all(part in corpus.poolings for part in pooling_parts(p))
+    )
+    return SavedRows(
+        texts=tuple(frame[corpus.text_column].astype(str)),
+        labels=chosen.labels,
+        rows=rows,
+        column=column,
+        is_label=column == corpus.label_column,
+        layers=tuple(int(layer) for layer in corpus.layers),
+        num_layers=corpus.num_layers,
+        poolings=poolings,
+        limit=limit,
+        note=chosen.note,
+    )
+
+
+def stored_poolings(container, saved: SavedRows) -> list[str]:
+    """Choose poolings among those ``saved`` keeps (default mean, else the first), bound to
+    the link."""
+    from explorer.pooling import LABELS
+    from explorer.ui.widgets import choose
+
+    return choose(
+        container,
+        "Poolings",
+        saved.poolings,
+        LABELS.get,
+        "probe.stored_poolings",
+        ["mean" if "mean" in saved.poolings else saved.poolings[0]],
+        help="The poolings this corpus keeps (explorer embed --pooling): each adds a probe per "
+        "stored layer.",
+    )
+
+
+def show_saved_code(store: str, saved: SavedRows, layer: int, strategy: str, plan) -> None:
+    """ "Show code" for a probe on a saved corpus: :func:`explorer.codegen.probe.
+    stored_probe_snippet` (the store named by its folder's name only)."""
+    from explorer.codegen.probe import stored_probe_snippet
+    from explorer.ui.widgets import show_code
+
+    snippet = stored_probe_snippet(
+        store,
+        saved.column,
+        saved.is_label,
+        layer,
+        strategy,
+        plan.folds,
+        plan.random_state,
+        saved.limit,
+    )
+    show_code(
+        snippet,
+        caption=f"Opens the saved corpus with explorer, takes the same rows and layer {layer}'s "
+        "stored vectors, then runs the same cross-validated probe with scikit-learn; prints the "
+        "accuracy shown above.",
     )
