@@ -5,10 +5,10 @@ Both engines embed the same sentences into a store (bundled model, every layer, 
 poolings, float32, on disk) with :func:`explorer.store.embed_to_store`, in turn (local, ray,
 ray, local, ...) in one process, so a busy machine slows both alike. Ray is started once
 before the rounds (``startup_s``); each ray round still starts its actors (a new process
-per actor that imports torch and loads the model), which ``ray_texts_per_second`` includes.
-``actors_start_s`` times a ray embed of one text per actor (mostly that start-up), and
-``ray_steady_texts_per_second`` leaves it out: texts / (ray round - actors_start_s), what a
-large corpus (one actor start per :data:`explorer.store.ray_engine.WINDOW_ROWS` texts) gets.
+per actor that imports torch and loads the model), which ``*_texts_per_second`` include.
+``*_steady_texts_per_second`` are each engine's rate over its last three quarters of texts
+(from the first progress report at or past a quarter, when every actor is running): what a
+large corpus gets (one actor start per :data:`explorer.store.ray_engine.WINDOW_ROWS` texts).
 Also checks that the two stores hold the same vectors (largest absolute difference over
 every pooling, layer and text). Prints one JSON line at the end.
 """
@@ -56,47 +56,49 @@ def run(n_texts: int, rounds: int, actors: int | None, threads: int) -> dict:
     engine.start()
     startup = time.perf_counter() - start
     seconds: dict[str, list[float]] = {"local": [], "ray": []}
-    pool = engine.actors or max(1, engine.cluster_cpus() // engine.threads)
-    tiny = work / "tiny.txt"
-    tiny.write_text("\n".join(texts[:pool]) + "\n")
+    rates: dict[str, list[float]] = {"local": [], "ray": []}
     try:
-        with RayEngine(actors=pool, threads=threads, block_rows=1) as one_each:
-            start = time.perf_counter()
-            embed_to_store(model, tiny, work / "tiny", Settings(), engine=one_each)
-            actors_start = time.perf_counter() - start
-        print(f"actors start: {actors_start:.1f} s", flush=True)
         for round_ in range(rounds):
             order = ("local", "ray") if round_ % 2 == 0 else ("ray", "local")
             for name in order:
+                mark: list[tuple[float, int]] = []
+
+                def progress(state, mark=mark) -> None:
+                    if not mark and state.rows >= n_texts // 4:
+                        mark.append((time.perf_counter(), state.rows))
+
                 start = time.perf_counter()
                 embed_to_store(
-                    model, source, work / f"{name}-{round_}", Settings(),
+                    model, source, work / f"{name}-{round_}", Settings(), progress=progress,
                     engine=engine if name == "ray" else "local",
                 )  # fmt: skip
-                seconds[name].append(time.perf_counter() - start)
-                print(f"round {round_} {name}: {seconds[name][-1]:.1f} s", flush=True)
+                end = time.perf_counter()
+                seconds[name].append(end - start)
+                rates[name].append((n_texts - mark[0][1]) / (end - mark[0][0]))
+                print(f"round {round_} {name}: {seconds[name][-1]:.1f} s, last 3/4 at "
+                      f"{rates[name][-1]:.0f} texts/s", flush=True)  # fmt: skip
         deviation = compare(work / "local-0", work / "ray-0")
     finally:
         engine.close()
         shutil.rmtree(work, ignore_errors=True)
     local = n_texts / statistics.median(seconds["local"])
     ray = n_texts / statistics.median(seconds["ray"])
-    steady = n_texts / max(statistics.median(seconds["ray"]) - actors_start, 1e-9)
+    steady = {name: statistics.median(values) for name, values in rates.items()}
     return {
         "texts": n_texts,
         "distinct": info["distinct"],
         "rounds": rounds,
         "cpus": os.cpu_count(),
-        "actors": pool,
+        "actors": engine.actors or max(1, engine.cluster_cpus() // threads),
         "threads_per_actor": threads,
         "startup_s": startup,
-        "actors_start_s": actors_start,
         "seconds": seconds,
         "local_texts_per_second": local,
         "ray_texts_per_second": ray,
-        "ray_steady_texts_per_second": steady,
+        "local_steady_texts_per_second": steady["local"],
+        "ray_steady_texts_per_second": steady["ray"],
         "ratio": ray / local,
-        "steady_ratio": steady / local,
+        "steady_ratio": steady["ray"] / steady["local"],
         "max_abs_difference": deviation,
     }
 
@@ -112,12 +114,12 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
     result = run(args.texts, args.rounds, args.actors, args.threads)
     print(
-        f"local {result['local_texts_per_second']:.0f} texts/s, ray "
+        f"local {result['local_texts_per_second']:.0f} texts/s (steady "
+        f"{result['local_steady_texts_per_second']:.0f}), ray "
         f"{result['ray_texts_per_second']:.0f} texts/s (steady "
-        f"{result['ray_steady_texts_per_second']:.0f}): ratio {result['ratio']:.2f} "
-        f"(steady {result['steady_ratio']:.2f}); max |difference| "
-        f"{result['max_abs_difference']:.1e}; Ray started in {result['startup_s']:.1f} s, "
-        f"{result['actors']} actors in {result['actors_start_s']:.1f} s",
+        f"{result['ray_steady_texts_per_second']:.0f}) on {result['actors']} actors: ratio "
+        f"{result['ratio']:.2f}, steady {result['steady_ratio']:.2f}; max |difference| "
+        f"{result['max_abs_difference']:.1e}; Ray started in {result['startup_s']:.1f} s",
         flush=True,
     )
     print(json.dumps(result))
