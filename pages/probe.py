@@ -10,7 +10,7 @@ from explorer.codegen.probe import probe_snippet
 from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.probing.scores import probe_notice
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, sources
 from explorer.ui import probing as probes
 from explorer.ui.model import current_model_name
 from explorer.ui.widgets import (
@@ -35,7 +35,7 @@ name = current_model_name()
 # -- data ------------------------------------------------------------------------------------
 top = st.columns([2, 3, 2])
 try:
-    chosen = probes.data_source("probe", top[:2])
+    chosen = sources.labelled_source("probe", top[:2])
     saved = probes.saved_rows(chosen[2], top[2]) if chosen and chosen[1] == "saved" else None
 except ValueError as error:
     messages.error(error)

@@ -3,14 +3,13 @@ set, an uploaded CSV or a saved corpus), features, per-layer scores, the CNN hea
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import corpora, limits
+from explorer import limits
 from explorer.probing.features import token_sequences
 from explorer.probing.features import word_features as features
 from explorer.probing.folds import plan_folds
@@ -200,65 +199,6 @@ def best_table(best: pd.DataFrame, labels: dict[str, str]) -> None:
 
 
 # -- where the labelled texts come from -----------------------------------------------------
-
-SOURCES = {"builtin": "Built-in example", "upload": "Upload a CSV", "saved": "Saved corpus"}
-
-
-def data_source(prefix: str, columns: Sequence):
-    """Labelled texts to probe: a built-in set, an uploaded ``text,label`` /
-    ``text,word,label`` CSV or, when the operator named folders (``EXPLORER_CORPORA``), a saved
-    corpus (radio in ``columns[0]``, the rest in ``columns[1]``).
-
-    Returns ``(frame, task, None)`` (task ``"word"`` or ``"sentence"``) or, for a saved corpus,
-    ``(None, "saved", folder)``; None while an upload is awaited. Raises ``ValueError`` for a
-    bad file.
-
-    The built-in and upload branches are :func:`explorer.ui.sources.labelled_source`'s, which
-    cannot offer saved corpora yet: merge them there (``saved=True``) when it can."""
-    from explorer import probing
-    from explorer.ui.sources import PROBE_SETS, saved_corpora
-
-    stores = saved_corpora()
-    kind = columns[0].radio(
-        "Data",
-        ("builtin", "upload", *(("saved",) if stores else ())),
-        format_func=SOURCES.get,
-        key=f"{prefix}.source",
-        bind=URL,
-    )
-    if kind == "saved":
-        labels = [entry.label for entry in stores]
-        chosen = columns[1].selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
-        columns[1].caption(
-            "Embedded ahead of time with `explorer embed`: the probe reads its stored vectors, "
-            "nothing runs the model."
-        )
-        return None, "saved", str(stores[labels.index(chosen)].path)
-    if kind == "builtin":
-        dataset = columns[1].selectbox(
-            "Example set",
-            tuple(PROBE_SETS),
-            format_func=lambda key: PROBE_SETS[key][0],
-            key=f"{prefix}.dataset",
-            bind=URL,
-            help="Word senses: sentences using bank, bat, bark, crane, spring, match, mouse and "
-            "plant, labelled by sense. Topics and sentiment: 240 short remarks.",
-        )
-        frame = corpora.load_dataset(PROBE_SETS[dataset][1])
-        return frame, "word" if "word" in frame.columns else "sentence", None
-    uploaded = columns[1].file_uploader(
-        "CSV with columns text,label (sentences) or text,word,label (word senses)",
-        type=["csv"],
-        key=f"{prefix}.upload",
-        help=f"UTF-8, a header row, at most {probing.MAX_ROWS:,} rows.",
-    )
-    if uploaded is None:
-        st.info(
-            "Upload a CSV file: `text,label` to probe sentences (e.g. topic or sentiment), or "
-            "`text,word,label` to probe the vector of `word` in each text (e.g. its sense)."
-        )
-        return None
-    return (*probing.read_labelled_csv(uploaded.getvalue()), None)
 
 
 @dataclass(frozen=True)

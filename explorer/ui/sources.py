@@ -209,20 +209,35 @@ PROBE_SETS = {
 """The built-in sets of the "Which layer?" page: key -> (label, :data:`corpora.DATASETS` name)."""
 
 
+PROBE_SOURCES = {"builtin": "Built-in example", "upload": "Upload a CSV", "saved": "Saved corpus"}
+
+
 def labelled_source(prefix: str, columns: Sequence):
-    """Labelled texts to probe: a built-in set or an uploaded ``text,label`` /
-    ``text,word,label`` CSV (radio in ``columns[0]``, the rest in ``columns[1]``). Returns
-    ``(frame, task)`` (task ``"word"`` or ``"sentence"``), or None while an upload is awaited.
-    Raises ``ValueError`` for a bad file."""
+    """Labelled texts to probe: a built-in set, an uploaded ``text,label`` /
+    ``text,word,label`` CSV or, when the operator named folders (``EXPLORER_CORPORA``), a saved
+    corpus (radio in ``columns[0]``, the rest in ``columns[1]``).
+
+    Returns ``(frame, task, None)`` (task ``"word"`` or ``"sentence"``) or, for a saved corpus,
+    ``(None, "saved", folder)``; None while an upload is awaited. Raises ``ValueError`` for a
+    bad file."""
     from explorer import probing
 
+    stores = saved_corpora()
     kind = columns[0].radio(
         "Data",
-        ("builtin", "upload"),
-        format_func={"builtin": "Built-in example", "upload": "Upload a CSV"}.get,
+        ("builtin", "upload", *(("saved",) if stores else ())),
+        format_func=PROBE_SOURCES.get,
         key=f"{prefix}.source",
         bind=URL,
     )
+    if kind == "saved":
+        labels = [entry.label for entry in stores]
+        chosen = columns[1].selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
+        columns[1].caption(
+            "Embedded ahead of time with `explorer embed`: the probe reads its stored vectors, "
+            "nothing runs the model."
+        )
+        return None, "saved", str(stores[labels.index(chosen)].path)
     if kind == "builtin":
         dataset = columns[1].selectbox(
             "Example set",
@@ -234,7 +249,7 @@ def labelled_source(prefix: str, columns: Sequence):
             "plant, labelled by sense. Topics and sentiment: 240 short remarks.",
         )
         frame = corpora.load_dataset(PROBE_SETS[dataset][1])
-        return frame, "word" if "word" in frame.columns else "sentence"
+        return frame, "word" if "word" in frame.columns else "sentence", None
     uploaded = columns[1].file_uploader(
         "CSV with columns text,label (sentences) or text,word,label (word senses)",
         type=["csv"],
@@ -247,7 +262,7 @@ def labelled_source(prefix: str, columns: Sequence):
             "`text,word,label` to probe the vector of `word` in each text (e.g. its sense)."
         )
         return None
-    return probing.read_labelled_csv(uploaded.getvalue())
+    return (*probing.read_labelled_csv(uploaded.getvalue()), None)
 
 
 def saved_corpora() -> list:
