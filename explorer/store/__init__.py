@@ -3,6 +3,9 @@
 - :mod:`~explorer.store.format`: the folder layout, the manifest, atomic writes, checks
 - :mod:`~explorer.store.inputs`: CSV, TSV, JSON Lines, Parquet or plain text, read in chunks
 - :mod:`~explorer.store.writer`: :func:`embed_to_store`, shard by shard, resumable
+- :mod:`~explorer.store.engine`: texts of a shard -> vectors (the local engine);
+  :mod:`~explorer.store.ray_engine` does the same with Ray Data actors (``--engine ray``)
+- :mod:`~explorer.store.catalog`: the stores in the operator's ``EXPLORER_CORPORA`` folders
 - :mod:`~explorer.store.corpus`: :func:`open_corpus` and the opened :class:`Corpus`
 - :mod:`~explorer.store.project`: :func:`save_projection` (``explorer project``)
 
