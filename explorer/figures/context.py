@@ -24,6 +24,30 @@ def _escaped(labels: Sequence[str]) -> list[str]:
     return [html.escape(str(label), quote=False) for label in labels]
 
 
+def _add_baseline(
+    figure: go.Figure,
+    layers: np.ndarray,
+    baseline: np.ndarray,
+    width: int,
+    hovertemplate: str,
+) -> None:
+    """Add the anisotropy baseline ``(L+1,)`` (mean cosine of random token pairs at each of the
+    ``layers`` ``(L+1,)``) to ``figure`` as a dashed grey line ``width`` pixels wide."""
+    baseline = np.asarray(baseline, dtype=np.float64)
+    if baseline.shape != layers.shape:
+        raise ValueError(f"Baseline of shape {baseline.shape} does not match {len(layers)} layers.")
+    figure.add_trace(
+        go.Scatter(
+            x=layers,
+            y=baseline,
+            mode="lines",
+            name=BASELINE_NAME,
+            line={"color": "#7f7f7f", "width": width, "dash": "dash"},
+            hovertemplate=hovertemplate,
+        )
+    )
+
+
 def similarity_heatmap(
     matrix: np.ndarray,
     labels: Sequence[str],
@@ -131,21 +155,13 @@ def layer_similarity_chart(
             )
         )
     if baseline is not None:
-        baseline = np.asarray(baseline, dtype=np.float64)
-        if baseline.shape != (similarities.shape[0],):
-            raise ValueError(
-                f"Baseline of shape {baseline.shape} does not match {len(layers)} layers."
-            )
-        figure.add_trace(
-            go.Scatter(
-                x=layers,
-                y=baseline,
-                mode="lines",
-                name=BASELINE_NAME,
-                line={"color": "#7f7f7f", "width": 3, "dash": "dash"},
-                hovertemplate="Mean cosine of random token pairs (anisotropy)"
-                "<br>layer %{x}: %{y:.3f}<extra></extra>",
-            )
+        _add_baseline(
+            figure,
+            layers,
+            baseline,
+            width=3,
+            hovertemplate="Mean cosine of random token pairs (anisotropy)"
+            "<br>layer %{x}: %{y:.3f}<extra></extra>",
         )
     figure.update_layout(
         title={"text": title},
@@ -213,20 +229,12 @@ def sense_gap_chart(
         )
     )
     if baseline is not None:
-        baseline = np.asarray(baseline, dtype=np.float64)
-        if baseline.shape != layers.shape:
-            raise ValueError(
-                f"Baseline of shape {baseline.shape} does not match {len(layers)} layers."
-            )
-        figure.add_trace(
-            go.Scatter(
-                x=layers,
-                y=baseline,
-                mode="lines",
-                name=BASELINE_NAME,
-                line={"color": "#7f7f7f", "width": 2, "dash": "dash"},
-                hovertemplate="random token pairs, layer %{x}: %{y:.3f}<extra></extra>",
-            )
+        _add_baseline(
+            figure,
+            layers,
+            baseline,
+            width=2,
+            hovertemplate="random token pairs, layer %{x}: %{y:.3f}<extra></extra>",
         )
     last = int(layers[-1])
     figure.add_annotation(
