@@ -53,20 +53,28 @@ RowsDone = Callable[[int], None]
 """``progress(rows)``: rows embedded so far in this run (across shards), after each batch."""
 
 
+@dataclass(frozen=True)
+class Shards:
+    """What an engine embeds: the shard ``tables`` in order, their ``text_column``, the store
+    row of the first table's first row (``first_row``, 0-based, for error messages) and the
+    ``progress`` callback. Made by the writer."""
+
+    tables: Iterable[pa.Table]
+    text_column: str
+    first_row: int = 0
+    progress: RowsDone | None = None
+
+
+Embedded = Iterator[tuple[pa.Table, ShardVectors]]
+"""An engine's output: ``(table, vectors)`` for each shard table, in order."""
+
+
 class Engine(Protocol):
     """Embeds a stream of shard tables; yields ``(table, vectors)`` for each, in order."""
 
     name: str
 
-    def embed(
-        self,
-        model: Model,
-        job: Job,
-        tables: Iterable[pa.Table],
-        text_column: str,
-        first_row: int = 0,
-        progress: RowsDone | None = None,
-    ) -> Iterator[tuple[pa.Table, ShardVectors]]: ...
+    def embed(self, model: Model, job: Job, shards: Shards) -> Embedded: ...
 
     def close(self) -> None: ...
 
@@ -122,19 +130,12 @@ class LocalEngine:
     def __init__(self, workers: int | None = None) -> None:
         self.workers = workers
 
-    def embed(
-        self,
-        model: Model,
-        job: Job,
-        tables: Iterable[pa.Table],
-        text_column: str,
-        first_row: int = 0,
-        progress: RowsDone | None = None,
-    ) -> Iterator[tuple[pa.Table, ShardVectors]]:
+    def embed(self, model: Model, job: Job, shards: Shards) -> Embedded:
         """Yield ``(table, vectors)`` for each shard table, embedding one shard at a time."""
+        progress = shards.progress
         done = 0
-        for table in tables:
-            texts = table.column(text_column).to_pylist()
+        for table in shards.tables:
+            texts = table.column(shards.text_column).to_pylist()
 
             def step(rows: int, _total: int, base: int = done) -> None:
                 if progress is not None:
@@ -143,7 +144,7 @@ class LocalEngine:
             try:
                 vectors = embed_texts(model, texts, job, step, self.workers)
             except ValueError as error:
-                first = first_row + done
+                first = shards.first_row + done
                 raise ValueError(f"In rows {first + 1}-{first + len(texts)}: {error}") from None
             done += len(texts)
             yield table, vectors

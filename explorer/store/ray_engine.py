@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from explorer.store.engine import Job, RowsDone, ShardVectors
+from explorer.store.engine import Embedded, Job, RowsDone, Shards, ShardVectors
 
 if TYPE_CHECKING:
     from explorer.model import Model
@@ -175,15 +175,7 @@ class RayEngine:
 
     # -- embedding ----------------------------------------------------------------------
 
-    def embed(
-        self,
-        model: Model,
-        job: Job,
-        tables: Iterable[pa.Table],
-        text_column: str,
-        first_row: int = 0,
-        progress: RowsDone | None = None,
-    ) -> Iterator[tuple[pa.Table, ShardVectors]]:
+    def embed(self, model: Model, job: Job, shards: Shards) -> Embedded:
         """Yield ``(table, vectors)`` for each shard table, in order, as each completes."""
         from explorer.store import format as fmt
 
@@ -197,9 +189,16 @@ class RayEngine:
             "threads": self.threads,
         }
         done = 0
-        for window in _windows(tables, self.window_rows):
+        for window in _windows(shards.tables, self.window_rows):
             for table, vectors in self._window(
-                model, spec, window, text_column, first_row + done, actors, progress, done
+                model,
+                spec,
+                window,
+                shards.text_column,
+                shards.first_row + done,
+                actors,
+                shards.progress,
+                done,
             ):
                 done += table.num_rows
                 yield table, vectors

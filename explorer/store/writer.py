@@ -27,7 +27,7 @@ import pyarrow.parquet as pq
 from explorer.model import MAX_BATCH_TOKENS, Model
 from explorer.pooling import BASE_POOLINGS
 from explorer.store import format as fmt
-from explorer.store.engine import Engine, Job, ShardVectors, make_engine
+from explorer.store.engine import Engine, Job, Shards, ShardVectors, make_engine
 from explorer.store.inputs import InputInfo, inspect_input, keep_texts, read_chunks
 
 SHARD_BYTES = 128 << 20
@@ -220,7 +220,7 @@ def _embed(
 
     job = Job(tuple(manifest["poolings"]), tuple(manifest["layers"]), manifest["precision"],
               batch_tokens)  # fmt: skip
-    shards = engine.embed(model, job, tables(), info.text_column, start, step)
+    shards = engine.embed(model, job, Shards(tables(), info.text_column, start, step))
     try:
         for table, vectors in shards:
             index = state["index"]
