@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -350,6 +350,15 @@ class ProjectionParams:
         """A new, unfitted projector with these parameters."""
         return Projector(
             self.method, self.n_components, self.random_state, self.n_neighbors, self.perplexity
+        )
+
+    def as_used_by(self, projector: Projector) -> ProjectionParams:
+        """These parameters with the ``n_neighbors`` and ``perplexity`` the fitted
+        ``projector`` actually used (UMAP and t-SNE lower them for small inputs)."""
+        return replace(
+            self,
+            n_neighbors=projector.n_neighbors_ or self.n_neighbors,
+            perplexity=projector.perplexity_ or self.perplexity,
         )
 
 

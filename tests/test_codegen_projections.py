@@ -16,7 +16,7 @@ from explorer.codegen.projections import (
     projection_snippet,
     word_projection_snippet,
 )
-from explorer.projection import Projector
+from explorer.projection import ProjectionParams, Projector
 
 TEXTS = [
     "The bank approved the loan.",
@@ -49,7 +49,7 @@ def _run(code: str) -> tuple[dict, str]:
     ],
 )
 def test_snippet_vectors_equal_the_library(bundled, pooling, layers):
-    code = projection_snippet(bundled.name, TEXTS, pooling, layers, "pca")
+    code = projection_snippet(bundled.name, TEXTS, pooling, layers, ProjectionParams("pca"))
     namespace, out = _run(code)
     expected = explorer.sentence_embeddings(bundled, TEXTS, pooling, layers)
     assert namespace["vectors"].shape == expected.shape
@@ -67,7 +67,9 @@ def test_snippet_vectors_equal_the_library(bundled, pooling, layers):
 
 @pytest.mark.slow
 def test_tsne_snippet_prints_shape_and_first_vectors(bundled):
-    code = projection_snippet(bundled.name, TEXTS, "mean", "last", "tsne", perplexity=1.6)
+    code = projection_snippet(
+        bundled.name, TEXTS, "mean", "last", ProjectionParams("tsne", perplexity=1.6)
+    )
     assert "perplexity=1.6" in code and "random_state=0" in code
     assert "from openTSNE import" in code and "sklearn.manifold import TSNE" not in code
     namespace, out = _run(code)
@@ -85,8 +87,8 @@ def test_tsne_snippet_gives_the_pages_coordinates(bundled, n_components):
     projector = Projector("tsne", n_components, random_state=3).fit(vectors)
     assert projector.perplexity_ == 2.6  # lowered for 9 points: the page passes this on
     code = projection_snippet(
-        bundled.name, texts, "mean", "last", "tsne", n_components, 3,
-        perplexity=projector.perplexity_,
+        bundled.name, texts, "mean", "last",
+        ProjectionParams("tsne", n_components, 3, perplexity=projector.perplexity_),
     )  # fmt: skip
     namespace, out = _run(code)
     np.testing.assert_allclose(namespace["vectors"], vectors, atol=1e-4)
@@ -100,19 +102,25 @@ def test_tsne_snippet_writes_the_librarys_settings():
     from explorer.projection import TSNE_EARLY_ITERATIONS, TSNE_ITERATIONS, tsne_neighbors
 
     texts = [f"Sentence number {i}." for i in range(500)]
-    code = projection_snippet("bert-base-uncased", texts, "mean", "last", "tsne", 2, 0)
+    code = projection_snippet(
+        "bert-base-uncased", texts, "mean", "last", ProjectionParams("tsne", 2, 0)
+    )
     compile(code, "<snippet>", "exec")
     assert f"k_neighbors={tsne_neighbors(500, 30.0)}" in code
     assert f"optimize(n_iter={TSNE_EARLY_ITERATIONS}, exaggeration=12" in code
     assert f"optimize(n_iter={TSNE_ITERATIONS}, momentum=" in code
     assert "negative_gradient_method='fft'" in code
-    code3 = projection_snippet("bert-base-uncased", texts, "mean", "last", "tsne", 3, 0)
+    code3 = projection_snippet(
+        "bert-base-uncased", texts, "mean", "last", ProjectionParams("tsne", 3, 0)
+    )
     assert "negative_gradient_method='bh'" in code3
     assert "initialization.pca(vectors, 3, random_state=0)" in code3
 
 
 def test_umap_snippet_compiles_and_names_its_parameters():
-    code = projection_snippet("bert-base-uncased", TEXTS, "cls", "embeddings", "umap", 3, 7, 5)
+    code = projection_snippet(
+        "bert-base-uncased", TEXTS, "cls", "embeddings", ProjectionParams("umap", 3, 7, 5)
+    )
     compile(code, "<snippet>", "exec")
     assert "n_components=3, n_neighbors=5, random_state=7, n_jobs=1, metric='precomputed'" in code
     assert "name = 'bert-base-uncased'" in code
@@ -122,7 +130,9 @@ def test_umap_snippet_compiles_and_names_its_parameters():
 
 def test_large_umap_snippet_lets_umap_find_neighbours_and_says_the_page_estimates():
     texts = [f"Sentence number {i}." for i in range(4100)]
-    code = projection_snippet("bert-base-uncased", texts, "mean", "last", "umap", 2, 0, 15)
+    code = projection_snippet(
+        "bert-base-uncased", texts, "mean", "last", ProjectionParams("umap", 2, 0, 15)
+    )
     compile(code, "<snippet>", "exec")
     assert "umap.UMAP(n_components=2, n_neighbors=15, random_state=0, n_jobs=1)" in code
     assert "precomputed" not in code
@@ -132,7 +142,9 @@ def test_large_umap_snippet_lets_umap_find_neighbours_and_says_the_page_estimate
 @pytest.mark.slow
 def test_umap_snippet_gives_the_pages_coordinates(bundled):
     texts = [*TEXTS, "Money in the vault.", "Fish by the river.", "A loan for a house."]
-    code = projection_snippet(bundled.name, texts, "mean", "last", "umap", 2, 3, 4)
+    code = projection_snippet(
+        bundled.name, texts, "mean", "last", ProjectionParams("umap", 2, 3, 4)
+    )
     namespace, out = _run(code)
     projector = Projector("umap", 2, random_state=3, n_neighbors=4).fit(namespace["vectors"])
     np.testing.assert_allclose(namespace["coords"], projector.embedding_, atol=1e-4)
@@ -146,7 +158,9 @@ def test_word_snippet_vectors_equal_the_library(bundled, layers):
     texts = [*TEXTS, "A bank, another bank and an embankment."]
     occurrences, expected = explorer.word_vectors(bundled, texts, "bank", layers)
     spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
-    code = word_projection_snippet(bundled.name, texts, spans, "bank", layers, "pca", 3)
+    code = word_projection_snippet(
+        bundled.name, texts, spans, "bank", layers, ProjectionParams("pca", 3)
+    )
     assert "Rain again." not in code  # only texts with the word are written
     namespace, _ = _run(code)
     np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)

@@ -66,7 +66,7 @@ def _uploads(folder, max_rows: int = 20_000):
 def test_projection_snippet_reads_the_same_rows_and_prints_the_pages_pca(files, max_rows):
     for data, names in _uploads(files, max_rows):
         assert data.dropped == 2 and data.sampled == (max_rows == 25)
-        namespace, out = _run(projection_snippet(data, names, "pca", 2), files)
+        namespace, out = _run(projection_snippet(data, names, ProjectionParams("pca", 2)), files)
         np.testing.assert_array_equal(namespace["vectors"], data.vectors)
         assert namespace["texts"] == list(data.texts)
         assert namespace["labels"] == list(data.labels)

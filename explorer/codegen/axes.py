@@ -38,12 +38,12 @@ def vectors_program(
     (``spans`` = ``(text_index, char_start, char_end)``), and ``word_vector(text, start, end)``.
     """
     if word is None:
-        full = projection_snippet(model_name, texts, pooling or "mean", layers, "pca")
+        full = projection_snippet(model_name, texts, pooling or "mean", layers)
         points = "point_texts = texts\n"
     else:
         if spans is None:
             raise ValueError("A word map's snippet needs the occurrences' spans.")
-        full = word_projection_snippet(model_name, texts, spans, word, layers, "pca")
+        full = word_projection_snippet(model_name, texts, spans, word, layers)
         points = "point_texts = [texts[t] for t, _, _ in occurrences]\n"
     body = full[: full.rindex(PROJECTION_START)]
     return body[body.index("\n") + 1 :] + points  # the projection's header line dropped

@@ -34,6 +34,7 @@ from explorer.projection import (
     TSNE_MOMENTUM,
     TSNE_NEIGHBOR_JOBS,
     TSNE_NEIGHBORS_PER_PERPLEXITY,
+    ProjectionParams,
     tsne_gradient_method,
     tsne_neighbors,
     validate_method,
@@ -42,6 +43,9 @@ from explorer.projection import LABELS as METHOD_LABELS
 
 MAX_TEXTS = 300
 """Most texts written into a snippet; longer corpora are cut with a note."""
+
+DEFAULT_PARAMS = ProjectionParams()
+"""The snippets' projection when none is given: 2-D PCA."""
 
 combine_expression = layers_expression
 """Old name of :func:`explorer.codegen.expressions.layers_expression`."""
@@ -61,14 +65,14 @@ def _texts_block(texts: Sequence[str], what: str = "texts") -> str:
     return f"{note}texts = [\n{lines}]\n"
 
 
-def _projection_block(
-    method: str,
-    n_components: int,
-    random_state: int,
-    n_neighbors: int,
-    perplexity: float,
-    n_points: int,
-) -> str:
+def method_title(params: ProjectionParams) -> str:
+    """``"PCA 2-D"``: the method's label and the dimensions, for a snippet's first line."""
+    return f"{METHOD_LABELS[validate_method(params.method)]} {params.n_components}-D"
+
+
+def _projection_block(params: ProjectionParams, n_points: int) -> str:
+    """The projection of ``vectors`` (``n_points`` of them) with ``params``, then its numbers."""
+    method, n_components, random_state = params.method, params.n_components, params.random_state
     validate_method(method)
     trust = (
         "k = min(5, (len(vectors) - 1) // 2)  # neighbours checked (at most 5)\n"
@@ -97,8 +101,8 @@ def _projection_block(
         "print(np.round(vectors[:3, :6], 4))\n"
     )
     if method == "umap":
-        params = (
-            f"n_components={n_components}, n_neighbors={n_neighbors}, "
+        umap_params = (
+            f"n_components={n_components}, n_neighbors={params.n_neighbors}, "
             f"random_state={random_state}, n_jobs=1"
         )
         if n_points < EXACT_NEIGHBORS_BELOW:
@@ -108,16 +112,16 @@ def _projection_block(
                 "# Below 4,096 points UMAP compares every pair of points; scikit-learn's\n"
                 "# distance matrix gives it the same neighbours much faster.\n"
                 "warnings.filterwarnings('ignore', message='using precomputed metric')\n"
-                f"reducer = umap.UMAP(\n    {params}, metric='precomputed'\n)\n"
+                f"reducer = umap.UMAP(\n    {umap_params}, metric='precomputed'\n)\n"
                 "coords = reducer.fit_transform(pairwise_distances(vectors))\n"
             )
         else:
-            fit = f"\nreducer = umap.UMAP({params})\ncoords = reducer.fit_transform(vectors)\n"
+            fit = f"\nreducer = umap.UMAP({umap_params})\ncoords = reducer.fit_transform(vectors)\n"
         return (
             shape + "\nimport umap  # pip install umap-learn; the first call compiles (~20 s)\n"
             "from sklearn.manifold import trustworthiness\n" + fit + trust
         )
-    return shape + _tsne_block(n_components, random_state, perplexity, n_points) + trust
+    return shape + _tsne_block(n_components, random_state, params.perplexity, n_points) + trust
 
 
 def _tsne_block(n_components: int, random_state: int, perplexity: float, n_points: int) -> str:
@@ -162,23 +166,17 @@ def projection_snippet(
     texts: Sequence[str],
     pooling: str = "mean",
     layers: Layers = "last",
-    method: str = "pca",
-    n_components: int = 2,
-    random_state: int = 0,
-    n_neighbors: int = 15,
-    perplexity: float = 30.0,
+    params: ProjectionParams = DEFAULT_PARAMS,
 ) -> str:
     """A runnable program: sentence vectors for ``texts`` (``pooling`` per layer, then
-    ``layers`` combined), then the projection, printing its numbers.
+    ``layers`` combined), then the projection ``params``, printing its numbers.
 
     The result leaves ``vectors`` ``(n, d)`` numpy float32 and ``coords`` ``(n, k)`` in its
-    namespace. ``n_neighbors`` and ``perplexity`` should be the values the projection used.
+    namespace. ``params.n_neighbors`` and ``params.perplexity`` should be the values the
+    projection used (:meth:`ProjectionParams.as_used_by`).
     """
     validate_pooling(pooling)
-    header = (
-        f"# {POOLING_LABELS[pooling]} · {layers_label(layers)} · "
-        f"{METHOD_LABELS[validate_method(method)]} {n_components}-D\n"
-    )
+    header = f"# {POOLING_LABELS[pooling]} · {layers_label(layers)} · {method_title(params)}\n"
     body = (
         "\nimport numpy as np\n\n" + NUM_LAYERS + "\n\n"
         "def sentence_vectors(batch_texts):\n"
@@ -196,12 +194,7 @@ def projection_snippet(
         "    [sentence_vectors(texts[i : i + 32]).numpy() for i in range(0, len(texts), 32)]\n"
         ")  # (texts, dim)\n"
     )
-    return (
-        header
-        + model_preamble(model_name)
-        + body
-        + _projection_block(method, n_components, random_state, n_neighbors, perplexity, len(texts))
-    )
+    return header + model_preamble(model_name) + body + _projection_block(params, len(texts))
 
 
 def word_projection_snippet(
@@ -210,22 +203,15 @@ def word_projection_snippet(
     spans: Sequence[tuple[int, int, int]],
     word: str,
     layers: Layers = "last",
-    method: str = "pca",
-    n_components: int = 2,
-    random_state: int = 0,
-    n_neighbors: int = 15,
-    perplexity: float = 30.0,
+    params: ProjectionParams = DEFAULT_PARAMS,
 ) -> str:
     """A runnable program: the vector of every occurrence of ``word`` (mean of its subword
-    tokens at every layer, then ``layers`` combined), then the projection.
+    tokens at every layer, then ``layers`` combined), then the projection ``params``.
 
     ``spans`` lists ``(text_index, char_start, char_end)`` of each occurrence in ``texts``
     (from :func:`explorer.find_occurrences`). Leaves ``vectors`` and ``coords`` behind.
     """
-    header = (
-        f"# Occurrences of {word!r} · {layers_label(layers)} · "
-        f"{METHOD_LABELS[validate_method(method)]} {n_components}-D\n"
-    )
+    header = f"# Occurrences of {word!r} · {layers_label(layers)} · {method_title(params)}\n"
     # Keep only the texts with an occurrence, and renumber the occurrences to match.
     used = sorted({int(t) for t, _, _ in spans})
     renumber = {t: i for i, t in enumerate(used)}
@@ -252,9 +238,4 @@ def word_projection_snippet(
         + f"occurrences = [\n{occurrence_lines}]\n"
         + "vectors = np.stack([word_vector(texts[t], a, b).numpy() for t, a, b in occurrences])\n"
     )
-    return (
-        header
-        + model_preamble(model_name)
-        + body
-        + _projection_block(method, n_components, random_state, n_neighbors, perplexity, len(spans))
-    )
+    return header + model_preamble(model_name) + body + _projection_block(params, len(spans))

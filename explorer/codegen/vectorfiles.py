@@ -12,12 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer.codegen import literal, model_preamble
-from explorer.codegen.projections import _projection_block
+from explorer.codegen.projections import DEFAULT_PARAMS, _projection_block, method_title
 from explorer.codegen.similarity import _pooled_function
 from explorer.layers import Layers, layers_label
 from explorer.pooling import validate_pooling
-from explorer.projection import LABELS as METHOD_LABELS
-from explorer.projection import validate_method
+from explorer.projection import ProjectionParams
 from explorer.uploads import NO_LABEL
 from explorer.vectorfiles import UploadedVectors
 
@@ -76,23 +75,19 @@ def load_block(data: UploadedVectors, files: Sequence[str]) -> str:
 def projection_snippet(
     data: UploadedVectors,
     files: Sequence[str],
-    method: str = "pca",
-    n_components: int = 2,
-    random_state: int = 0,
-    n_neighbors: int = 15,
-    perplexity: float = 30.0,
+    params: ProjectionParams = DEFAULT_PARAMS,
 ) -> str:
-    """A runnable program: the uploaded vectors read from ``files``, then the projection the
-    Projections page drew, printing its numbers. Leaves ``vectors`` and ``coords`` behind."""
+    """A runnable program: the uploaded vectors read from ``files``, then the projection
+    ``params`` the Projections page drew (:meth:`ProjectionParams.as_used_by`), printing its
+    numbers. Leaves ``vectors`` and ``coords`` behind."""
     header = (
-        f"# Uploaded vectors · {METHOD_LABELS[validate_method(method)]} {n_components}-D\n"
-        "import numpy as np\nimport pandas as pd\n\n"
+        f"# Uploaded vectors · {method_title(params)}\nimport numpy as np\nimport pandas as pd\n\n"
     )
     return (
         header
         + load_block(data, files)
         + "print('vectors:', vectors.shape)\n\n"
-        + _projection_block(method, n_components, random_state, n_neighbors, perplexity, len(data))
+        + _projection_block(params, len(data))
     )
 
 

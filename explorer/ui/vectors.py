@@ -120,15 +120,7 @@ def projection_code(data, files: Sequence[str], params, projector) -> None:
     from explorer.codegen.vectorfiles import projection_snippet
     from explorer.ui.widgets import show_code
 
-    snippet = projection_snippet(
-        data,
-        files,
-        params.method,
-        params.n_components,
-        params.random_state,
-        projector.n_neighbors_ or params.n_neighbors,
-        projector.perplexity_ or params.perplexity,
-    )
+    snippet = projection_snippet(data, files, params.as_used_by(projector))
     show_code(snippet, caption="NumPy + pandas read your files; then the projection.")
 
 

@@ -194,16 +194,10 @@ def show_projection_code(kind, name, texts, params, projector, pooling, layers, 
             "vectors in Python; `explorer project` saves a projection of every row."
         )
         return
-    used = (
-        params.method,
-        params.n_components,
-        params.random_state,
-        projector.n_neighbors_ or params.n_neighbors,
-        projector.perplexity_ or params.perplexity,
-    )
+    used = params.as_used_by(projector)
     if occurrences is not None:
         where = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
-        snippet = word_projection_snippet(name, texts, where, word, layers, *used)
+        snippet = word_projection_snippet(name, texts, where, word, layers, used)
     else:
-        snippet = projection_snippet(name, texts, pooling, layers, *used)
+        snippet = projection_snippet(name, texts, pooling, layers, used)
     show_code(snippet, height=520 if len(texts) > 20 else "content")
