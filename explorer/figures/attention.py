@@ -87,25 +87,40 @@ def overview_grid(attentions: np.ndarray, max_tokens: int = 24) -> go.Figure:
             colorbar={"title": "weight", "thickness": 12},
         )
     )
-    figure.update_xaxes(
-        tickvals=centres[:heads],
-        ticktext=[f"head {h + 1}" for h in range(heads)],
-        side="top",
-        showgrid=False,
-        zeroline=False,
-    )
-    figure.update_yaxes(
-        tickvals=centres[:layers],
-        ticktext=[f"layer {i + 1}" for i in range(layers)],
-        autorange="reversed",
-        showgrid=False,
-        zeroline=False,
-        scaleanchor="x",
-    )
+
+    def ticks(count: int, name: str) -> dict:
+        """A tick "<name> 1" … "<name> count" at the centre of each block, no grid."""
+        text = [f"{name} {i + 1}" for i in range(count)]
+        return {"tickvals": centres[:count], "ticktext": text, "showgrid": False, "zeroline": False}
+
+    figure.update_xaxes(side="top", **ticks(heads, "head"))
+    figure.update_yaxes(autorange="reversed", scaleanchor="x", **ticks(layers, "layer"))
     figure.update_layout(
         height=max(320, 60 * layers + 80), margin={"l": 60, "r": 10, "t": 50, "b": 10}
     )
     return figure
+
+
+def _attention_heatmap(
+    matrix: np.ndarray, tokens: Sequence[str], max_tokens: int, **style
+) -> tuple[go.Heatmap, list[str]]:
+    """A heatmap of one ``(tokens, tokens)`` attention matrix pooled into at most
+    ``max_tokens`` blocks (rows = attending token, at x and y 0, 1, …), hover naming both
+    blocks, and the blocks' labels for the ticks; ``style`` goes to ``go.Heatmap``."""
+    pooled, starts = pool(np.asarray(matrix, dtype=np.float32), max_tokens)
+    names = _block_labels(list(tokens), starts)
+    positions = list(range(len(names)))
+    trace = go.Heatmap(
+        z=np.round(pooled, 4),
+        x=positions,
+        y=positions,
+        colorscale=COLOURS,
+        zmin=0,
+        customdata=np.array([[(q, k) for k in names] for q in names], dtype=object),
+        hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
+        **style,
+    )
+    return trace, names
 
 
 def head_heatmap(
@@ -113,20 +128,9 @@ def head_heatmap(
 ) -> go.Figure:
     """One ``(tokens, tokens)`` attention matrix large: rows = the attending token (query),
     columns = the token attended to. Longer inputs than ``max_tokens`` are pooled."""
-    pooled, starts = pool(np.asarray(matrix, dtype=np.float32), max_tokens)
-    names = _block_labels(list(tokens), starts)
+    trace, names = _attention_heatmap(matrix, tokens, max_tokens)
     positions = list(range(len(names)))
-    figure = go.Figure(
-        go.Heatmap(
-            z=np.round(pooled, 4),
-            x=positions,
-            y=positions,
-            colorscale=COLOURS,
-            zmin=0,
-            customdata=np.array([[(q, k) for k in names] for q in names], dtype=object),
-            hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
-        )
-    )
+    figure = go.Figure(trace)
     axis = {"tickvals": positions, "ticktext": names, "showgrid": False, "tickfont": {"size": 10}}
     figure.update_xaxes(title="attended to", side="top", **axis)
     figure.update_yaxes(title="attending token", autorange="reversed", **axis)
@@ -213,24 +217,9 @@ def comparison(
     titles = ("Raw attention", "Norm-weighted", "Rollout")
     figure = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.06)
     for col, matrix in enumerate((raw, weighted, rolled), start=1):
-        pooled, starts = pool(np.asarray(matrix, dtype=np.float32), max_tokens)
-        names = _block_labels(list(tokens), starts)
+        trace, names = _attention_heatmap(matrix, tokens, max_tokens, zmax=1, showscale=col == 3)
         positions = list(range(len(names)))
-        figure.add_trace(
-            go.Heatmap(
-                z=np.round(pooled, 4),
-                x=positions,
-                y=positions,
-                colorscale=COLOURS,
-                zmin=0,
-                zmax=1,
-                showscale=col == 3,
-                customdata=np.array([[(q, k) for k in names] for q in names], dtype=object),
-                hovertemplate="%{customdata[0]} → %{customdata[1]}: %{z:.3f}<extra></extra>",
-            ),
-            row=1,
-            col=col,
-        )
+        figure.add_trace(trace, row=1, col=col)
         figure.update_xaxes(
             tickvals=positions, ticktext=names, tickfont={"size": 9}, row=1, col=col
         )
