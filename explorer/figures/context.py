@@ -202,32 +202,27 @@ def sense_gap_chart(
     word = html.escape(word.strip(), quote=False)
     noun = f"“{word}”" if word else "occurrences"
     figure = go.Figure()
-    figure.add_trace(
-        go.Scatter(
-            x=layers,
-            y=gap[DIFFERENT_SENSES],
-            mode="lines+markers",
-            name=f"Different senses (mean of pairs of {noun})",
-            line={"color": "#1f77b4", "width": 3},
-            marker={"size": 8},
-            hovertemplate="layer %{x}: different senses %{y:.3f}<extra></extra>",
+    gap_shading = {
+        "fill": "tonexty",  # down to the different-senses line, drawn first
+        "fillcolor": "rgba(214, 39, 40, 0.15)",
+        "customdata": gap["gap"],
+    }
+    for column, colour, extra, gap_hover in (
+        (DIFFERENT_SENSES, "#1f77b4", {}, ""),
+        (SAME_SENSE, "#d62728", gap_shading, "<br>gap %{customdata:+.3f}"),
+    ):
+        figure.add_trace(
+            go.Scatter(
+                x=layers,
+                y=gap[column],
+                mode="lines+markers",
+                name=f"{column.capitalize()} (mean of pairs of {noun})",
+                line={"color": colour, "width": 3},
+                marker={"size": 8},
+                hovertemplate=f"layer %{{x}}: {column} %{{y:.3f}}{gap_hover}<extra></extra>",
+                **extra,
+            )
         )
-    )
-    figure.add_trace(
-        go.Scatter(
-            x=layers,
-            y=gap[SAME_SENSE],
-            mode="lines+markers",
-            name=f"Same sense (mean of pairs of {noun})",
-            line={"color": "#d62728", "width": 3},
-            marker={"size": 8},
-            fill="tonexty",
-            fillcolor="rgba(214, 39, 40, 0.15)",
-            customdata=gap["gap"],
-            hovertemplate="layer %{x}: same sense %{y:.3f}<br>gap %{customdata:+.3f}"
-            "<extra></extra>",
-        )
-    )
     if baseline is not None:
         _add_baseline(
             figure,
