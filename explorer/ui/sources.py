@@ -151,15 +151,10 @@ def text_source(
         index=names.index(uploads.guess_text_column(table)),
         key=f"{prefix}.text_column",
     )
-    choices = [NO_COLUMN, *(c for c in names if c != text_column)]
     guessed = uploads.guess_label_column(table, text_column)
-    label_column = pick[1].selectbox(
-        "Label column (colours)",
-        choices,
-        index=choices.index(guessed) if guessed in choices else 0,
-        key=f"{prefix}.label_column",
+    label_column = label_column_picker(
+        pick[1], names, text_column, guessed, key=f"{prefix}.label_column"
     )
-    label_column = None if label_column == NO_COLUMN else label_column
     data = uploads.labelled_texts(table, text_column, label_column)
     if data.dropped:
         messages.warning(
@@ -167,6 +162,22 @@ def text_source(
             f"{len(data):,} texts remain."
         )
     return Source(data, label_column or "Label", kind="upload")
+
+
+def label_column_picker(
+    where, columns: Sequence[str], text_column: str, guessed: str | None, key: str
+) -> str | None:
+    """A "Label column (colours)" select box in ``where`` (a Streamlit container) offering
+    "(none)" and every one of ``columns`` but ``text_column``, at ``guessed`` when it is one
+    of them: the chosen column, or ``None``."""
+    choices = [NO_COLUMN, *(c for c in columns if c != text_column)]
+    chosen = where.selectbox(
+        "Label column (colours)",
+        choices,
+        index=choices.index(guessed) if guessed in choices else 0,
+        key=key,
+    )
+    return None if chosen == NO_COLUMN else chosen
 
 
 def dataset(name: str) -> Builtin:

@@ -14,6 +14,7 @@ import streamlit as st
 from explorer import search, uploads, vectorfiles
 from explorer.ui import messages
 from explorer.ui.compute import cached
+from explorer.ui.sources import label_column_picker
 
 WHAT_TO_UPLOAD = (
     "Upload vectors computed elsewhere, one per text: **a `.npy` file** (a float array of "
@@ -21,7 +22,6 @@ WHAT_TO_UPLOAD = (
     "header, a text column, optionally a label column), **or one Parquet file** with a text "
     "column, a vector column (a list of floats in each row) and optionally a label column."
 )
-NO_COLUMN = "(none)"
 
 
 def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] | None:
@@ -52,15 +52,13 @@ def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] |
     text_column = pick[0].selectbox(
         "Text column", table.text_columns, key=f"{prefix}.vector_text_column"
     )
-    choices = [NO_COLUMN, *(c for c in table.frame.columns if c != text_column)]
-    guessed = table.guess_label_column(text_column)
-    label_column = pick[1].selectbox(
-        "Label column (colours)",
-        choices,
-        index=choices.index(guessed) if guessed in choices else 0,
+    label_column = label_column_picker(
+        pick[1],
+        list(table.frame.columns),
+        text_column,
+        table.guess_label_column(text_column),
         key=f"{prefix}.vector_label_column",
     )
-    label_column = None if label_column == NO_COLUMN else label_column
     data = cached(
         "corpora",
         ("vector rows", table.digest, text_column, label_column),
