@@ -11,8 +11,9 @@ sentence vectors under named layer and pooling strategies::
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from explorer.lazy import lazy_getattr
 
 # Names are imported on first use (PEP 562), so that ``import explorer.ui.pages`` or
 # ``explorer.settings`` does not import torch: a fresh server draws its first page before the
@@ -61,13 +62,7 @@ if TYPE_CHECKING:
     )
 
 
-def __getattr__(name: str):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'explorer' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _HOMES)
 
 
 def __dir__() -> list[str]:

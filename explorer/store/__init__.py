@@ -14,8 +14,9 @@ Plain Python: no Streamlit.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from explorer.lazy import lazy_getattr
 
 # Imported on first use (PEP 562): `explorer info` and the manifest checks need neither torch
 # nor pandas.
@@ -38,13 +39,7 @@ if TYPE_CHECKING:
     from explorer.store.writer import Progress, Settings, embed_to_store
 
 
-def __getattr__(name: str):
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'explorer.store' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_getattr(__name__, _HOMES)
 
 
 __all__ = [
