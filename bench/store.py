@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -104,35 +105,75 @@ def memory(n_texts: int, dtype: str = "float16") -> dict:
     }
 
 
-def synthetic_store(folder: Path, rows: int, dim: int = 384, shard_rows: int = 100_000) -> None:
-    """A complete store of ``rows`` random unit-ish vectors (mean pooling, layer 6, float32)
-    and texts ``"text i"``, written block by block in the store's format."""
+def synthetic_store(
+    folder: Path,
+    rows: int,
+    dim: int = 384,
+    shard_rows: int = 100_000,
+    *,
+    clusters: int = 0,
+    texts: Sequence[str] | None = None,
+    spread: float = 1.0,
+) -> None:
+    """A complete store of ``rows`` vectors (mean pooling, layer 6, float32), written block
+    by block in the store's format.
+
+    By default the vectors are random (standard normal) and the texts ``"text i"``. With
+    ``clusters`` > 0 the vectors have structure: each row belongs to one of ``clusters``
+    Gaussian clusters (random unit centres, noise of norm about ``spread`` around them, then
+    unit-normalised) and the store gets a label column ``label`` naming its cluster
+    (``"cluster 01"``...). ``texts`` (cycled when shorter than ``rows``) replaces the
+    ``"text i"`` texts, e.g. real sentences, so hover labels have a realistic size.
+    """
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     from explorer.nearest import row_norms
     from explorer.store import format as fmt
 
+    if rows < 1 or dim < 1 or clusters < 0:
+        raise ValueError(f"Need rows >= 1, dim >= 1, clusters >= 0; got {rows}, {dim}, {clusters}.")
+    if texts is not None and not len(texts):
+        raise ValueError("texts is empty: give at least one text, or None for 'text i'.")
     rng = np.random.default_rng(0)
+    shape = np.random.default_rng(1)  # clusters: a second stream keeps the default unchanged
+    members = shape.integers(clusters, size=rows) if clusters else None
+    centres = None
+    if clusters:
+        centres = shape.standard_normal((clusters, dim)).astype(np.float32)
+        centres /= np.linalg.norm(centres, axis=1, keepdims=True)
+    names = [f"cluster {c + 1:02d}" for c in range(clusters)]
     folder.mkdir(parents=True)
     shards = []
     for index, start in enumerate(range(0, rows, shard_rows)):
         n = min(shard_rows, rows - start)
         (folder / fmt.shard_dir(index)).mkdir(parents=True)
-        table = pa.table({"text": [f"text {i}" for i in range(start, start + n)]})
-        pq.write_table(table, folder / fmt.shard_dir(index) / "rows.parquet")
+        columns = {
+            "text": [
+                f"text {i}" if texts is None else str(texts[i % len(texts)])
+                for i in range(start, start + n)
+            ]
+        }
+        if clusters:
+            columns["label"] = [names[c] for c in members[start : start + n]]
+        pq.write_table(pa.table(columns), folder / fmt.shard_dir(index) / "rows.parquet")
         shards.append({"dir": fmt.shard_dir(index), "rows": n, "files": ["rows.parquet"]})
     target = folder / fmt.layer_file("mean", 6)
     target.parent.mkdir(parents=True)
     array = np.lib.format.open_memmap(target, "w+", np.float32, (rows, dim))
     for start in range(0, rows, 65536):
         block = rng.standard_normal((min(65536, rows - start), dim), dtype=np.float32)
+        if clusters:
+            block *= spread / np.sqrt(dim)
+            block += centres[members[start : start + len(block)]]
+            block /= np.linalg.norm(block, axis=1, keepdims=True)
         array[start : start + len(block)] = block
     array.flush()
     del array
     fmt.save_npy(folder / fmt.norms_file("mean", 6), row_norms(np.load(target, mmap_mode="r")))
     fmt.save_npy(folder / "vectors/num_tokens.npy", np.full(rows, 5, np.int32))
     fmt.save_npy(folder / "vectors/truncated.npy", np.zeros(rows, bool))
+    label_column = "label" if clusters else None
     manifest = {
         "format": fmt.FORMAT,
         "format_version": fmt.FORMAT_VERSION,
@@ -140,7 +181,8 @@ def synthetic_store(folder: Path, rows: int, dim: int = 384, shard_rows: int = 1
                   "num_layers": 6, "hidden_size": dim},
         "tokenizer": {"max_length": 512, "lowercase": True},
         "input": {"name": "synthetic", "format": "text", "text_column": "text",
-                  "label_column": None, "columns": ["text"]},
+                  "label_column": label_column,
+                  "columns": ["text", "label"] if clusters else ["text"]},
         "poolings": ["mean"], "layers": [6], "dtype": "float32", "precision": "float32",
         "exclude_special": False, "limit": None, "shard_rows": shard_rows,
         "rows": rows, "skipped": 0, "shards": shards, "complete": True, "created": fmt.now(),

@@ -1,0 +1,449 @@
+"""A map of 20,000 points in a real browser: ``python -m bench.bigmap [--rows 20000]``.
+
+Issue 11 asks of the Projections page at 20,000 × 384: a rerun with the 20,000 points drawn in
+at most 1 s, and the neighbour panel of a clicked point in at most 0.3 s, rerun included. This
+bench measures both the way a visitor meets them: ``streamlit run app.py``
+(:func:`tools.server.streamlit_server`) with a saved corpus of ``--rows`` rows listed from
+``EXPLORER_CORPORA``, driven in headless Chromium (:mod:`tools.browser`).
+
+The corpus (:func:`bench.store.synthetic_store` with ``clusters=20``): unit vectors in 20
+Gaussian clusters (mean pooling, layer 6, 384 dims), a label column naming each row's cluster,
+and real English sentences as texts (:func:`bench.sentences.sample_sentences`), so the hover
+labels the browser receives have a realistic size. A second store of ``--reference`` rows
+(2,000) is measured in the same run for comparison; at 2,000 points the map is still SVG
+(``explorer.figures.projections.WEBGL_ABOVE``), above it WebGL.
+
+Every figure is the time from the visitor's action to the end of the script run it started and
+an idle page: Streamlit's ``script_finished`` seen (:class:`tools.visits.RunCounter`), then
+:data:`tools.visits.APP_IS_IDLE` twice, 300 ms apart (:func:`tools.visits.wait_for_runs`, the
+definition ``bench.soak`` uses). To time it to 10 ms rather than to the 100 ms of that polling,
+a script in the page (:data:`PAGE_CLOCK`) stamps, on the page's own clock, the action (the last
+``pointerup`` or ``keydown``), the websocket messages and the moment the app last became idle.
+The split: *before* = action → the rerun request sent (page clock); *server* = request sent →
+the run's ``script_finished`` received (the websocket frames as Playwright reports them from the
+browser's network layer, :class:`FrameTimes`: the script run plus loopback); *after* = the rest
+(the browser parsing and drawing what arrived). *s CPU* is the CPU time the server process used
+meanwhile (``/proc``): on a loaded machine it says what the run costs, whatever the wait. *MB in*
+is what the page received (Streamlit sends a figure it sent before as a reference only).
+
+Measured, per size:
+
+1. **open**: choosing the saved corpus on Projections (PCA, first draw: reading the rows, the
+   PCA, trustworthiness, the figure, the browser drawing it);
+2. **rerun**: "Colour by" switched back to "Labels" from "Neighbours kept", median of 3. This
+   changes no fit: the PCA and the neighbourhood shares are cached (the first switch to
+   "Neighbours kept", which computes them, is not counted), so the run reads the cached map,
+   builds the figure of every point and the browser draws it again. Also shown: the switch to
+   "Neighbours kept" (one colour-scaled trace) and a rerun with nothing changed (the ``r`` key);
+3. **panel**: a click on a point until its panel ("Nearest texts in the full space") is shown,
+   median of 3 different points (the leftmost, rightmost and topmost: nothing covers them).
+
+Prints a table (with the load average at the start and the end) and one JSON line; writes
+``artifacts/bigmap.json``, the server log and a screenshot of the last panel.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench.store import synthetic_store
+from tools.browser import Tab, browser_unavailable, chromium, open_tab
+from tools.server import SERVER_PIDS, _process_tree, artifacts_dir, log_tail, streamlit_server
+from tools.visits import (
+    APP_IS_IDLE,
+    MAIN,
+    SIDEBAR_LINK,
+    RunCounter,
+    page_problems,
+    save_full_page,
+    wait_for_runs,
+    wait_until_idle,
+)
+from tools.widgets import widget
+
+TARGETS = {"rerun": 1.0, "panel": 0.3}
+"""Seconds issue 11 allows (section "Figures to reach")."""
+CLUSTERS = 20
+REPEATS = 3
+RUN_TIMEOUT_S = 300.0
+CHART = "projections.chart"
+PANEL = "Nearest texts in the full space"
+COLOURS = {"labels": "Labels", "kept": "Neighbours kept"}
+MB = 2**20
+
+PAGE_CLOCK = (
+    """(() => {
+    const log = window.__bench = {input: 0, sent: [], received: [], idleAt: 0, idle: false};
+    const stamp = () => { log.input = performance.now(); };
+    window.addEventListener("pointerup", stamp, true);
+    window.addEventListener("keydown", stamp, true);
+    const size = data => data.byteLength ?? data.size ?? data.length ?? 0;
+    const Native = window.WebSocket;
+    window.WebSocket = class extends Native {
+        constructor(...args) {
+            super(...args);
+            // Registered before Streamlit's onmessage: the stamp is the arrival.
+            this.addEventListener("message", event =>
+                log.received.push([performance.now(), size(event.data)]));
+        }
+        send(data) {
+            log.sent.push([performance.now(), size(data)]);
+            return super.send(data);
+        }
+    };
+    const isIdle = """
+    + APP_IS_IDLE
+    + """;
+    setInterval(() => {
+        const idle = isIdle();
+        if (idle && !log.idle) log.idleAt = performance.now();
+        log.idle = idle;
+    }, 10);
+})();"""
+)
+"""Injected before the app's own scripts: the page's clock for actions, websocket messages and
+the app turning idle (see the module docstring)."""
+
+RESET_CLOCK = (
+    "() => { const log = window.__bench; log.input = 0; log.sent = []; log.received = []; }"
+)
+
+READ_CLOCK = "() => window.__bench"
+
+EXTREME_POINTS = """(plot, traces) => {
+    // The leftmost, rightmost and topmost points of the map's first `traces` traces (the
+    // label groups, not the marks over them): row, data x and y.
+    const found = {left: null, right: null, top: null};
+    const better = {
+        left: (p, q) => p.x < q.x, right: (p, q) => p.x > q.x, top: (p, q) => p.y > q.y,
+    };
+    plot._fullData.slice(0, traces).forEach(trace => {
+        for (let j = 0; j < trace._length; j++) {
+            const p = {x: trace.x[j], y: trace.y[j], row: trace.customdata[j]};
+            for (const side in found) {
+                if (!found[side] || better[side](p, found[side])) found[side] = p;
+            }
+        }
+    });
+    return Object.values(found);
+}"""
+
+PIXEL = """(plot, point) => {
+    // Where data point (x, y) is on screen: the plot area's offset plus the axes' data-to-pixel.
+    const layout = plot._fullLayout, box = plot.getBoundingClientRect();
+    return {x: box.left + layout._size.l + layout.xaxis.d2p(point.x),
+            y: box.top + layout._size.t + layout.yaxis.d2p(point.y)};
+}"""
+
+
+@dataclass
+class Timing:
+    """One action, in seconds: ``total`` from the action to an idle page, and its split."""
+
+    total: float
+    before: float | None = None
+    server: float | None = None
+    after: float | None = None
+    server_cpu: float | None = None
+    received_mb: float = 0.0
+    note: str = ""
+
+    def row(self) -> dict:
+        return {k: round(v, 3) if isinstance(v, float) else v for k, v in vars(self).items()}
+
+
+@dataclass
+class Measure:
+    name: str
+    rows: int
+    timings: list[Timing] = field(default_factory=list)
+    target: float | None = None
+
+    def median(self, attribute: str = "total") -> float | None:
+        values = [getattr(t, attribute) for t in self.timings]
+        values = [v for v in values if v is not None]
+        return statistics.median(values) if values else None
+
+    @property
+    def met(self) -> bool | None:
+        median = self.median()
+        return None if self.target is None or median is None else median <= self.target
+
+
+# -- the corpora ----------------------------------------------------------------------------------
+
+
+def build_stores(folder: Path, sizes: list[int]) -> dict[int, str]:
+    """One clustered store per size, each in its own folder listed in ``EXPLORER_CORPORA`` in
+    the order of ``sizes`` (the first is the one the "Saved corpus" radio opens). Returns the
+    label each store has in the page's selectbox, by size."""
+    from bench.sentences import sample_sentences
+
+    texts, _ = sample_sentences(max(sizes))
+    folders, labels = [], {}
+    for rows in sizes:
+        name = f"bigmap-{rows}"
+        synthetic_store(folder / str(rows) / name, rows, clusters=CLUSTERS, texts=texts[:rows])
+        folders.append(str(folder / str(rows)))
+        labels[rows] = f"{name} · {rows:,} texts · synthetic"
+    os.environ["EXPLORER_CORPORA"] = os.pathsep.join(folders)
+    return labels
+
+
+# -- timing one action ----------------------------------------------------------------------------
+
+
+class FrameTimes(RunCounter):
+    """:class:`tools.visits.RunCounter` that also notes when (this process's clock) the tab
+    sent a websocket message and received the end of a run. Playwright reports frames from
+    the browser's network layer, so a busy page (drawing the map) does not delay them, as it
+    delays the page's own ``message`` events."""
+
+    def __init__(self, page) -> None:
+        super().__init__(page)
+        self.sent: list[float] = []
+        self.ends: list[float] = []
+        page.on("websocket", lambda socket: socket.on("framesent", self._on_sent))
+
+    def _on_sent(self, payload) -> None:
+        self.sent.append(time.monotonic())
+
+    def _on_frame(self, payload) -> None:
+        finished = self.finished
+        super()._on_frame(payload)
+        if self.finished > finished:
+            self.ends.append(time.monotonic())
+
+
+def server_cpu(url: str) -> float:
+    """CPU seconds (user + system) used so far by the server at ``url`` and its children."""
+    ticks = 0
+    for pid in _process_tree(SERVER_PIDS[url]):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def timed(tab: Tab, frames: FrameTimes, url: str, action, note: str = "") -> Timing:
+    """Run ``action()`` (a click, a key), wait for its run and an idle page, and read the
+    page's clock. Raises when an exception box or an ``st.error`` is shown."""
+    page = tab.page
+    page.evaluate(RESET_CLOCK)
+    before = frames.finished
+    cpu = server_cpu(url)
+    started = time.monotonic()
+    action()
+    wait_for_runs(page, frames, before, RUN_TIMEOUT_S)
+    coarse = time.monotonic() - started - 0.3  # wait_until_idle checks twice, 300 ms apart
+    cpu = server_cpu(url) - cpu
+    problems = page_problems(page)
+    if problems:
+        raise RuntimeError(f"{note}: {problems}")
+    clock = page.evaluate(READ_CLOCK)
+    start, idle = clock["input"], clock["idleAt"]
+    if not start or idle <= start:  # no stamped action, or the page never looked busy
+        return Timing(coarse, server_cpu=cpu, note=f"{note} (coarse: 100 ms polling)".strip())
+    timing = Timing((idle - start) / 1000, server_cpu=cpu, note=note)
+    received = [n for t, n in clock["received"] if start <= t <= idle]
+    timing.received_mb = sum(received) / MB
+    sent = [t for t, _ in clock["sent"] if t >= start]
+    sent_here = [t for t in frames.sent if t >= started]
+    ends = [t for t in frames.ends if t >= started]
+    if sent and sent_here and ends:
+        timing.before = (sent[0] - start) / 1000
+        timing.server = ends[0] - sent_here[0]
+        timing.after = max(timing.total - timing.before - timing.server, 0.0)
+    return timing
+
+
+def choose(tab: Tab, key: str, option: str):
+    """An action: open the selectbox ``key`` and pick ``option``."""
+
+    def act() -> None:
+        widget(tab.page, key).click()
+        tab.page.get_by_role("option", name=option, exact=True).click()
+
+    return act
+
+
+def click_point(tab: Tab, point: dict):
+    """An action: click the map where data point ``point`` (``x``, ``y``) is drawn."""
+
+    def act() -> None:
+        plot = widget(tab.page, CHART).locator(".js-plotly-plot").first
+        plot.scroll_into_view_if_needed()
+        pixel = plot.evaluate(PIXEL, point)
+        tab.page.mouse.click(pixel["x"], pixel["y"])
+
+    return act
+
+
+def panel_row(tab: Tab) -> int | None:
+    """The point the neighbour panel shows, or None when there is no panel."""
+    text = tab.page.locator(MAIN).inner_text()
+    marker = f"{PANEL} to point "
+    if marker not in text:
+        return None
+    return int(text.split(marker, 1)[1].split(":", 1)[0].replace(",", ""))
+
+
+# -- one size -----------------------------------------------------------------------------------
+
+
+def measure_size(browser, url: str, rows: int, label: str, first: bool, shots: Path) -> list:
+    """Every measure for the store of ``rows`` rows, in a new tab (a new Streamlit session)."""
+    with open_tab(browser) as tab:
+        page = tab.page
+        page.add_init_script(PAGE_CLOCK)
+        frames = FrameTimes(page)
+        page.set_default_timeout(RUN_TIMEOUT_S * 1000)
+        page.goto(f"{url}/")  # the server routes a deep link only after a first visit
+        page.locator(SIDEBAR_LINK).first.wait_for()
+        wait_until_idle(page, RUN_TIMEOUT_S)
+        page.goto(f"{url}/projections")
+        wait_until_idle(page, RUN_TIMEOUT_S)
+        radio = widget(page, "projections.source").get_by_text("Saved corpus", exact=True)
+        opening = Measure("open saved corpus, PCA (first draw)", rows)
+        if first:
+            opening.timings.append(timed(tab, frames, url, radio.click, "radio"))
+        else:  # the radio opens the first store listed; this one is chosen after it
+            timed(tab, frames, url, radio.click)
+            opening.timings.append(timed(tab, frames, url, choose(tab, "projections.store", label)))
+        title = widget(page, CHART).locator(".gtitle").first.text_content() or ""
+        if f"{rows} sentence vectors" not in title:
+            raise RuntimeError(f"the map of {rows:,} rows is not drawn; its title: {title!r}")
+        print(f"  {rows:>6,} rows: opened in {opening.timings[0].total:.2f} s", flush=True)
+
+        colour = "projections.colour"
+        warm = timed(tab, frames, url, choose(tab, colour, COLOURS["kept"]), "computes the shares")
+        to_labels = Measure('rerun: "Colour by" -> Labels (cached)', rows, target=TARGETS["rerun"])
+        to_kept = Measure('rerun: "Colour by" -> Neighbours kept (cached)', rows)
+        for _ in range(REPEATS):
+            to_labels.timings.append(
+                timed(tab, frames, url, choose(tab, colour, COLOURS["labels"]))
+            )
+            to_kept.timings.append(timed(tab, frames, url, choose(tab, colour, COLOURS["kept"])))
+        timed(tab, frames, url, choose(tab, colour, COLOURS["labels"]))
+        same = Measure('rerun: nothing changed ("r" key)', rows)
+        for _ in range(REPEATS):
+            page.evaluate("() => document.activeElement?.blur()")  # "r" types into a widget
+            same.timings.append(timed(tab, frames, url, lambda: page.keyboard.press("r")))
+        first_kept = Measure('first "Neighbours kept" (computes every share)', rows, [warm])
+
+        plot = widget(page, CHART).locator(".js-plotly-plot").first
+        traces = plot.evaluate("plot => plot._fullData.length")
+        panel = Measure("click a point -> neighbour panel", rows, target=TARGETS["panel"])
+        for point in plot.evaluate(EXTREME_POINTS, traces):
+            timing = timed(tab, frames, url, click_point(tab, point), f"row {point['row']}")
+            shown = panel_row(tab)
+            if shown is None:
+                raise RuntimeError(f"clicking row {point['row']} showed no neighbour panel")
+            timing.note += f", panel of {shown}"
+            panel.timings.append(timing)
+        save_full_page(page, shots / f"bigmap-{rows}-panel.png")
+        if tab.console_errors:
+            print("  browser console:\n    " + tab.report().replace("\n", "\n    "))
+        return [opening, to_labels, to_kept, same, first_kept, panel]
+
+
+# -- report -------------------------------------------------------------------------------------
+
+
+def _s(value: float | None) -> str:
+    return "     -" if value is None else f"{value:6.2f}"
+
+
+def table(measures: list[Measure]) -> str:
+    head = (
+        f"{'measure':48} {'rows':>6} {'median':>6} {'before':>6} {'server':>6} {'after':>6}"
+        f" {'s CPU':>6} {'MB in':>6} {'n':>2} {'target':>6} met"
+    )
+    lines = [head]
+    for m in measures:
+        target = f"{m.target:6.1f}" if m.target is not None else "      "
+        met = {None: "", True: "yes", False: "**no**"}[m.met]
+        mb = statistics.median(t.received_mb for t in m.timings)
+        lines.append(
+            f"{m.name:48} {m.rows:>6,} {_s(m.median())} {_s(m.median('before'))}"
+            f" {_s(m.median('server'))} {_s(m.median('after'))} {_s(m.median('server_cpu'))}"
+            f" {mb:6.1f} {len(m.timings):>2}"
+            f" {target} {met}"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.bigmap", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--rows", type=int, default=20_000, help="points on the map (max 20,000)")
+    parser.add_argument("--reference", type=int, default=2_000, help="a smaller map; 0: none")
+    parser.add_argument(
+        "--no-post-script-gc",
+        action="store_true",
+        help="serve with Streamlit's runner.postScriptGC off (its gc.collect(2) after every "
+        "run takes 0.5 s of CPU, holding the GIL, in a server with torch loaded)",
+    )
+    args = parser.parse_args(argv)
+    reason = browser_unavailable()
+    if reason:
+        print(f"cannot run: {reason}")
+        return 2
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    if args.no_post_script_gc:
+        os.environ["STREAMLIT_RUNNER_POST_SCRIPT_GC"] = "false"
+    sizes = [args.rows] + ([args.reference] if args.reference else [])
+    out = artifacts_dir()
+    log = out / "bigmap-server.log"
+    load_start = os.getloadavg()
+    t0 = time.monotonic()
+    measures: list[Measure] = []
+    with tempfile.TemporaryDirectory(prefix="bench-bigmap-") as folder:
+        print(f"building stores of {', '.join(f'{n:,}' for n in sizes)} rows…", flush=True)
+        labels = build_stores(Path(folder), sizes)
+        with chromium() as browser, streamlit_server(log) as url:
+            try:
+                for index, rows in enumerate(sizes):
+                    measures += measure_size(browser, url, rows, labels[rows], index == 0, out)
+            except Exception:
+                print("--- server log tail ---\n" + log_tail(log, 40))
+                raise
+    load_end = os.getloadavg()
+    print(
+        f"\nload average at start {' '.join(f'{x:.2f}' for x in load_start)}; at end "
+        f"{' '.join(f'{x:.2f}' for x in load_end)} ({os.cpu_count()} CPUs); "
+        f"wall {time.monotonic() - t0:.0f} s; Streamlit's post-run gc.collect "
+        f"{'off' if args.no_post_script_gc else 'on (default)'}\n"
+    )
+    print(table(measures))
+    summary = {
+        "load_start": [round(x, 2) for x in load_start],
+        "load_end": [round(x, 2) for x in load_end],
+        "cpus": os.cpu_count(),
+        "post_script_gc": not args.no_post_script_gc,
+        "measures": [
+            {"name": m.name, "rows": m.rows, "median_s": m.median(), "target_s": m.target,
+             "met": m.met, "server_median_s": m.median("server"),
+             "server_cpu_median_s": m.median("server_cpu"),
+             "timings": [t.row() for t in m.timings]}
+            for m in measures
+        ],
+    }  # fmt: skip
+    (out / "bigmap.json").write_text(json.dumps(summary, indent=1) + "\n")
+    print(f"\nwritten {out / 'bigmap.json'}; server log {log}")
+    print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
