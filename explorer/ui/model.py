@@ -8,6 +8,8 @@ the visitor saw it (never a server path).
 
 from __future__ import annotations
 
+import gc
+import threading
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -42,7 +44,23 @@ def settings() -> operator.Settings:
 def get_model(name: str = DEFAULT_MODEL, max_parameters: int | None = None) -> Model:
     """The loaded model called ``name`` (refused above ``max_parameters``); raises
     ``ValueError`` when it cannot be loaded."""
-    return explorer.load_model(name, max_parameters=max_parameters)
+    model = explorer.load_model(name, max_parameters=max_parameters)
+    _freeze_once()
+    return model
+
+
+_frozen = threading.Lock()
+
+
+def _freeze_once() -> None:
+    """After the first model loads, move every object the process holds (torch, transformers,
+    the model: some 600,000) out of the cyclic garbage collector's reach (:func:`gc.freeze`).
+    Streamlit runs a full collection after every script run; with them tracked it took about
+    0.5 s of CPU per rerun, holding the GIL (bench/bigmap.py, bench/README.md). Objects made
+    later, and later models, are collected as before."""
+    if _frozen.acquire(blocking=False):
+        gc.collect()
+        gc.freeze()
 
 
 RANDOM_PREFIX = "random-weights:"

@@ -81,3 +81,12 @@ def test_sidebar_names_the_model_on_home_and_on_a_page_stopped_by_bad_input(page
     at.text_area(key="tokens.text").input("").run()
     assert at.error and "Text is empty" in at.error[0].value  # the page stopped early
     assert _sidebar_says_model_in_use(at)
+
+
+def test_the_loaded_model_is_out_of_the_cyclic_collectors_reach(page):
+    """Streamlit collects garbage after every run: objects of torch and the model are frozen
+    once the first model loads, so that collection stays cheap (explorer.ui.model)."""
+    import gc
+
+    page("home")
+    assert gc.get_freeze_count() > 100_000
