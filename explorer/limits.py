@@ -15,9 +15,11 @@ import numpy as np
 
 from explorer.uploads import LabelledTexts
 
-MAX_TOKENS = 100_000
+MAX_TOKENS = 80_000
 """Most tokens one request embeds (texts after truncation to the model's length, special
-tokens included): about 15-25 s of forward passes for the bundled model on 2 cores."""
+tokens included). At 100,000 the largest Projections request (5,000 lines of 40 words, PCA)
+took 33 s on a quiet 2-core machine (``python -m bench.soak --sessions 1 --pages
+projections``), over the 30 s every request must stay under."""
 
 MAX_OCCURRENCES = 5_000
 """Most occurrences of a word drawn as points."""
