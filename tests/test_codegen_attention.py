@@ -2,31 +2,21 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 
 import explorer
 from explorer import attention, lens
 from explorer.codegen import attention as codegen
+from tests.snippets import run_snippet
 from tests.test_lens import masked_lm_path  # noqa: F401 - fixture
 
 TEXT = "The bank robber was seen fishing on the river bank."
 PAIR = "Where did he go?"
 
 
-def _run(source: str) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<attention snippet>", "exec"), namespace)  # noqa: S102
-    return namespace, out.getvalue()
-
-
 def test_attention_snippet_matches_the_library(bundled):
     source = codegen.attention_snippet(explorer.DEFAULT_MODEL, TEXT, PAIR, layer=2, head=3)
-    namespace, printed = _run(source)
+    namespace, printed = run_snippet(source)
     result = attention.attention_pass(bundled, TEXT, PAIR)
     np.testing.assert_allclose(namespace["attentions"], result.attentions, atol=1e-5)
     assert namespace["tokens"] == result.tokenization.tokens
@@ -45,7 +35,7 @@ def test_attention_snippet_matches_the_library(bundled):
 def test_lens_snippet_matches_the_library(masked_lm_path):  # noqa: F811
     text = "The robber took the [MASK] from the [MASK]."
     source = codegen.lens_snippet(masked_lm_path, text, k=3)
-    namespace, printed = _run(source)
+    namespace, printed = run_snippet(source)
     expected = lens.layer_predictions(masked_lm_path, text, k=3)
     assert namespace["positions"] == expected.positions
     for layer, masks in namespace["top"].items():

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pytest
 
 import explorer
 from explorer.axes import custom_axes, text_vector, word_vector
 from explorer.codegen.axes import axes_snippet, vectors_program
+from tests.snippets import run_snippet
 
 TEXTS = [
     "The bank approved the loan.",
@@ -19,14 +17,6 @@ TEXTS = [
     "The boat drifted to the muddy bank of the river.",
     "This soup needs more salt.",
 ]
-
-
-def _run(code: str) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "<snippet>", "exec"), namespace)
-    return namespace, out.getvalue()
 
 
 def test_snippets_compile_and_hold_no_projection():
@@ -44,7 +34,7 @@ def test_snippets_compile_and_hold_no_projection():
 @pytest.mark.parametrize("y_ends", [None, ("cold", "hot")])
 def test_sentence_axes_snippet_reproduces_the_library(bundled, y_ends):
     code = axes_snippet(bundled.name, TEXTS, ("money", "river"), y_ends, "mean", "sum_last4")
-    namespace, out = _run(code)
+    namespace, out = run_snippet(code)
     vectors = explorer.sentence_embeddings(bundled, TEXTS, "mean", "sum_last4")
     ends = [
         text_vector(bundled, t, "mean", "sum_last4") for t in ["money", "river", *(y_ends or ())]
@@ -61,7 +51,7 @@ def test_word_axes_snippet_reproduces_the_library(bundled):
     code = axes_snippet(
         bundled.name, TEXTS, ("money", "river"), None, None, "last", word="bank", spans=spans
     )
-    namespace, _ = _run(code)
+    namespace, _ = run_snippet(code)
     axes = custom_axes(
         vectors, word_vector(bundled, "money", "last"), word_vector(bundled, "river", "last")
     )

@@ -2,24 +2,14 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pytest
 
 import explorer
 from explorer.clusters import cluster, cluster_names, cluster_terms
 from explorer.codegen.clusters import clusters_snippet
+from tests.snippets import run_snippet
 from tests.test_clusters import TEXTS
-
-
-def _run(code: str) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "<snippet>", "exec"), namespace)
-    return namespace, out.getvalue()
 
 
 @pytest.mark.parametrize("method", ["kmeans", "hdbscan"])
@@ -34,7 +24,7 @@ def test_snippets_compile(method, k):
 @pytest.mark.parametrize(("method", "k"), [("kmeans", None), ("kmeans", 3), ("hdbscan", None)])
 def test_snippet_reproduces_the_library(bundled, method, k):
     code = clusters_snippet(bundled.name, TEXTS, "mean", "last", method, k, top=3)
-    namespace, out = _run(code)
+    namespace, out = run_snippet(code)
     vectors = explorer.sentence_embeddings(bundled, TEXTS, "mean", "last")
     np.testing.assert_allclose(namespace["vectors"], vectors, atol=1e-4)
     result = cluster(vectors, method, k)
@@ -63,5 +53,5 @@ def test_word_snippet_clusters_the_occurrences(bundled):
     code = clusters_snippet(
         bundled.name, texts, None, "last", "kmeans", 2, word="bank", spans=spans
     )
-    namespace, _ = _run(code)
+    namespace, _ = run_snippet(code)
     np.testing.assert_array_equal(namespace["labels"], cluster(vectors, k=2).labels)

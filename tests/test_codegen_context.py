@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 
 import numpy as np
@@ -13,16 +11,9 @@ import explorer
 from explorer import context as ctx
 from explorer.codegen.context import context_snippet
 from explorer.layers import LAYER_STRATEGIES
+from tests.snippets import run_snippet
 
 SENTENCES = list(ctx.TUTORIAL_SENTENCES)
-
-
-def _run(source: str) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<context snippet>", "exec"), namespace)  # noqa: S102
-    return namespace, out.getvalue()
 
 
 def _printed_matrix(printed: str, n: int) -> np.ndarray:
@@ -39,7 +30,7 @@ def test_snippet_matches_the_library(bundled, layers, center):
     )
     assert "output_hidden_states=True" in source and "word_ids()" in source
     assert ("occurrences - mean" in source) == center
-    namespace, printed = _run(source)
+    namespace, printed = run_snippet(source)
 
     if center:
         occurrences, per_layer = explorer.word_layer_vectors(bundled, SENTENCES, "bank")
@@ -66,7 +57,7 @@ def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
         source = context_snippet(
             explorer.DEFAULT_MODEL, sentences, word, "sum_last4", subwords, center=False
         )
-        namespace, _ = _run(source)
+        namespace, _ = run_snippet(source)
         _, vectors = explorer.word_vectors(bundled, sentences, word, "sum_last4", subwords)
         np.testing.assert_allclose(
             namespace["similarity"], explorer.cosine_similarity(vectors), atol=1e-4

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 
 import numpy as np
@@ -13,14 +11,7 @@ import explorer
 from explorer import layerstats
 from explorer.codegen.layers import layers_snippet
 from tests.conftest import TUTORIAL
-
-
-def _run(source: str) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<layers snippet>", "exec"), namespace)  # noqa: S102
-    return namespace, out.getvalue()
+from tests.snippets import run_snippet
 
 
 @pytest.mark.slow
@@ -31,7 +22,7 @@ def _run(source: str) -> tuple[dict, str]:
 def test_snippet_matches_the_library(bundled, text, layer, token):
     source = layers_snippet(explorer.DEFAULT_MODEL, text, layer, token)
     assert "output_hidden_states=True" in source and "torch.inference_mode()" in source
-    namespace, printed = _run(source)
+    namespace, printed = run_snippet(source)
     hidden = bundled.hidden_states(text)
     assert namespace["hidden"].shape == hidden.shape
     assert f"{hidden.shape}" in printed

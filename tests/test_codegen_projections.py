@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 
 import numpy as np
@@ -17,6 +15,7 @@ from explorer.codegen.projections import (
     word_projection_snippet,
 )
 from explorer.projection import ProjectionParams, Projector
+from tests.snippets import run_snippet
 
 TEXTS = [
     "The bank approved the loan.",
@@ -26,14 +25,6 @@ TEXTS = [
     "This soup needs more salt.",
     "Our team won the final on penalties after a dramatic, nervous evening.",
 ]
-
-
-def _run(code: str) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(code, "<snippet>", "exec"), namespace)
-    return namespace, out.getvalue()
 
 
 @pytest.mark.slow
@@ -50,7 +41,7 @@ def _run(code: str) -> tuple[dict, str]:
 )
 def test_snippet_vectors_equal_the_library(bundled, pooling, layers):
     code = projection_snippet(bundled.name, TEXTS, pooling, layers, ProjectionParams("pca"))
-    namespace, out = _run(code)
+    namespace, out = run_snippet(code)
     expected = explorer.sentence_embeddings(bundled, TEXTS, pooling, layers)
     assert namespace["vectors"].shape == expected.shape
     np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
@@ -72,7 +63,7 @@ def test_tsne_snippet_prints_shape_and_first_vectors(bundled):
     )
     assert "perplexity=1.6" in code and "random_state=0" in code
     assert "from openTSNE import" in code and "sklearn.manifold import TSNE" not in code
-    namespace, out = _run(code)
+    namespace, out = run_snippet(code)
     assert "vectors: (6, 384)" in out
     assert namespace["coords"].shape == (6, 2)
     expected = explorer.sentence_embeddings(bundled, TEXTS, "mean", "last")
@@ -90,7 +81,7 @@ def test_tsne_snippet_gives_the_pages_coordinates(bundled, n_components):
         bundled.name, texts, "mean", "last",
         ProjectionParams("tsne", n_components, 3, perplexity=projector.perplexity_),
     )  # fmt: skip
-    namespace, out = _run(code)
+    namespace, out = run_snippet(code)
     np.testing.assert_allclose(namespace["vectors"], vectors, atol=1e-4)
     page = Projector("tsne", n_components, random_state=3).fit(namespace["vectors"])
     np.testing.assert_allclose(namespace["coords"], page.embedding_, atol=1e-3)
@@ -145,7 +136,7 @@ def test_umap_snippet_gives_the_pages_coordinates(bundled):
     code = projection_snippet(
         bundled.name, texts, "mean", "last", ProjectionParams("umap", 2, 3, 4)
     )
-    namespace, out = _run(code)
+    namespace, out = run_snippet(code)
     projector = Projector("umap", 2, random_state=3, n_neighbors=4).fit(namespace["vectors"])
     np.testing.assert_allclose(namespace["coords"], projector.embedding_, atol=1e-4)
     trust = float(re.search(r"trustworthiness \(4 neighbours\): ([\d.]+)", out).group(1))
@@ -162,7 +153,7 @@ def test_word_snippet_vectors_equal_the_library(bundled, layers):
         bundled.name, texts, spans, "bank", layers, ProjectionParams("pca", 3)
     )
     assert "Rain again." not in code  # only texts with the word are written
-    namespace, _ = _run(code)
+    namespace, _ = run_snippet(code)
     np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
     assert namespace["coords"].shape == (5, 3)
 
@@ -173,7 +164,7 @@ def test_word_snippet_averages_subwords(bundled):
     occurrences, expected = explorer.word_vectors(bundled, texts, "embeddings", "last")
     assert occurrences[0].num_tokens > 1
     spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
-    namespace, _ = _run(word_projection_snippet(bundled.name, texts, spans, "embeddings"))
+    namespace, _ = run_snippet(word_projection_snippet(bundled.name, texts, spans, "embeddings"))
     np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
 import re
 
 import numpy as np
@@ -12,6 +10,7 @@ import pytest
 import explorer
 from explorer import search
 from explorer.codegen.similarity import search_snippet, similarity_snippet
+from tests.snippets import run_snippet
 
 SENTENCES = [
     "The bank raised its interest rates again.",
@@ -21,19 +20,11 @@ SENTENCES = [
 ]
 
 
-def _run(source: str) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<similarity snippet>", "exec"), namespace)  # noqa: S102
-    return namespace, out.getvalue()
-
-
 @pytest.mark.slow
 @pytest.mark.parametrize("layers", ["last", "concat_last4"])
 def test_similarity_snippet_matches_the_library(bundled, layers):
     poolings = list(explorer.POOLINGS)
-    namespace, printed = _run(
+    namespace, printed = run_snippet(
         similarity_snippet(explorer.DEFAULT_MODEL, SENTENCES, poolings, layers)
     )
     matrices = search.similarity_matrices(
@@ -52,7 +43,7 @@ def test_search_snippet_matches_the_library(bundled):
     corpus = SENTENCES + ["Our team lost the final on penalties.", "Bread smells wonderful."]
     query = "Who won the football match?"
     source = search_snippet(explorer.DEFAULT_MODEL, corpus, query, "cls", "sum_last4", k=3)
-    namespace, printed = _run(source)
+    namespace, printed = run_snippet(source)
     vectors = explorer.embed_corpus(bundled, corpus).sentence("cls", "sum_last4")
     query_vector = explorer.embed_corpus(bundled, [query]).sentence("cls", "sum_last4")[0]
     results = search.top_k(query_vector, vectors, corpus, k=3)

@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import pytest
 
 import explorer
 from explorer.codegen.tokens import tokens_snippet
+from tests.snippets import run_snippet
 
 TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
-
-
-def _run(source: str) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        exec(compile(source, "<tokens snippet>", "exec"), namespace)  # noqa: S102
-    return namespace, out.getvalue()
 
 
 @pytest.mark.parametrize(
@@ -31,7 +21,7 @@ def _run(source: str) -> tuple[dict, str]:
 )
 def test_snippet_matches_the_library(bundled, text, pair):
     source = tokens_snippet(explorer.DEFAULT_MODEL, text, pair, bundled.max_length)
-    namespace, printed = _run(source)
+    namespace, printed = run_snippet(source)
     expected = bundled.tokenize(text, pair)
     assert namespace["tokens"] == expected.tokens
     assert list(namespace["ids"]) == expected.ids
@@ -48,13 +38,15 @@ def test_snippet_matches_the_library(bundled, text, pair):
 
 def test_snippet_truncates_like_the_library(bundled):
     text = "embeddings " * 400
-    namespace, printed = _run(tokens_snippet(explorer.DEFAULT_MODEL, text, None, 64))
+    namespace, printed = run_snippet(tokens_snippet(explorer.DEFAULT_MODEL, text, None, 64))
     assert len(namespace["tokens"]) == 64
     assert namespace["tokens"][-1] == "[SEP]"
     assert "Truncated: only the first 64 tokens were kept." in printed
     full = bundled.tokenize(text)
     assert full.truncated
-    namespace, _ = _run(tokens_snippet(explorer.DEFAULT_MODEL, text, None, bundled.max_length))
+    namespace, _ = run_snippet(
+        tokens_snippet(explorer.DEFAULT_MODEL, text, None, bundled.max_length)
+    )
     assert namespace["tokens"] == full.tokens
 
 

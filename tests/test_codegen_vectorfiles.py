@@ -3,9 +3,6 @@ print the page's numbers."""
 
 from __future__ import annotations
 
-import contextlib
-import io
-
 import numpy as np
 import pandas as pd
 import pyarrow as pa
@@ -20,16 +17,9 @@ from explorer.codegen.vectorfiles import (
 )
 from explorer.projection import ProjectionParams
 from explorer.vectorfiles import read_vectors
+from tests.snippets import run_snippet
 
 TEXTS = [f"Text {i} about {('dogs', 'cats', 'fish')[i % 3]}." for i in range(40)]
-
-
-def _run(snippet: str, folder) -> tuple[dict, str]:
-    namespace: dict = {}
-    out = io.StringIO()
-    with contextlib.chdir(folder), contextlib.redirect_stdout(out):
-        exec(compile(snippet, "snippet.py", "exec"), namespace)
-    return namespace, out.getvalue()
 
 
 @pytest.fixture
@@ -66,7 +56,8 @@ def _uploads(folder, max_rows: int = 20_000):
 def test_projection_snippet_reads_the_same_rows_and_prints_the_pages_pca(files, max_rows):
     for data, names in _uploads(files, max_rows):
         assert data.dropped == 2 and data.sampled == (max_rows == 25)
-        namespace, out = _run(projection_snippet(data, names, ProjectionParams("pca", 2)), files)
+        snippet = projection_snippet(data, names, ProjectionParams("pca", 2))
+        namespace, out = run_snippet(snippet, "snippet.py", files)
         np.testing.assert_array_equal(namespace["vectors"], data.vectors)
         assert namespace["texts"] == list(data.texts)
         assert namespace["labels"] == list(data.labels)
@@ -76,7 +67,7 @@ def test_projection_snippet_reads_the_same_rows_and_prints_the_pages_pca(files, 
 
 def test_row_search_snippet_prints_the_pages_results(files):
     for data, names in _uploads(files):
-        _, out = _run(row_search_snippet(data, names, 3, 4), files)
+        _, out = run_snippet(row_search_snippet(data, names, 3, 4), "snippet.py", files)
         found = search.top_k(data.vectors[3], data.vectors, data.texts, 5)
         found = found[found["index"] != 3].head(4)
         found["rank"] = range(1, len(found) + 1)
@@ -100,7 +91,7 @@ def test_query_search_snippet_embeds_the_query_with_the_model(tmp_path, tiny, ti
     data = read_vectors((tmp_path / "m.parquet").read_bytes())
     snippet = query_search_snippet(data, ("m.parquet",), tiny_bert_path, "rates", "mean", "last", 2)
     assert "only makes sense if" in snippet
-    namespace, out = _run(snippet, tmp_path)
+    namespace, out = run_snippet(snippet, "snippet.py", tmp_path)
     query = explorer.embed_corpus(tiny, ["rates"]).sentence("mean", "last")[0]
     found = search.top_k(query, data.vectors, data.texts, 2)
     assert out.splitlines()[0] == f"1. {found['score'][0]:.4f}  {found['text'][0]}"

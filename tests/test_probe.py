@@ -3,8 +3,6 @@ word senses end to end and the generated snippet (the probe itself: tests/test_p
 
 from __future__ import annotations
 
-import contextlib
-import io
 import time
 
 import numpy as np
@@ -15,6 +13,7 @@ import explorer
 from explorer import corpora, probe, probing
 from explorer.codegen.probe import probe_snippet
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
+from tests.snippets import run_snippet
 from tests.test_probing_scores import toy_set
 
 OLD_NAMES = (
@@ -72,17 +71,12 @@ def test_built_in_word_senses_need_context(bundled):
           f"baseline {baseline:.3f}, {elapsed:.1f} s")  # fmt: skip
 
 
-def _run(source: str) -> dict:
-    namespace: dict = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(compile(source, "<probe snippet>", "exec"), namespace)  # noqa: S102
-    return namespace
-
-
 def test_snippet_reproduces_one_layer_sentence_task(tiny, tiny_bert_path):
     texts, labels = toy_set()
     scores = probe.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3)
-    namespace = _run(probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3))
+    namespace = run_snippet(
+        probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3), "<probe snippet>"
+    )[0]
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[2], atol=1e-6)
     assert namespace["baseline"] == pytest.approx(scores.attrs["baseline"], abs=1e-6)
 
@@ -96,7 +90,7 @@ def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path):
     features = probe.word_features(tiny, texts, words)
     spans = [(o.char_start, o.char_end) for o in features.occurrences]
     source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", 3, 0, words, spans)
-    namespace = _run(source)
+    namespace = run_snippet(source, "<probe snippet>")[0]
     np.testing.assert_allclose(namespace["X"], features.vectors["first"][3], atol=1e-4)
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[3], atol=1e-6)
     assert namespace["baseline"] == pytest.approx(0.5)

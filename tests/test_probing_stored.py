@@ -3,8 +3,6 @@ label columns checked, honest stratified samples."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import math
 
 import numpy as np
@@ -22,6 +20,7 @@ from explorer.probing.stored import (
     store_layer_scores,
     stored_stack,
 )
+from tests.snippets import run_snippet
 from tests.store_helpers import TEXTS, write_csv
 
 
@@ -129,12 +128,7 @@ def test_probe_rows_sample_is_stratified_reproducible_and_said():
 def _run(source: str, corpus) -> dict:
     folder = f"path/to/{corpus.path.name}"
     assert source.count(repr(folder)) == 1
-    namespace: dict = {}
-    with contextlib.redirect_stdout(io.StringIO()):
-        exec(
-            compile(source.replace(repr(folder), repr(str(corpus.path))), "<s>", "exec"), namespace
-        )  # noqa: S102
-    return namespace
+    return run_snippet(source.replace(repr(folder), repr(str(corpus.path))))[0]
 
 
 @pytest.mark.parametrize(("store", "column", "layer"), [("some", "label", 3), ("meta", "topic", 6)])
