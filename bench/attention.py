@@ -13,9 +13,9 @@ several times faster than 2, which then wait for each other).
 from __future__ import annotations
 
 import json
-import statistics
 import sys
-import time
+
+from bench.neighbors import timed
 
 TARGETS = {"attention_128": 2.0, "attention_512": 6.0, "lens_bert_base": 1.0}
 """Seconds each case should stay under (issue 12)."""
@@ -33,13 +33,9 @@ def _text(model, tokens: int) -> str:
 
 
 def _timed(fn, repeat: int) -> dict:
-    fn()  # warm-up, untimed
-    seconds = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        seconds.append(time.perf_counter() - start)
-    return {"seconds": statistics.median(seconds), "seconds_min": min(seconds)}
+    """:func:`bench.neighbors.timed` after one untimed warm-up call."""
+    fn()
+    return timed(fn, repeat)
 
 
 def _masked_lm():
