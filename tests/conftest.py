@@ -75,5 +75,21 @@ def tiny_bert_path(tmp_path_factory) -> str:
 
 
 @pytest.fixture(scope="session")
+def masked_lm_path(tmp_path_factory) -> str:
+    """A tiny random BertForMaskedLM (3 layers x 32) with the bundled vocab."""
+    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
+
+    config = BertConfig(
+        vocab_size=30522,
+        hidden_size=32,
+        num_hidden_layers=3,
+        num_attention_heads=2,
+        intermediate_size=64,
+    )
+    folder = tmp_path_factory.mktemp("bert-mlm-tiny")
+    return _save_random(folder, config, BertForMaskedLM, BertTokenizer)
+
+
+@pytest.fixture(scope="session")
 def tiny(tiny_bert_path) -> explorer.Model:
     return explorer.load_model(tiny_bert_path)

@@ -8,7 +8,6 @@ import explorer
 from explorer import attention, lens
 from explorer.codegen import attention as codegen
 from tests.snippets import run_snippet
-from tests.test_lens import masked_lm_path  # noqa: F401 - fixture
 
 TEXT = "The bank robber was seen fishing on the river bank."
 PAIR = "Where did he go?"
@@ -32,7 +31,7 @@ def test_attention_snippet_matches_the_library(bundled):
     assert "of all attention lands on [SEP]" in printed
 
 
-def test_lens_snippet_matches_the_library(masked_lm_path):  # noqa: F811
+def test_lens_snippet_matches_the_library(masked_lm_path):
     text = "The robber took the [MASK] from the [MASK]."
     source = codegen.lens_snippet(masked_lm_path, text, k=3)
     namespace, printed = run_snippet(source)

@@ -10,25 +10,8 @@ import torch
 
 from explorer import lens
 from explorer.model import bundled_model_path
-from tests.conftest import _save_random
 
 TEXT = "The robber took the money from the [MASK] and went [MASK] on the river."
-
-
-@pytest.fixture(scope="session")
-def masked_lm_path(tmp_path_factory) -> str:
-    """A tiny random BertForMaskedLM (3 layers x 32) with the bundled vocab."""
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    config = BertConfig(
-        vocab_size=30522,
-        hidden_size=32,
-        num_hidden_layers=3,
-        num_attention_heads=2,
-        intermediate_size=64,
-    )
-    folder = tmp_path_factory.mktemp("bert-mlm-tiny")
-    return _save_random(folder, config, BertForMaskedLM, BertTokenizer)
 
 
 @pytest.fixture(scope="module")

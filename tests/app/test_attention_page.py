@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 
 from tests.app.rendered import plain
-from tests.test_lens import masked_lm_path  # noqa: F401 - fixture
 
 
 def _ok(at) -> None:
@@ -71,7 +70,7 @@ def test_pair_long_and_empty_inputs(page):
 
 
 @pytest.mark.slow
-def test_masked_lm_model_shows_the_lens(page, masked_lm_path, monkeypatch):  # noqa: F811
+def test_masked_lm_model_shows_the_lens(page, masked_lm_path, monkeypatch):
     monkeypatch.setenv("EXPLORER_MODELS", masked_lm_path)
     at = page("attention")
     at.selectbox(key="model").set_value(f"{Path(masked_lm_path).name} (local)").run()

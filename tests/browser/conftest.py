@@ -18,7 +18,6 @@ from pathlib import Path
 import pytest
 
 from explorer.settings import WELL_KNOWN_MODELS
-from tests.test_lens import masked_lm_path  # noqa: F401 - fixture
 from tools.browser import Tab, browser_unavailable, chromium, open_tab
 from tools.server import ServerError, artifacts_dir, streamlit_server
 
@@ -55,7 +54,7 @@ def browser():
 
 
 @pytest.fixture(scope="session")
-def app_url(browser, server_log: Path, masked_lm_path: str) -> Iterator[str]:  # noqa: F811
+def app_url(browser, server_log: Path, masked_lm_path: str) -> Iterator[str]:
     """Base URL of ``streamlit run app.py`` on a free loopback port, stopped at session end.
 
     Depends on ``browser`` so that a missing browser skips before the server starts. The
