@@ -16,7 +16,7 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -82,13 +82,18 @@ def _stop(process: subprocess.Popen) -> None:
 
 @contextlib.contextmanager
 def streamlit_server(
-    log_path: Path, app_dir: Path = REPO, timeout_s: float = STARTUP_TIMEOUT_S
+    log_path: Path,
+    app_dir: Path = REPO,
+    timeout_s: float = STARTUP_TIMEOUT_S,
+    env: Mapping[str, str] | None = None,
 ) -> Iterator[str]:
     """Run ``streamlit run app.py`` headless on a free loopback port; yield its base URL.
 
     The server's stdout and stderr go to ``log_path``. Raises :class:`ServerError` (with the
     log's tail) when it exits or does not answer ``/_stcore/health`` within ``timeout_s``.
-    The server and its children are terminated on exit, also when the body raises.
+    The server and its children are terminated on exit, also when the body raises. ``env``
+    adds variables for the server only (for example ``EXPLORER_MODELS``): this process's own
+    environment is left as it is.
     """
     port = free_port()
     url = f"http://127.0.0.1:{port}"
@@ -99,7 +104,7 @@ def streamlit_server(
         "--server.address", "127.0.0.1",
         "--browser.gatherUsageStats", "false",
     ]  # fmt: skip
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false", **(env or {})}
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with open(log_path, "wb") as log:
         process = subprocess.Popen(
