@@ -9,7 +9,7 @@ library's own functions stay uncapped for notebooks and the command line.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -117,3 +117,26 @@ def sample_points(n: int, limit: int = MAX_POINTS, seed: int = 0) -> tuple[np.nd
 MAX_PROBE_ROWS = 2_000
 """Most rows of a saved corpus one probe reads (a stratified random sample beyond): a linear
 probe on 2,000 x 384 vectors takes about 1 s per layer and pooling with 5 folds on one core."""
+
+
+MAX_POINTS_3D = 2_000
+"""Most points UMAP and t-SNE draw in 3-D. On a quiet 2-core machine 5,000 word occurrences
+took 38 s (t-SNE) and 55 s (UMAP) in 3-D (``python -m bench.soak --sessions 1 --pages
+projections``), random 384-d points 23 s and 71 s; 2,000 take 7 s and 4 s. PCA draws any
+number in 3-D, and 2-D maps any number up to :data:`MAX_POINTS`."""
+
+
+def cap_3d(params, count: int, limit: int | None = None):
+    """``(params, note)``: ``params`` (a :class:`explorer.projection.ProjectionParams`) as
+    they are, or, for a UMAP or t-SNE map of more than ``limit`` points in 3-D, the same in 2-D
+    with a note saying why (no point is left out). ``limit`` defaults to
+    :data:`MAX_POINTS_3D`."""
+    limit = MAX_POINTS_3D if limit is None else limit
+    if params.n_components != 3 or params.method == "pca" or count <= limit:
+        return params, None
+    name = {"umap": "UMAP", "tsne": "t-SNE"}.get(params.method, params.method)
+    return replace(params, n_components=2), (
+        f"Drawn in 2-D: {name} in 3-D draws at most {limit:,} points (it takes minutes for "
+        f"more on this server), and this map has {count:,}. Choose PCA for a 3-D view of all "
+        "of them, or fewer texts."
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import explorer
-from explorer import corpora, mapquality
+from explorer import corpora, limits, mapquality
 from explorer import projection as proj
 from explorer.figures.projections import projection_title
 from explorer.mapquality import DEFAULT_K
@@ -160,6 +160,9 @@ try:
             if uploaded
             else projection_title(params.method, len(texts), layers=layers, pooling=pooling)
         )
+    params, flat_note = limits.cap_3d(params, len(point_texts))
+    if flat_note:
+        messages.info(flat_note)
     if colour == "clusters":
         point_labels, cluster_ids, cluster_names = views.clusters(points, point_texts)
         legend_title = "Cluster"

@@ -49,3 +49,17 @@ def test_maps_sample_beyond_the_point_cap_and_say_so():
     np.testing.assert_array_equal(rows, again)
     everything, none = limits.sample_points(500)
     assert none is None and everything.tolist() == list(range(500))
+
+
+def test_cap_3d_draws_large_nonlinear_3d_maps_in_2d_and_leaves_the_rest():
+    from explorer.projection import ProjectionParams
+
+    umap_3d = ProjectionParams("umap", 3, n_neighbors=7)
+    same, note = limits.cap_3d(umap_3d, limits.MAX_POINTS_3D)
+    assert same == umap_3d and note is None
+    flat, note = limits.cap_3d(umap_3d, limits.MAX_POINTS_3D + 1)
+    assert flat == ProjectionParams("umap", 2, n_neighbors=7)
+    assert "UMAP in 3-D draws at most 2,000 points" in note and "2,001" in note
+    assert limits.cap_3d(ProjectionParams("tsne", 3), 50, limit=10)[0].n_components == 2
+    for kept in (ProjectionParams("pca", 3), ProjectionParams("tsne", 2)):
+        assert limits.cap_3d(kept, 10**6) == (kept, None)

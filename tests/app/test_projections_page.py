@@ -85,6 +85,24 @@ def test_tsne_and_umap_and_3d(page):
     assert figure["data"][0]["type"] == "scatter3d"
     assert figure["layout"]["scene"]["zaxis"]["title"]["text"] == "UMAP 3"
     assert any("2-D only" in c.value for c in at.caption)
+    assert not any("Drawn in 2-D" in plain(i.value) for i in at.info)
+
+
+def test_large_3d_umap_and_tsne_maps_are_drawn_in_2d_with_a_note(page, monkeypatch):
+    from explorer import limits
+
+    monkeypatch.setattr(limits, "MAX_POINTS_3D", 10)  # the built-in topics have more texts
+    at = page("projections")
+    at.radio(key="projections.method").set_value("tsne").run()
+    at.radio(key="projections.dims").set_value(3).run()
+    _ok(at)
+    assert _figures(at)[0]["data"][0]["type"] != "scatter3d"
+    assert any(
+        "Drawn in 2-D: t-SNE in 3-D draws at most 10 points" in plain(i.value) for i in at.info
+    )
+    at.radio(key="projections.method").set_value("pca").run()
+    _ok(at)
+    assert _figures(at)[0]["data"][0]["type"] == "scatter3d"
 
 
 def test_compare_poolings_shows_a_2x2_grid(page):
