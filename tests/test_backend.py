@@ -65,6 +65,30 @@ def test_long_text_is_truncated_not_crashing(bundled):
     assert states.shape == (7, 512, 384)
 
 
+@pytest.mark.parametrize(
+    ("text_words", "pair_words"),
+    [(3000, 2500), (2500, 3000), (3000, 3000), (3000, 40), (40, 3000), (200, 200), (90, 95)],
+)
+def test_long_pairs_tokenize_as_the_uncut_tokenizer_does(bundled, text_words, pair_words):
+    # Long segments of a pair are cut to a prefix before the tokenizer truncates them (its
+    # overflow windows of two long segments cost GBs): the result must be what it would be.
+    words = "The unbelievable river bank, its misunderstanding; photosynthesis!".split()
+    text = " ".join(words[i % len(words)] for i in range(text_words))
+    pair = " ".join(
+        words[(i * (7 if pair_words != text_words else 1)) % len(words)] for i in range(pair_words)
+    )
+    found = bundled.tokenize(text, pair)
+    expected = bundled.tokenizer(
+        text, pair, truncation=True, max_length=bundled.max_length, return_offsets_mapping=True
+    )
+    assert found.ids == expected["input_ids"]
+    assert found.segment_ids == expected["token_type_ids"]
+    assert found.offsets == [tuple(o) for o in expected["offset_mapping"]]
+    assert found.truncated == bool(expected.encodings[0].overflowing)
+    rows = bundled.encode_batch([text, "short"], [pair, pair])
+    assert rows[0]["input_ids"] == expected["input_ids"] and rows[0]["truncated"] == found.truncated
+
+
 def test_hidden_states_shape_and_dtype(bundled):
     states = bundled.hidden_states(TUTORIAL)
     assert states.shape == (7, 22, 384)

@@ -97,6 +97,8 @@ class Model:
         """The tokenizer's encoding of ``text`` (a string or a list), truncated to
         ``max_length``, with special-token masks and segment ids (and character offsets)."""
         with self._lock:  # a fast tokenizer's truncation settings are shared state
+            if pair is not None:
+                text, pair = self._prefixes(text, pair)
             return self.tokenizer(
                 text,
                 pair,
@@ -106,6 +108,44 @@ class Model:
                 return_special_tokens_mask=True,
                 return_token_type_ids=True,
             )
+
+    PREFIX_MARGIN = 16
+    """Tokens kept past ``max_length`` when a long segment of a pair is cut (:meth:`_prefixes`),
+    so that the cut cannot change any token the model reads."""
+
+    def _prefixes(self, text, pair):
+        """``(text, pair)`` (strings or lists) with the long segments of each pair cut to a
+        prefix of the string (character offsets stay valid) that still holds more than the
+        tokenizer keeps, so the tokens, offsets and ``truncated`` are what they would be.
+
+        A segment keeps at most ``max_length + PREFIX_MARGIN`` tokens, one more when it is the
+        longer of the two: the tokenizer's longest-first truncation depends only on which
+        segment is longer and on the shorter one's length, both of which the cut preserves.
+
+        Why: the fast tokenizer truncates a pair by building every combination of the two
+        segments' overflowing windows. Two 100,000-character segments made thousands of
+        512-token encodings: +1.3 GB and seconds for one pair (``bench.soak``, Attention)."""
+        many = not isinstance(text, str)
+        texts, pairs = (list(text), list(pair)) if many else ([text], [pair])
+        long = [i for i, (a, b) in enumerate(zip(texts, pairs, strict=True))
+                if max(len(a), len(b)) > self.max_length]  # fmt: skip
+        if long:
+            keep = self.max_length + self.PREFIX_MARGIN
+            found = self.tokenizer(
+                [texts[i] for i in long] + [pairs[i] for i in long],
+                add_special_tokens=False,
+                return_offsets_mapping=True,
+                verbose=False,
+            )["offset_mapping"]
+            for n, i in enumerate(long):
+                spans_a, spans_b = found[n], found[len(long) + n]
+                kept_a = keep + (len(spans_a) > len(spans_b))
+                kept_b = keep + (len(spans_b) > len(spans_a))
+                if len(spans_a) > kept_a:
+                    texts[i] = texts[i][: spans_a[kept_a - 1][1]]
+                if len(spans_b) > kept_b:
+                    pairs[i] = pairs[i][: spans_b[kept_b - 1][1]]
+        return (texts, pairs) if many else (texts[0], pairs[0])
 
     def encode_batch(
         self, texts: Sequence[str], pairs: Sequence[str] | None = None
