@@ -119,15 +119,20 @@ def test_umap_snippet_compiles_and_names_its_parameters():
     assert "estimates" not in code  # 6 points: the page's trustworthiness is exact too
 
 
-def test_large_umap_snippet_lets_umap_find_neighbours_and_says_the_page_estimates():
+def test_large_umap_snippets_give_exact_neighbours_and_say_the_page_estimates():
+    params = ProjectionParams("umap", 2, 0, 15)
     texts = [f"Sentence number {i}." for i in range(4100)]
-    code = projection_snippet(
-        "bert-base-uncased", texts, "mean", "last", ProjectionParams("umap", 2, 0, 15)
-    )
+    code = projection_snippet("bert-base-uncased", texts, "mean", "last", params)
+    compile(code, "<snippet>", "exec")
+    assert "NearestNeighbors(\n    n_neighbors=15\n).fit(vectors).kneighbors(vectors)" in code
+    assert "umap.UMAP(\n    n_components=2, n_neighbors=15, random_state=0, n_jobs=1," in code
+    assert "precomputed_knn=(indices.astype('int32'), distances.astype('float32'))" in code
+    assert "The page estimates this from 2,000 random points" in code
+    texts = [f"Sentence number {i}." for i in range(10_001)]
+    code = projection_snippet("bert-base-uncased", texts, "mean", "last", params)
     compile(code, "<snippet>", "exec")
     assert "umap.UMAP(n_components=2, n_neighbors=15, random_state=0, n_jobs=1)" in code
     assert "precomputed" not in code
-    assert "The page estimates this from 2,000 random points" in code
 
 
 @pytest.mark.slow

@@ -25,6 +25,7 @@ from explorer.layers import Layers, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import validate_pooling
 from explorer.projection import (
+    EXACT_KNN_UP_TO,
     EXACT_NEIGHBORS_BELOW,
     TRUSTWORTHINESS_QUERIES,
     TSNE_EARLY_EXAGGERATION,
@@ -114,6 +115,20 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
                 "warnings.filterwarnings('ignore', message='using precomputed metric')\n"
                 f"reducer = umap.UMAP(\n    {umap_params}, metric='precomputed'\n)\n"
                 "coords = reducer.fit_transform(pairwise_distances(vectors))\n"
+            )
+        elif n_points <= EXACT_KNN_UP_TO:
+            fit = (
+                "import warnings\n\n"
+                "from sklearn.neighbors import NearestNeighbors\n\n"
+                "# Above 4,096 points UMAP would search neighbours approximately (NN-descent,\n"
+                "# whose compilation takes a minute); the page gives it the exact ones.\n"
+                "distances, indices = NearestNeighbors(\n"
+                f"    n_neighbors={params.n_neighbors}\n"
+                ").fit(vectors).kneighbors(vectors)\n"
+                "warnings.filterwarnings('ignore', message='.*knn_search_index')\n"
+                f"reducer = umap.UMAP(\n    {umap_params},\n"
+                "    precomputed_knn=(indices.astype('int32'), distances.astype('float32')),\n)\n"
+                "coords = reducer.fit_transform(vectors)\n"
             )
         else:
             fit = f"\nreducer = umap.UMAP({umap_params})\ncoords = reducer.fit_transform(vectors)\n"
