@@ -5,7 +5,8 @@ hundreds of megabytes (the hidden states of 5,000 texts), so a count alone does 
 memory. :class:`Memo` keeps the most recently used results while their total size stays under
 ``max_bytes`` (sizes measured from the NumPy arrays inside a result), computes each key once
 even when several sessions ask at the same moment, and never keeps a result larger than the
-whole budget (it is returned, not stored).
+whole budget (it is returned, not stored). Memos of one :class:`Pool` also share a total
+budget: a shared server bounds all its caches together, not one by one.
 """
 
 from __future__ import annotations
@@ -45,19 +46,69 @@ def nbytes(value: Any, _depth: int = 0) -> int:
     return _SCALAR_BYTES
 
 
+class Pool:
+    """A byte budget shared by several memos: when their results together pass ``max_bytes``,
+    the least recently used result of any of them is dropped. Each memo keeps its own budget
+    too (one kind of result cannot take the whole pool)."""
+
+    def __init__(self, max_bytes: int) -> None:
+        if max_bytes < 1:
+            raise ValueError("A pool needs max_bytes >= 1.")
+        self.max_bytes = max_bytes
+        self.memos: list[Memo] = []
+        self.lock = threading.RLock()
+        self._clock = 0
+
+    @property
+    def bytes(self) -> int:
+        """Bytes held by every memo of the pool."""
+        with self.lock:
+            return sum(memo.bytes for memo in self.memos)
+
+    def _tick(self) -> int:
+        self._clock += 1
+        return self._clock
+
+    def _evict(self) -> None:
+        """Drop the oldest results of the pool's memos until they fit (lock held)."""
+        while self.bytes > self.max_bytes:
+            oldest = min(
+                (memo for memo in self.memos if memo._items),
+                key=lambda memo: next(iter(memo._items.values()))[2],
+            )
+            oldest._drop_oldest()
+
+
 class Memo:
     """Least-recently-used results of ``function(*key)``, at most ``max_entries`` of them and
-    ``max_bytes`` in all. Thread-safe; concurrent calls with one key compute it once."""
+    ``max_bytes`` in all (and within ``pool``'s budget, when given, with the pool's other
+    memos). Thread-safe; concurrent calls with one key compute it once."""
 
-    def __init__(self, max_bytes: int, max_entries: int = 64) -> None:
+    def __init__(self, max_bytes: int, max_entries: int = 64, pool: Pool | None = None) -> None:
         if max_bytes < 1 or max_entries < 1:
             raise ValueError("A memo needs max_bytes >= 1 and max_entries >= 1.")
         self.max_bytes = max_bytes
         self.max_entries = max_entries
-        self._items: OrderedDict[Hashable, tuple[Any, int]] = OrderedDict()
+        self.pool = pool
+        # value, size, time of last use (the pool's clock)
+        self._items: OrderedDict[Hashable, tuple[Any, int, int]] = OrderedDict()
         self._pending: dict[Hashable, threading.Event] = {}
-        self._lock = threading.Lock()
+        self._lock = pool.lock if pool is not None else threading.RLock()
+        self._clock = 0
         self.bytes = 0
+        if pool is not None:
+            with pool.lock:
+                pool.memos.append(self)
+
+    def _tick(self) -> int:
+        if self.pool is not None:
+            return self.pool._tick()
+        self._clock += 1
+        return self._clock
+
+    def _drop_oldest(self) -> None:
+        _, (_, dropped, _) = self._items.popitem(last=False)
+        self.bytes -= dropped
 
     def __len__(self) -> int:
         return len(self._items)
@@ -72,8 +123,10 @@ class Memo:
         while True:
             with self._lock:
                 if key in self._items:
+                    value, size, _ = self._items[key]
+                    self._items[key] = (value, size, self._tick())
                     self._items.move_to_end(key)
-                    return self._items[key][0]
+                    return value
                 waiting = self._pending.get(key)
                 if waiting is None:
                     self._pending[key] = threading.Event()
@@ -87,12 +140,14 @@ class Memo:
                 self._pending.pop(key).set()
             raise
         with self._lock:
-            if size <= self.max_bytes:
-                self._items[key] = (value, size)
+            room = self.max_bytes if self.pool is None else min(self.max_bytes, self.pool.max_bytes)
+            if size <= room:
+                self._items[key] = (value, size, self._tick())
                 self.bytes += size
                 while self.bytes > self.max_bytes or len(self._items) > self.max_entries:
-                    _, (_, dropped) = self._items.popitem(last=False)
-                    self.bytes -= dropped
+                    self._drop_oldest()
+                if self.pool is not None:
+                    self.pool._evict()
             self._pending.pop(key).set()
         return value
 

@@ -72,3 +72,30 @@ def test_an_error_is_raised_and_not_stored():
 def test_bad_budgets_are_refused():
     with pytest.raises(ValueError):
         Memo(max_bytes=0)
+
+
+def test_memos_of_a_pool_share_its_budget_and_drop_the_oldest_result_of_any():
+    from explorer.memo import Pool
+
+    pool = Pool(max_bytes=3 * 2**20)
+    first, second = Memo(2 * 2**20, pool=pool), Memo(2 * 2**20, pool=pool)
+    first.get("a", lambda: _array(1))
+    second.get("b", lambda: _array(1))
+    first.get("c", lambda: _array(1))
+    second.get("b", lambda: pytest.fail("b is cached"))  # b becomes the most recent
+    second.get("d", lambda: _array(1))  # 4 MB: the oldest of either memo (a) leaves
+    assert "a" not in first and "c" in first and {"b", "d"} <= {k for k in "bd" if k in second}
+    assert pool.bytes == 3 * 2**20 <= pool.max_bytes
+    assert first.get("big", lambda: _array(2.5)).size  # over the memo's own budget: not kept
+    assert "big" not in first and pool.bytes <= pool.max_bytes
+    with pytest.raises(ValueError, match="max_bytes"):
+        Pool(0)
+
+
+def test_the_apps_caches_share_one_pool():
+    from explorer.ui import attention, compute
+
+    memos = [*compute.BUDGETS.values(), attention.MEMO]
+    assert all(memo.pool is compute.POOL for memo in memos)
+    assert compute.POOL.memos == memos
+    assert compute.POOL.max_bytes < sum(memo.max_bytes for memo in memos)

@@ -12,11 +12,12 @@ import streamlit as st
 from explorer import attention, lens
 from explorer.memo import Memo
 from explorer.model import Tokenization
+from explorer.ui.compute import POOL
 from explorer.ui.model import RANDOM_PREFIX, load, settings
 
 MB = 1024 * 1024
 
-MEMO = Memo(max_bytes=256 * MB, max_entries=16)
+MEMO = Memo(max_bytes=256 * MB, max_entries=16, pool=POOL)
 """Analyses of recent inputs (512 tokens on a 12 x 12 model: about 160 MB)."""
 
 

@@ -18,7 +18,7 @@ import streamlit as st
 import explorer
 from explorer import limits, uploads
 from explorer.embeddings import CorpusEmbeddings
-from explorer.memo import Memo
+from explorer.memo import Memo, Pool
 from explorer.model import Tokenization
 from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
@@ -28,14 +28,21 @@ T = TypeVar("T")
 
 MB = 1024 * 1024
 
+POOL = Pool(max_bytes=896 * MB)
+"""What every cache of the server holds together (the memos below and the Attention page's).
+A server with the bundled model loaded starts at about 550 MB; with 896 MB of results and the
+working memory of the requests running, it stays under the 2 GB a shared demo is given
+(``python -m bench.soak``). Each memo's own budget keeps one kind of result from taking it
+all."""
+
 BUDGETS = {
-    "states": Memo(max_bytes=192 * MB, max_entries=64),
-    "words": Memo(max_bytes=192 * MB, max_entries=64),
-    "corpora": Memo(max_bytes=512 * MB, max_entries=16),
-    "projections": Memo(max_bytes=64 * MB, max_entries=64),
-    "probes": Memo(max_bytes=128 * MB, max_entries=64),
+    "states": Memo(max_bytes=192 * MB, max_entries=64, pool=POOL),
+    "words": Memo(max_bytes=192 * MB, max_entries=64, pool=POOL),
+    "corpora": Memo(max_bytes=512 * MB, max_entries=16, pool=POOL),
+    "projections": Memo(max_bytes=64 * MB, max_entries=64, pool=POOL),
+    "probes": Memo(max_bytes=128 * MB, max_entries=64, pool=POOL),
 }
-"""Memory budgets of the shared caches (about 1.1 GB in all, beside a model of ~0.5 GB)."""
+"""Memory budgets of the shared caches, each within :data:`POOL`."""
 
 PROGRESS_MIN_TEXTS = 32
 """Corpora at least this large show a progress bar while they are embedded."""
