@@ -1,0 +1,75 @@
+"""Saved maps of a store (explorer project) and the density layer drawn under their points."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from bench.store import synthetic_store
+from explorer import open_corpus
+from explorer.figures.density import add_density, density_counts, density_trace
+from explorer.store.project import save_projection
+from explorer.store.saved_maps import saved_map, saved_projector
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("saved-maps") / "store"
+    synthetic_store(folder, 600, dim=16, shard_rows=250, clusters=3)
+    return folder
+
+
+def test_no_saved_projection_is_none(store):
+    assert saved_map(open_corpus(store), "tsne") is None
+
+
+def test_a_saved_sample_is_drawn_from_its_own_rows(store):
+    entry = save_projection(store, "pca", sample=400, random_state=1)
+    found = saved_map(open_corpus(store), "pca", max_points=50, seed=2)
+    projected = np.load(store / entry["rows_file"])
+    assert (found.rows == projected).all() and len(found.coords) == 400
+    assert len(found.shown) == 50 and np.isin(found.shown, projected).all()
+    assert (np.diff(found.shown) > 0).all()
+    assert "Saved PCA coordinates of 400 rows (a sample of 600 rows)" in found.note
+    assert "50 of them, drawn at random" in found.note
+    projector = saved_projector(found, found.shown)
+    where = np.searchsorted(projected, found.shown)
+    np.testing.assert_array_equal(projector.embedding_, found.coords[where])
+    assert projector.trustworthiness_ == pytest.approx(entry["trustworthiness"])
+    missing = np.setdiff1d(np.arange(600), projected)[:1]
+    with pytest.raises(ValueError, match="not in the saved projection"):
+        saved_projector(found, missing)
+
+
+def test_every_row_projected_shows_every_row(store):
+    save_projection(store, "pca", pooling="mean", layers="last")
+    found = saved_map(open_corpus(store), "pca")
+    assert len(found.rows) == len(found.shown) == 600
+    assert "every one as a point" in found.note
+
+
+def test_density_counts_every_point_once_and_keeps_a_small_figure():
+    rng = np.random.default_rng(0)
+    coords = rng.normal(size=(1_000_000, 2)).astype(np.float32)
+    counts, x_edges, y_edges = density_counts(coords, bins=100, chunk=300_000)
+    assert counts.shape == (100, 100) and counts.sum() == 1_000_000
+    assert x_edges[0] == coords[:, 0].min() and y_edges[-1] == pytest.approx(coords[:, 1].max())
+    # y along the first axis: the upper half of the grid holds the points with y > 0
+    assert abs(counts[50:].sum() - (coords[:, 1] > y_edges[50]).sum()) == 0
+    trace = density_trace(coords, bins=100)
+    size = len(json.dumps(trace.to_plotly_json(), default=lambda a: a.tolist()))
+    assert size < 400_000
+    import plotly.graph_objects as go
+
+    figure = add_density(go.Figure(go.Scattergl(x=[0], y=[0])), coords[:1000], bins=20)
+    assert figure.data[0].type == "heatmap" and figure.data[1].type == "scattergl"
+
+
+@pytest.mark.parametrize(
+    "bad", [np.zeros((0, 2)), np.zeros((5, 3)), np.array([[0.0, np.nan], [1.0, 1.0]])]
+)
+def test_density_refuses_bad_coordinates(bad):
+    with pytest.raises(ValueError):
+        density_counts(bad)
