@@ -7,6 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from explorer.figures.projections import (
+    FrozenFigure,
     axis_titles,
     hover_text,
     pooling_grid,
@@ -172,3 +173,20 @@ def test_large_maps_draw_with_webgl_and_small_ones_with_svg():
     assert {trace.type for trace in figure.data} == {"scattergl"}
     small = projection_figure(big[:10], ["t"] * 10, labels[:10])
     assert {trace.type for trace in small.data} == {"scatter"}
+
+
+def test_a_frozen_figure_serialises_like_the_figure_and_is_never_copied():
+    import plotly.io
+
+    coords = np.arange(8, dtype=np.float32).reshape(4, 2)
+    figure = projection_figure(coords, TEXTS, ["a", "b", "a", "b"], title="T")
+    frozen = FrozenFigure.of(figure)
+    assert frozen.to_dict() is frozen.to_dict()  # no deep copy per call
+    assert plotly.io.to_json(frozen, validate=False) == plotly.io.to_json(figure, validate=False)
+    extra = frozen.with_traces([go.Scatter(x=[0.0], y=[1.0], name="mark")])
+    assert (frozen.n_traces, extra.n_traces) == (2, 3)
+    assert extra.to_dict()["data"][:2] == frozen.to_dict()["data"]  # shared, not rebuilt
+    assert extra.to_dict()["data"][2]["name"] == "mark"
+    assert extra.to_dict()["layout"] is frozen.to_dict()["layout"]
+    with pytest.raises(ValueError, match="figure dictionary"):
+        FrozenFigure({"layout": {}})
