@@ -46,23 +46,24 @@ def test_rows_outside_the_map_or_3d_coordinates_are_refused():
 def test_the_closeup_frames_the_point_and_its_neighbours_with_the_points_around_them():
     focus, rows = 0, np.argsort(np.linalg.norm(COORDS - COORDS[0], axis=1))[1:11]
     figure = neighbourhood_figure(COORDS, focus, rows, axes=("PC1", "PC2"), max_points=200)
-    others, rings, star = figure.data
-    assert (rings.name, star.name) == (NEIGHBOURS, INSPECTED)
-    assert sorted(rings.customdata) == sorted(rows) and list(star.customdata) == [focus]
-    low, high = figure.layout.xaxis.range, figure.layout.yaxis.range
+    spec = figure.to_dict()
+    go.Figure(spec)  # valid for plotly
+    others, rings, star = spec["data"]
+    assert (rings["name"], star["name"]) == (NEIGHBOURS, INSPECTED)
+    assert sorted(rings["customdata"]) == sorted(rows) and list(star["customdata"]) == [focus]
+    low, high = spec["layout"]["xaxis"]["range"], spec["layout"]["yaxis"]["range"]
     marked = COORDS[[focus, *rows]]
     assert low[0] < marked[:, 0].min() and marked[:, 0].max() < low[1]
     assert high[0] < marked[:, 1].min() and marked[:, 1].max() < high[1]
     # grey points: inside the window, neither the focus nor a neighbour, at most max_points
-    assert 0 < len(others.customdata) <= 200
-    assert not set(others.customdata) & {focus, *rows}
-    inside = COORDS[others.customdata]
+    assert 0 < len(others["customdata"]) <= 200
+    assert not set(others["customdata"]) & {focus, *rows}
+    inside = COORDS[others["customdata"]]
     assert (inside[:, 0] >= low[0]).all() and (inside[:, 0] <= low[1]).all()
-    assert figure.layout.xaxis.title.text == "PC1" and figure.layout.height == 320
+    assert spec["layout"]["xaxis"]["title"]["text"] == "PC1" and spec["layout"]["height"] == 320
 
 
 def test_the_closeup_of_a_point_alone_still_has_a_window():
     coords = np.zeros((3, 2))
-    figure = neighbourhood_figure(coords, 0, [1, 2])
-    low, high = figure.layout.xaxis.range
+    low, high = neighbourhood_figure(coords, 0, [1, 2]).to_dict()["layout"]["xaxis"]["range"]
     assert low < 0 < high

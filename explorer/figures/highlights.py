@@ -13,6 +13,8 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer.figures.projections import FrozenFigure
+
 NEIGHBOURS = "Nearest in the full space"
 INSPECTED = "Inspected point"
 RING = {"symbol": "circle-open", "size": 17, "color": "#111111", "line": {"width": 2}}
@@ -103,12 +105,13 @@ def neighbourhood_figure(
     axes: Sequence[str] = ("1", "2"),
     max_points: int = CLOSEUP_POINTS,
     seed: int = 0,
-) -> go.Figure:
+) -> FrozenFigure:
     """A close-up of a 2-D map ``coords`` ``(n, 2)``: the window around point ``focus`` and its
     full-space neighbours ``rows`` (padded by 15 % of its size), the map's points inside it
     in grey (at most ``max_points``, a fixed random sample beyond), ``rows`` ringed and
     ``focus`` starred as :func:`neighbour_traces` marks them. Small, so it can be drawn again
-    on every click while the large map stays as it is."""
+    on every click while the large map stays as it is; built as a finished dictionary (plotly's
+    validation of a new figure took 0.08 s of a 0.3 s click)."""
     coords = np.asarray(coords)
     rows = _rows(coords, rows)
     focus_row = _rows(coords, [focus])
@@ -120,25 +123,29 @@ def neighbourhood_figure(
     inside = np.setdiff1d(inside, marked)
     if len(inside) > max_points:
         inside = np.sort(np.random.default_rng(seed).choice(inside, max_points, replace=False))
-    figure = go.Figure(
-        go.Scatter(
-            x=coords[inside, 0],
-            y=coords[inside, 1],
-            mode="markers",
-            name="Other points",
-            marker={"size": 6, "color": "#bbbbbb"},
-            customdata=inside,
-            hoverinfo="skip",
-        )
+    others = {
+        "type": "scatter",
+        "x": coords[inside, 0],
+        "y": coords[inside, 1],
+        "mode": "markers",
+        "name": "Other points",
+        "marker": {"size": 6, "color": "#bbbbbb"},
+        "customdata": inside,
+        "hoverinfo": "skip",
+    }
+    marks = neighbour_traces(coords, int(focus_row[0]), rows)
+    # cliponaxis off: a mark at the window's edge stays whole
+    marks = [{**trace.to_plotly_json(), "cliponaxis": False} for trace in marks]
+    return FrozenFigure(
+        {
+            "data": [others, *marks],
+            "layout": {
+                "title": {"text": f"Close-up of the map around point {int(focus_row[0])}"},
+                "height": 320,
+                "margin": {"t": 40, "b": 40, "l": 40, "r": 10},
+                "showlegend": False,
+                "xaxis": {"title": {"text": axes[0]}, "range": [float(low[0]), float(high[0])]},
+                "yaxis": {"title": {"text": axes[1]}, "range": [float(low[1]), float(high[1])]},
+            },
+        }
     )
-    for trace in neighbour_traces(coords, int(focus_row[0]), rows):
-        figure.add_trace(trace.update(cliponaxis=False))  # a mark at the edge stays whole
-    figure.update_layout(
-        title={"text": f"Close-up of the map around point {int(focus_row[0])}"},
-        height=320,
-        margin={"t": 40, "b": 40, "l": 40, "r": 10},
-        showlegend=False,
-    )
-    figure.update_xaxes(title_text=axes[0], range=[low[0], high[0]])
-    figure.update_yaxes(title_text=axes[1], range=[low[1], high[1]])
-    return figure
