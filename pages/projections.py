@@ -125,7 +125,9 @@ if by_vectors:
 if source is None:
     st.stop()
 try:
-    points, texts, labels, legend_title, note = source_points(name, source, layers, pooling, word)
+    points, texts, labels, legend_title, note = source_points(
+        name, source, layers, pooling, word, params
+    )
 except ValueError as error:
     messages.error(error)
     st.stop()

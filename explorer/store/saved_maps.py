@@ -15,7 +15,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from explorer.layers import Layers
-from explorer.projection import LABELS, Projector
+from explorer.projection import (
+    LABELS,
+    TRUSTWORTHINESS_NEIGHBORS,
+    TRUSTWORTHINESS_QUERIES,
+    Projector,
+)
 from explorer.store.corpus import Corpus
 
 
@@ -100,6 +105,7 @@ def saved_projector(saved: SavedMap, rows: np.ndarray) -> Projector:
     projector.explained_variance_ratio_ = None
     projector.n_neighbors_ = projector.perplexity_ = None
     projector.trustworthiness_ = saved.entry.get("trustworthiness")
-    projector.trustworthiness_neighbors_ = 5
-    projector.trustworthiness_sample_ = None
+    # as explorer project measured it: on (at most 2,000 of) every projected row
+    projector.trustworthiness_neighbors_ = TRUSTWORTHINESS_NEIGHBORS
+    projector.trustworthiness_sample_ = min(len(saved.rows), TRUSTWORTHINESS_QUERIES)
     return projector

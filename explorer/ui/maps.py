@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
+from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -311,20 +312,45 @@ def pooling_comparison(
     )
 
 
-def saved_points(path: str, layers, pooling: str):
-    """What a map draws of the saved corpus at ``path``: at most
+def saved_map(path: str, method: str, pooling: str, layers):
+    """:func:`explorer.store.saved_maps.saved_map` of the saved corpus at ``path`` (cached), or
+    ``None`` when ``explorer project`` saved no such map."""
+    from explorer.store import saved_maps
+    from explorer.ui.compute import cached, open_store
+
+    return cached(
+        "projections",
+        ("saved map", path, method, pooling, layers),
+        lambda: saved_maps.saved_map(open_store(path), method, pooling, layers),
+    )
+
+
+def saved_points(path: str, layers, pooling: str, method: str | None = None, dims: int = 2):
+    """What a map draws of the saved corpus at ``path``: the rows of its saved ``method`` map
+    (``explorer project``, 2-D only) when there is one, else at most
     :data:`explorer.limits.MAX_POINTS` rows (a random sample beyond), as
     ``(StorePoints, texts, labels, label title, note)``; labels from the store's label column."""
     from explorer import limits
     from explorer.ui.compute import open_store, store_rows
 
     corpus = open_store(path)
-    rows, note = limits.sample_points(len(corpus))
+    saved = saved_map(path, method, pooling, layers) if method and dims == 2 else None
+    if saved is not None:
+        rows, note = saved.shown, saved.note
+    else:
+        rows, note = limits.sample_points(len(corpus))
+        if note and method:
+            note += (
+                f" It is fitted now; `explorer project {Path(path).name} --method {method} "
+                f"--pooling {pooling} --layer {layers}` saves a map of every row, drawn at once."
+            )
     frame = store_rows(path, tuple(rows.tolist()))
     texts = tuple(frame[corpus.text_column].astype(str))
     column = corpus.label_column
     labels = tuple(frame[column].astype(str)) if column else None
-    points = StorePoints(path, tuple(rows.tolist()), layers, pooling)
+    points = StorePoints(
+        path, tuple(rows.tolist()), layers, pooling, saved=method if saved is not None else None
+    )
     return points, texts, labels, column or "Label", note
 
 

@@ -51,6 +51,8 @@ class StorePoints:
     layers: str | int
     pooling: str | None = "mean"
     word: None = None
+    saved: str | None = None
+    """The method of the store's saved map these rows come from (drawn, not fitted), if any."""
 
     def vectors(self) -> np.ndarray:
         """``(len(rows), dim)`` float32 vectors of the rows."""
@@ -108,18 +110,28 @@ class VectorPoints:
         )
 
 
-def source_points(model_name: str, source, layers, pooling: str | None, word: str | None):
+def source_points(
+    model_name: str,
+    source,
+    layers,
+    pooling: str | None,
+    word: str | None,
+    params: ProjectionParams | None = None,
+):
     """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
     ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
-    forward pass; other texts are capped (:func:`explorer.limits.cap_tokens`), ``note`` saying
-    what was kept. Raises ``ValueError`` for texts the tokenizer cannot read."""
+    forward pass (a saved corpus's own map under ``params`` is drawn when it has one); other
+    texts are capped (:func:`explorer.limits.cap_tokens`), ``note`` saying what was kept.
+    Raises ``ValueError`` for texts the tokenizer cannot read."""
     if source.vectors is not None:
         data = source.vectors
         return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
     if source.kind == "saved":
         from explorer.ui.maps import saved_points
 
-        return saved_points(source.store, layers, pooling)
+        if params is None:
+            return saved_points(source.store, layers, pooling)
+        return saved_points(source.store, layers, pooling, params.method, params.n_components)
     kept = cap_tokens(model_name, source.data)
     texts = kept.data.texts
     points = Points(model_name, texts, layers, pooling, word)
@@ -127,7 +139,20 @@ def source_points(model_name: str, source, layers, pooling: str | None, word: st
 
 
 def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -> Projector:
-    """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``)."""
+    """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``): for rows
+    of a saved map (``points.saved``) in its method and 2-D, the saved coordinates."""
+    saved = getattr(points, "saved", None)
+    if saved == params.method and params.n_components == 2:
+        from explorer.store.saved_maps import saved_projector
+        from explorer.ui.maps import saved_map
+
+        found = saved_map(points.path, saved, points.pooling, points.layers)
+        if found is not None:  # else another layer choice or pooling of the same rows
+            return cached(
+                "projections",
+                ("saved fit", points),
+                lambda: saved_projector(found, np.array(points.rows)),
+            )
     return cached(
         "projections", ("fit", points, params), lambda: params.projector().fit(points.vectors())
     )
