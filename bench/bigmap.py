@@ -32,11 +32,15 @@ Measured, per size:
    PCA, trustworthiness, the figure, the browser drawing it);
 2. **rerun**: "Colour by" switched back to "Labels" from "Neighbours kept", median of 3. This
    changes no fit: the PCA and the neighbourhood shares are cached (the first switch to
-   "Neighbours kept", which computes them, is not counted), so the run reads the cached map,
-   builds the figure of every point and the browser draws it again. Also shown: the switch to
+   "Neighbours kept", which computes them, is not counted), so the run reads the cached map
+   and sends the map's figure (each colouring's figure is built once per session,
+   :func:`explorer.ui.mapview.map_figure`) for the browser to draw. Also shown: the switch to
    "Neighbours kept" (one colour-scaled trace) and a rerun with nothing changed (the ``r`` key);
 3. **panel**: a click on a point until its panel ("Nearest texts in the full space") is shown,
    median of 3 different points (the leftmost, rightmost and topmost: nothing covers them).
+   Above :data:`explorer.ui.mapview.RINGS_UP_TO` (2,000) points the click reruns the map's
+   fragment only, the map's figure is not sent again (*MB in* stays small) and the panel has
+   a close-up of the point and its neighbours (checked).
 
 Prints a table (with the load average at the start and the end) and one JSON line; writes
 ``artifacts/bigmap.json``, the server log and a screenshot of the last panel.
@@ -54,6 +58,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench.store import synthetic_store
+from explorer.figures.projections import WEBGL_ABOVE as RINGS_UP_TO  # = mapview.RINGS_UP_TO
 from tools.browser import Tab, browser_unavailable, chromium, open_tab
 from tools.server import SERVER_PIDS, _process_tree, artifacts_dir, log_tail, streamlit_server
 from tools.visits import (
@@ -75,6 +80,7 @@ REPEATS = 3
 RUN_TIMEOUT_S = 300.0
 CHART = "projections.chart"
 PANEL = "Nearest texts in the full space"
+CLOSEUP = "projections.closeup"
 COLOURS = {"labels": "Labels", "kept": "Neighbours kept"}
 MB = 2**20
 
@@ -349,6 +355,10 @@ def measure_size(browser, url: str, rows: int, label: str, first: bool, shots: P
             if shown is None:
                 raise RuntimeError(f"clicking row {point['row']} showed no neighbour panel")
             timing.note += f", panel of {shown}"
+            if rows > RINGS_UP_TO:  # the map's figure stays; the marks go on a close-up
+                closeup = widget(page, CLOSEUP).locator(".js-plotly-plot")
+                if not closeup.count():
+                    raise RuntimeError(f"clicking row {point['row']} drew no close-up")
             panel.timings.append(timing)
         save_full_page(page, shots / f"bigmap-{rows}-panel.png")
         if tab.console_errors:

@@ -36,8 +36,11 @@ from explorer.ui.projections import ProjectionParams
 
 CHART_KEY = "projections.chart"
 COMPARE_KEY = "projections.compare_map"
-FIGURE_KEY = "projections._map_figure"
-"""Session state holding the last map's figure and what it was built from (one per session)."""
+FIGURE_KEY = "projections._map_figures"
+"""Session state holding the last maps' figures, by what each was built from."""
+FIGURES_KEPT = 2
+"""Figures a session keeps: the map under two colourings (labels, neighbours kept) without
+building either again."""
 
 RINGS_UP_TO = WEBGL_ABOVE
 """Maps of at most this many points get the rings on the map itself (the figure is small
@@ -72,8 +75,8 @@ def map_figure(
 ) -> FrozenFigure:
     """The map's figure (:func:`explorer.figures.projections.projection_figure`), frozen, built
     once while the coordinates, texts, labels, spans, titles and colour values stay the same:
-    the session keeps the last one (a rerun of a 20,000-point map rebuilt it in 0.3 s and
-    copied it in 0.1 s)."""
+    the session keeps the last :data:`FIGURES_KEPT` (a rerun of a 20,000-point map rebuilt it
+    in 0.3 s and copied it in 0.1 s)."""
     axes = axis_titles(params.method, params.n_components, projector.explained_variance_ratio_)
     key = (
         _digest(projector.embedding_),
@@ -85,9 +88,10 @@ def map_figure(
         shown.legend_title,
         _digest(kept_share),
     )
-    kept = st.session_state.get(FIGURE_KEY)
-    if kept is not None and kept[0] == key:
-        return kept[1]
+    kept: dict = st.session_state.setdefault(FIGURE_KEY, {})
+    if key in kept:
+        kept[key] = kept.pop(key)  # the most recently used last
+        return kept[key]
     figure = FrozenFigure.of(
         projection_figure(
             projector.embedding_,
@@ -101,7 +105,9 @@ def map_figure(
             values_title="Neighbours kept",
         )
     )
-    st.session_state[FIGURE_KEY] = (key, figure)
+    kept[key] = figure
+    while len(kept) > FIGURES_KEPT:
+        del kept[next(iter(kept))]
     return figure
 
 

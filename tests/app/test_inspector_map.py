@@ -31,7 +31,8 @@ def _script() -> None:
     points = VectorPoints(f"inspector-test-{n}", weakref.ref(vectors))
     params = ProjectionParams("pca", 2)
     shown = mapview.MapPoints([f"text {i}" for i in range(n)], None, None, "Label", "A map")
-    mapview.draw(points, params, fit(points, params), shown)
+    kept = np.linspace(0, 1, n) if st.session_state.get("kept") else None
+    mapview.draw(points, params, fit(points, params), shown, kept_share=kept)
 
 
 def _charts(at: AppTest) -> dict[str, dict]:
@@ -59,11 +60,24 @@ def _run(n: int) -> AppTest:
 
 def test_the_figure_is_built_once_and_sent_unchanged_on_a_rerun(selection):
     at = _run(300)
-    built, spec = at.session_state[mapview.FIGURE_KEY][1], _charts(at)[mapview.CHART_KEY]
+    (built,) = at.session_state[mapview.FIGURE_KEY].values()
+    spec = _charts(at)[mapview.CHART_KEY]
     at.run()
-    assert at.session_state[mapview.FIGURE_KEY][1] is built
-    assert _charts(at)[mapview.CHART_KEY] == spec
+    (again,) = at.session_state[mapview.FIGURE_KEY].values()
+    assert again is built and _charts(at)[mapview.CHART_KEY] == spec
     assert "Click a point" in at.info[0].value
+
+
+def test_switching_the_colouring_back_and_forth_builds_each_figure_once(selection):
+    at = _run(300)
+    (labels,) = at.session_state[mapview.FIGURE_KEY].values()
+    at.session_state["kept"] = True
+    at.run()
+    at.session_state["kept"] = False
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    figures = list(at.session_state[mapview.FIGURE_KEY].values())
+    assert len(figures) == mapview.FIGURES_KEPT and figures[-1] is labels
 
 
 def test_a_small_map_rings_the_neighbours_on_the_map(selection):
