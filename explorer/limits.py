@@ -140,3 +140,13 @@ def cap_3d(params, count: int, limit: int | None = None):
         f"more on this server), and this map has {count:,}. Choose PCA for a 3-D view of all "
         "of them, or fewer texts."
     )
+
+
+MAX_PROBE_TEXTS = 1_000
+"""Most texts one "Which layer?" request embeds and probes (a stratified random sample beyond,
+:func:`explorer.probing.sample.probe_sample`). The default four poolings x 7 layers x 5 folds
+are 140 logistic regressions: about 16 s of one core at 1,000 rows, 32 s at 2,000."""
+
+MAX_PROBE_TOKENS = 60_000
+"""Most tokens one "Which layer?" request embeds: the forward pass (about 20 s for
+:data:`MAX_TOKENS` on a quiet 2-core machine) shares the 30 s with the probes."""

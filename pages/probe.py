@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import export, probing, uploads
+from explorer import export, probing
 from explorer.codegen.probe import probe_snippet
 from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
@@ -62,13 +62,20 @@ elif task == "word":
     if word != ALL_WORDS:
         frame = frame[frame["word"].str.strip() == word].reset_index(drop=True)
 try:
-    kept = None if saved else compute.cap_tokens(name, uploads.from_lists(tuple(frame["text"])))
+    kept = None
+    if saved is None:
+        kept = probes.sample_rows(
+            name,
+            tuple(frame["text"]),
+            tuple(frame["label"].astype(str).str.strip()),
+            tuple(frame["word"].str.strip()) if task == "word" else None,
+        )
 except ValueError as error:
     messages.error(error)
     st.stop()
 if kept and kept.note:
     messages.info(kept.note)
-    frame = frame.iloc[: len(kept.data)]
+    frame = frame.iloc[kept.rows].reset_index(drop=True)
 words = tuple(frame["word"].str.strip()) if task == "word" else None
 texts = tuple(frame["text"])
 labels = tuple(str(label).strip() for label in frame["label"])
@@ -175,7 +182,8 @@ if not saved:
     st.markdown(
         "The tutorials also feed a layer's output to a small **1-D CNN**: the token vectors of "
         "a text, laid out as `(batch, hidden, tokens)`, with kernels sliding over neighbouring "
-        "tokens. Here it trains on frozen features with the same folds as the probe."
+        "tokens. Here it trains on frozen features with the same folds as the probe, when "
+        "you switch it on."
     )
 pick = st.columns(2)
 layers = tuple(int(k) for k in sorted(scores["layer"].unique()))

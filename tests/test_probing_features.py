@@ -58,8 +58,12 @@ def test_token_sequences_match_hidden_states(tiny):
         sequences[0, : lengths[0]], tiny.hidden_states(texts[0])[-1], atol=1e-5
     )
     assert not sequences[0, lengths[0] :].any()
-    cut, cut_mask = token_sequences(tiny, texts, layer=0, max_tokens=4)
+    cut, cut_mask = token_sequences(tiny, texts, layer=-1, max_tokens=4)
     assert cut.shape[1] == 4 and cut_mask.all()
+    # The model reads the cut text only: its first 3 tokens and the closing [SEP].
+    tokens = tiny.tokenizer(texts[1])["input_ids"]
+    read = tiny.tokenizer.decode(tokens[1:3])
+    np.testing.assert_allclose(cut[1], tiny.hidden_states(read)[-1], atol=1e-5)
     with pytest.raises(ValueError, match="out of range"):
         token_sequences(tiny, texts, layer=tiny.num_layers + 1)
 

@@ -24,6 +24,7 @@ One module per job:
 * :mod:`~explorer.probing.linear`: the linear probe;
 * :mod:`~explorer.probing.heads`: the CNN head;
 * :mod:`~explorer.probing.scores`: accuracy per layer, comparisons, the best layers;
+* :mod:`~explorer.probing.sample`: the stratified rows one capped request probes;
 * :mod:`~explorer.probing.stored`: probes on a corpus store's stored vectors (no forward pass).
 
 Everything here is plain Python (no Streamlit); progress callbacks get ``(done, total)``.
@@ -52,6 +53,7 @@ from explorer.probing.folds import (
 )
 from explorer.probing.heads import CNNClassifier, CNNHead, cnn_scores, train_step
 from explorer.probing.linear import make_probe, probe_accuracies
+from explorer.probing.sample import ProbeSample, probe_sample
 from explorer.probing.scores import best_layers, compare_strategies, layer_scores, score_layers
 from explorer.probing.stored import (
     MAX_CLASSES,
@@ -77,6 +79,7 @@ __all__ = [
     "LabelColumn",
     "ProbePlan",
     "ProbeRows",
+    "ProbeSample",
     "Progress",
     "WordFeatures",
     "best_layers",
@@ -93,6 +96,7 @@ __all__ = [
     "plan_folds",
     "probe_accuracies",
     "probe_rows",
+    "probe_sample",
     "read_labelled_csv",
     "score_layers",
     "store_layer_scores",

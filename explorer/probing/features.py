@@ -102,12 +102,17 @@ def token_sequences(
     a ``(n, tokens)`` bool mask (True on real tokens, special tokens included).
 
     ``layer`` is 0 (embeddings) … ``num_layers``, or negative from the end. ``tokens`` is the
-    longest text's length, at most ``max_tokens`` (longer texts keep their first tokens).
+    longest text's length, at most ``max_tokens``: a longer text is cut to its first
+    ``max_tokens - 1`` tokens and its closing special token *before* the model runs (as the
+    tokenizer's own truncation would), so the model reads no token the head does not (for 512
+    token texts and ``max_tokens=128`` the forward pass is over 4 times cheaper).
     One batched forward pass (:func:`explorer.embeddings.forward_batches`). Raises
     ``ValueError`` when the array would exceed :data:`MAX_VALUES` values.
     """
     layer = validate_layers(int(layer), model.num_layers) % (model.num_layers + 1)
-    encoded = model.encode_batch(list(texts))
+    if max_tokens < 2:
+        raise ValueError(f"max_tokens must be at least 2, not {max_tokens}.")
+    encoded = [_cut(row, max_tokens) for row in model.encode_batch(list(texts))]
     width = min(max(len(row["input_ids"]) for row in encoded), max_tokens)
     if len(encoded) * width * model.hidden_size > MAX_VALUES:
         raise ValueError(
@@ -126,3 +131,18 @@ def token_sequences(
 
     forward_batches(model, list(model.batches(encoded)), take, progress=progress)
     return sequences, mask
+
+
+def _cut(row: dict, max_tokens: int) -> dict:
+    """An encoded text (:meth:`explorer.model.Model.encode_batch`) cut to ``max_tokens`` ids:
+    the first ``max_tokens - 1`` and the closing special token (when it has one)."""
+    if len(row["input_ids"]) <= max_tokens:
+        return row
+    closing = bool(row["special_tokens_mask"][-1])
+    head = max_tokens - 1 if closing else max_tokens
+    cut = {
+        key: (list(value[:head]) + ([value[-1]] if closing else []))
+        for key, value in row.items()
+        if isinstance(value, list)
+    }
+    return {**row, **cut, "truncated": True}

@@ -10,10 +10,11 @@ import pandas as pd
 import streamlit as st
 
 from explorer import limits
-from explorer.probing.features import token_sequences
+from explorer.probing.features import MAX_TOKENS, token_sequences
 from explorer.probing.features import word_features as features
 from explorer.probing.folds import plan_folds
 from explorer.probing.heads import cnn_scores as scores
+from explorer.probing.sample import ProbeSample, probe_sample
 from explorer.probing.scores import score_layers
 from explorer.probing.stored import column_values, label_columns, probe_rows, stored_stack
 from explorer.ui.compute import cached, embed_corpus, open_store, store_rows
@@ -41,6 +42,23 @@ class ProbeData:
     def plan(self):
         """The cross-validation plan (:func:`explorer.probing.folds.plan_folds`)."""
         return plan_folds(self.labels, self.words, self.folds, self.random_state)
+
+
+def sample_rows(
+    model_name: str,
+    texts: tuple[str, ...],
+    labels: tuple[str, ...],
+    words: tuple[str, ...] | None,
+) -> ProbeSample:
+    """Cached :func:`explorer.probing.sample.probe_sample`: the rows one request probes (at most
+    :data:`explorer.limits.MAX_PROBE_TEXTS` texts and :data:`~explorer.limits.MAX_PROBE_TOKENS`
+    tokens, a stratified random sample beyond)."""
+    return cached(
+        "states",
+        ("probe sample", model_name, texts, labels, words),
+        lambda: probe_sample(load(model_name), texts, labels, words),
+        "Choosing the rows to probe…",
+    )
 
 
 def word_features(model_name: str, texts: tuple[str, ...], words: tuple[str, ...]):
@@ -112,10 +130,22 @@ def cnn_comparison(
     task: str,
 ) -> None:
     """The small CNN head on layer ``layer`` beside the linear probe's ``linear`` score row (a
-    bar chart and what it means), or a warning when the CNN cannot run."""
+    bar chart and what it means), or a warning when the CNN cannot run. It trains only when the
+    "probe.cnn" toggle is on (bound to the link): its own forward pass and training would
+    double the time of a large request."""
     from explorer.figures.probe import head_comparison_figure
     from explorer.ui import messages
 
+    if not st.toggle(
+        "Train the 1-D CNN on this layer",
+        value=False,
+        key="probe.cnn",
+        bind=URL,
+        help="Runs the model again for the token vectors of this layer (each text's first "
+        f"{MAX_TOKENS} tokens) and trains the CNN on the same folds as the probe: a few seconds "
+        "for the built-in sets, up to about half a minute for the largest uploads.",
+    ):
+        return
     try:
         cnn = cnn_scores(model_name, data, layer).iloc[0]
     except ValueError as error:

@@ -31,9 +31,12 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     assert float(metrics[best].split("±")[0]) > baseline + 0.3
     band = at.dataframe[0].value.loc[0, "within_noise"]
     assert best == f"Best: layer{'s' if '–' in band or ',' in band else ''} {band}"
-    layers, heads = _figures(at)
+    (layers,) = _figures(at)  # the CNN trains only on request
     assert [t["name"] for t in layers["data"]][0] == "Mean of subwords"  # single-token words
     assert "baseline" in layers["data"][-1]["name"].lower()
+    at.toggle(key="probe.cnn").set_value(True).run()
+    _ok(at)
+    layers, heads = _figures(at)
     assert [t["name"] for t in heads["data"]][0].startswith("Accuracy")
     assert at.dataframe[0].value.loc[0, "strategy"] == "Mean of subwords"
     assert len(at.get("download_button")) == 3
@@ -50,6 +53,7 @@ def test_url_query_parameters_restore_the_view(fresh_app):
             "probe.folds": "3",
             "probe.layer": "2",
             "probe.strategy": "[CLS] token",
+            "probe.cnn": "true",
         }
     )
     at.run()
@@ -101,4 +105,23 @@ def test_uploaded_sentence_task_lowers_folds(page):
     _ok(at)
     assert not at.error
     assert any("3-fold" in plain(i.value) for i in at.info)
-    assert len(_figures(at)) == 2
+    assert len(_figures(at)) == 1
+
+
+def test_large_upload_is_probed_on_a_stratified_sample(page, monkeypatch):
+    """Beyond the row budget the page probes a sample of every class, and says so (a CSV
+    sorted by label used to keep its first class only)."""
+    from explorer import limits
+
+    monkeypatch.setattr(limits, "MAX_PROBE_TEXTS", 60)
+    at = page("probe")
+    at.radio(key="probe.source").set_value("upload").run()
+    rows = [f"I love this {w} number {i}!,pos" for i in range(100) for w in ("cake", "song")]
+    rows += [f"I hate this {w} number {i}.,neg" for i in range(50) for w in ("cake", "song")]
+    _upload(at, ("text,label\n" + "\n".join(rows)).encode())
+    _ok(at)
+    assert not at.error
+    note = next(plain(i.value) for i in at.info if "Probing" in plain(i.value))
+    assert "60 of 300 rows" in note and "stratified by label" in note
+    (layers,) = _figures(at)
+    assert "60 texts" in layers["layout"]["title"]["text"]
