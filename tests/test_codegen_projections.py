@@ -105,7 +105,7 @@ def test_tsne_snippet_writes_the_librarys_settings():
         "bert-base-uncased", texts, "mean", "last", ProjectionParams("tsne", 3, 0)
     )
     assert "negative_gradient_method='bh'" in code3
-    assert "initialization.pca(vectors, 3, random_state=0)" in code3
+    assert "initialization.pca(reduced, 3, random_state=0)" in code3
 
 
 def test_umap_snippet_compiles_and_names_its_parameters():

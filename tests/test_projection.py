@@ -14,6 +14,7 @@ from explorer.projection import (
     total_explained_variance,
     trustworthiness,
     tsne_neighbors,
+    tsne_reduce,
 )
 
 
@@ -89,11 +90,41 @@ def test_tsne_keeps_labelled_neighbourhoods():
     assert (labels[nearest] == labels[:, None]).mean() > 0.95
 
 
+def test_tsne_keeps_labelled_neighbourhoods_of_wide_vectors():
+    # 384-D vectors are reduced to 50 principal components before t-SNE's neighbour search.
+    rng = np.random.default_rng(2)
+    labels = np.arange(300) % 3
+    X = _blobs(300, d=384) + rng.normal(scale=2, size=(300, 384)).astype(np.float32)
+    projector = _fit_without_warnings(Projector("tsne", random_state=0), X)
+    assert projector.notes_ == [] and projector.trustworthiness_ > 0.85
+    Y = projector.embedding_
+    distances = ((Y[:, None, :] - Y[None, :, :]) ** 2).sum(axis=2)
+    np.fill_diagonal(distances, np.inf)
+    nearest = np.argsort(distances, axis=1)[:, :5]
+    assert (labels[nearest] == labels[:, None]).mean() > 0.95
+
+
+def test_tsne_reduce_keeps_narrow_vectors_and_the_distances_of_few_points():
+    narrow = _blobs(100, d=50)
+    assert tsne_reduce(narrow, 0) is narrow
+    wide = _blobs(200, d=384)
+    assert tsne_reduce(wide, 0).shape == (200, 50)
+    assert tsne_reduce(wide, 0).dtype == np.float32
+    few = _blobs(30, d=384)  # 30 points span 29 dimensions: the reduction is a rotation
+    reduced = tsne_reduce(few, 0)
+    assert reduced.shape == (30, 30)
+
+    def gaps(points: np.ndarray) -> np.ndarray:
+        return np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
+
+    np.testing.assert_allclose(gaps(reduced), gaps(few.astype(np.float64)), atol=1e-3)
+
+
 @pytest.mark.parametrize(("n", "perplexity"), [(5, 1.3), (12, 3.6), (60, 19.6), (5000, 30.0)])
-def test_tsne_neighbour_graph_is_about_twice_the_perplexity(n, perplexity):
+def test_tsne_neighbour_graph_is_about_one_and_a_half_times_the_perplexity(n, perplexity):
     k = tsne_neighbors(n, perplexity)
     assert perplexity < k <= n - 1
-    assert k <= max(2 * perplexity, np.ceil(perplexity) + 1)
+    assert k <= max(1.5 * perplexity, np.ceil(perplexity) + 1)
 
 
 def test_unknown_method_lists_the_valid_ones():

@@ -35,6 +35,7 @@ from explorer.projection import (
     TSNE_MOMENTUM,
     TSNE_NEIGHBOR_JOBS,
     TSNE_NEIGHBORS_PER_PERPLEXITY,
+    TSNE_PCA_DIMENSIONS,
     ProjectionParams,
     tsne_gradient_method,
     tsne_neighbors,
@@ -144,16 +145,21 @@ def _tsne_block(n_components: int, random_state: int, perplexity: float, n_point
     fft = "".join(f"    {name}={value!r},\n" for name, value in TSNE_FFT.items())
     return (
         "\nfrom openTSNE import TSNEEmbedding, affinity, initialization  # pip install openTSNE\n"
+        "from sklearn.decomposition import PCA\n"
         "from sklearn.manifold import trustworthiness\n\n"
-        f"# Exact neighbours ({TSNE_NEIGHBORS_PER_PERPLEXITY} x perplexity of them), "
-        "PCA start, then a short schedule:\n"
-        "# the page's t-SNE, step by step.\n"
+        f"# The first {TSNE_PCA_DIMENSIONS} principal components, exact neighbours there "
+        f"({TSNE_NEIGHBORS_PER_PERPLEXITY:g} x perplexity\n"
+        "# of them), PCA start, then a short schedule: the page's t-SNE, step by step.\n"
+        f"reduced = vectors if vectors.shape[1] <= {TSNE_PCA_DIMENSIONS} else PCA(\n"
+        f"    min({TSNE_PCA_DIMENSIONS}, *vectors.shape), svd_solver='covariance_eigh', "
+        f"random_state={random_state}\n"
+        ").fit_transform(vectors).astype(np.float32)\n"
         "affinities = affinity.PerplexityBasedNN(\n"
-        f"    vectors, perplexity={float(perplexity)!r}, method='exact', "
+        f"    reduced, perplexity={float(perplexity)!r}, method='exact', "
         f"k_neighbors={tsne_neighbors(n_points, perplexity)},\n"
         f"    n_jobs={TSNE_NEIGHBOR_JOBS}, random_state={random_state},\n"
         ")\n"
-        f"init = initialization.pca(vectors, {n_components}, random_state={random_state})\n"
+        f"init = initialization.pca(reduced, {n_components}, random_state={random_state})\n"
         "embedding = TSNEEmbedding(\n"
         "    init.astype(np.float64),\n"
         "    affinities,\n"
