@@ -142,11 +142,30 @@ def cap_3d(params, count: int, limit: int | None = None):
     )
 
 
-MAX_PROBE_TEXTS = 1_000
+MAX_PROBE_TEXTS = 800
 """Most texts one "Which layer?" request embeds and probes (a stratified random sample beyond,
 :func:`explorer.probing.sample.probe_sample`). The default four poolings x 7 layers x 5 folds
-are 140 logistic regressions: about 16 s of one core at 1,000 rows, 32 s at 2,000."""
+are 140 logistic regressions: about 11 s of one core at 800 rows, 14 s at 1,000, 32 s at
+2,000 (384-d vectors of short texts, on a busy machine)."""
 
 MAX_PROBE_TOKENS = 60_000
 """Most tokens one "Which layer?" request embeds: the forward pass (about 20 s for
 :data:`MAX_TOKENS` on a quiet 2-core machine) shares the 30 s with the probes."""
+
+
+MAX_PROBE_TRAIN_ROWS = 3_200
+"""Most training rows one layer's probe sees over all its folds, ``rows x (folds - 1)``: a probe's
+time grows with it. 800 rows get 5 folds (the default), 400 rows 9."""
+
+
+def probe_folds(rows: int, folds: int, limit: int | None = None) -> tuple[int, str | None]:
+    """``(folds, note)``: ``folds`` as asked, or fewer (never below 2) so that ``rows x (folds -
+    1)`` stays within ``limit`` (default :data:`MAX_PROBE_TRAIN_ROWS`), with a note saying so."""
+    limit = MAX_PROBE_TRAIN_ROWS if limit is None else limit
+    allowed = max(2, limit // max(rows, 1) + 1)
+    if folds <= allowed:
+        return folds, None
+    return allowed, (
+        f"Using {allowed}-fold cross-validation instead of {folds}: with {rows:,} rows, more "
+        "folds would take too long for one request here. Fewer rows allow more folds."
+    )

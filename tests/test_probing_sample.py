@@ -62,3 +62,13 @@ def test_bad_budgets_and_lengths_are_refused(tiny):
         probe_sample(tiny, ["a", "b"], ["x", "y"], max_rows=0)
     with pytest.raises(ValueError, match="2 texts but 1 labels"):
         probe_sample(tiny, ["a", "b"], ["x"])
+
+
+def test_many_rows_get_fewer_folds():
+    from explorer import limits
+
+    assert limits.probe_folds(800, 5) == (5, None)
+    assert limits.probe_folds(400, 9) == (9, None)
+    folds, note = limits.probe_folds(800, 10)
+    assert folds == 5 and "5-fold" in note and "instead of 10" in note
+    assert limits.probe_folds(100_000, 3)[0] == 2  # never below 2

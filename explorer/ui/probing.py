@@ -3,7 +3,7 @@ set, an uploaded CSV or a saved corpus), features, per-layer scores, the CNN hea
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -40,8 +40,14 @@ class ProbeData:
     rows: tuple[int, ...] | None = None
 
     def plan(self):
-        """The cross-validation plan (:func:`explorer.probing.folds.plan_folds`)."""
-        return plan_folds(self.labels, self.words, self.folds, self.random_state)
+        """The cross-validation plan (:func:`explorer.probing.folds.plan_folds`); for texts the
+        model reads, the folds are lowered when many rows would take too long
+        (:func:`explorer.limits.probe_folds`)."""
+        folds, note = self.folds, None
+        if self.store is None:
+            folds, note = limits.probe_folds(len(self.texts), self.folds)
+        plan = plan_folds(self.labels, self.words, folds, self.random_state)
+        return plan if note is None else replace(plan, notes=(note, *plan.notes))
 
 
 def sample_rows(

@@ -114,6 +114,7 @@ def test_large_upload_is_probed_on_a_stratified_sample(page, monkeypatch):
     from explorer import limits
 
     monkeypatch.setattr(limits, "MAX_PROBE_TEXTS", 60)
+    monkeypatch.setattr(limits, "MAX_PROBE_TRAIN_ROWS", 120)  # 60 rows: at most 3 folds
     at = page("probe")
     at.radio(key="probe.source").set_value("upload").run()
     rows = [f"I love this {w} number {i}!,pos" for i in range(100) for w in ("cake", "song")]
@@ -123,5 +124,6 @@ def test_large_upload_is_probed_on_a_stratified_sample(page, monkeypatch):
     assert not at.error
     note = next(plain(i.value) for i in at.info if "Probing" in plain(i.value))
     assert "60 of 300 rows" in note and "stratified by label" in note
+    assert any("Using 3-fold cross-validation instead of 5" in plain(i.value) for i in at.info)
     (layers,) = _figures(at)
-    assert "60 texts" in layers["layout"]["title"]["text"]
+    assert "60 texts, 3-fold CV" in layers["layout"]["title"]["text"]
