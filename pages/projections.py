@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 import explorer
-from explorer import corpora, limits, mapquality
+from explorer import corpora, limits
 from explorer import projection as proj
 from explorer.figures.projections import projection_title
 from explorer.mapquality import DEFAULT_K
@@ -195,8 +195,7 @@ except ValueError as error:
 for note in projector.notes_:
     messages.info(note)
 
-trust = projector.trustworthiness_
-messages.info(mapquality.map_notice(projector.embedding_, point_labels, trust=trust), notice)
+messages.info(maps.map_notice(points, params, projector, point_labels), notice)
 rows = mapview.draw(
     points,
     params,
@@ -204,6 +203,7 @@ rows = mapview.draw(
     mapview.MapPoints(point_texts, point_labels, spans, legend_title, title),
     compare=compare,
     kept_share=kept_share,
+    density=maps.saved_density(points, params),
 )
 if colour == "clusters":
     maps.cluster_download(projector.embedding_, point_texts, cluster_ids, cluster_names)

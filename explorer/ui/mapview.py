@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 import streamlit as st
 
+from explorer.figures.density import add_density
 from explorer.figures.highlights import neighbour_traces, neighbourhood_figure, rows_trace
 from explorer.figures.projections import (
     WEBGL_ABOVE,
@@ -72,11 +73,13 @@ def map_figure(
     params: ProjectionParams,
     shown: MapPoints,
     kept_share: np.ndarray | None = None,
+    density: np.ndarray | None = None,
 ) -> FrozenFigure:
     """The map's figure (:func:`explorer.figures.projections.projection_figure`), frozen, built
     once while the coordinates, texts, labels, spans, titles and colour values stay the same:
     the session keeps the last :data:`FIGURES_KEPT` (a rerun of a 20,000-point map rebuilt it
-    in 0.3 s and copied it in 0.1 s)."""
+    in 0.3 s and copied it in 0.1 s). ``density`` ``(n, 2)``: more points of the same map,
+    drawn as a grey density layer under the points (:mod:`explorer.figures.density`)."""
     axes = axis_titles(params.method, params.n_components, projector.explained_variance_ratio_)
     key = (
         _digest(projector.embedding_),
@@ -87,24 +90,28 @@ def map_figure(
         tuple(axes),
         shown.legend_title,
         _digest(kept_share),
+        None
+        if density is None
+        else (density.shape, _digest(density[:: max(1, len(density) // 4096)])),
     )
     kept: dict = st.session_state.setdefault(FIGURE_KEY, {})
     if key in kept:
         kept[key] = kept.pop(key)  # the most recently used last
         return kept[key]
-    figure = FrozenFigure.of(
-        projection_figure(
-            projector.embedding_,
-            shown.texts,
-            shown.labels,
-            spans=shown.spans,
-            title=shown.title,
-            axes=axes,
-            legend_title=shown.legend_title,
-            values=kept_share,
-            values_title="Neighbours kept",
-        )
+    built = projection_figure(
+        projector.embedding_,
+        shown.texts,
+        shown.labels,
+        spans=shown.spans,
+        title=shown.title,
+        axes=axes,
+        legend_title=shown.legend_title,
+        values=kept_share,
+        values_title="Neighbours kept",
     )
+    if density is not None:
+        built = add_density(built, density)
+    figure = FrozenFigure.of(built)
     kept[key] = figure
     while len(kept) > FIGURES_KEPT:
         del kept[next(iter(kept))]
@@ -119,13 +126,14 @@ def draw(
     *,
     compare: str = "none",
     kept_share: np.ndarray | None = None,
+    density: np.ndarray | None = None,
 ) -> list[int]:
     """Draw the fitted map with its panel; return the rows selected on it (click, box or
     lasso; empty in 3-D, where selection is off).
 
     Without a comparison the map and its panel are a fragment: a selection reruns them alone.
     With one, a selection reruns the page, so the second map rings the same points."""
-    figure = map_figure(projector, params, shown, kept_share)
+    figure = map_figure(projector, params, shown, kept_share, density)
     body = _map_and_panel if compare != "none" else _map_fragment
     return body(points, params, projector, shown, figure, compare, kept_share)
 

@@ -63,3 +63,21 @@ def test_without_a_saved_map_the_sample_is_fitted_and_the_command_is_named(
     assert not at.exception
     infos = " ".join(plain(i.value) for i in at.info)
     assert "Saved PCA coordinates" not in infos and str(allowed) not in infos
+
+
+def test_rows_beyond_the_drawn_sample_are_a_density_layer(page, monkeypatch, projected):
+    from explorer import limits
+    from explorer.ui import compute
+
+    allowed, _, _ = projected
+    monkeypatch.setattr(limits, "MAX_POINTS", 6)
+    compute.clear()
+    try:
+        at = _open(page, monkeypatch, allowed)
+        infos = " ".join(plain(i.value) for i in at.info)
+        assert "6 of them, drawn at random, as points" in infos
+        figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+        assert figure["data"][0]["type"] == "heatmap"
+        assert "PCA of 6 sentence vectors" in figure["layout"]["title"]["text"]
+    finally:
+        compute.clear()
