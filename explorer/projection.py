@@ -287,13 +287,13 @@ TSNE_PCA_DIMENSIONS = 50
 usual pre-processing), wider vectors are reduced first. On 10,000 sentence vectors of 384
 dimensions the exact search took 2.9 s of CPU in full width and 0.8 s in 50 (0.3 s for the
 PCA), and the map's trustworthiness, measured in the full space, rose rather than fell
-(0.9011 -> 0.9071 on 5,000, exact): the last 334 components hold 40 % of the variance,
+(0.9011 -> 0.9039 on 5,000, exact): the last 334 components hold 40 % of the variance,
 mostly noise that reorders the nearest few."""
 
 TSNE_NEIGHBORS_PER_PERPLEXITY = 1.5
 """t-SNE's neighbour graph keeps ``1.5 x perplexity`` neighbours of each point (openTSNE's
 default is 3x). A Gaussian of that perplexity puts little weight beyond them, the
-trustworthiness did not drop (0.9082 with 1.5x, 0.9071 with 2x, 5,000 sentence vectors,
+trustworthiness did not drop (0.9064 with 1.5x, 0.9039 with 2x, 5,000 sentence vectors,
 exact), and the attractive forces, a third of every iteration's cost at 2x, cost a quarter
 less."""
 
@@ -311,13 +311,14 @@ openTSNE's learning rate (``n`` after exaggeration, 12x scikit-learn's) trustwor
 TSNE_MOMENTUM = 0.8
 """Momentum of both phases (openTSNE's default)."""
 
-TSNE_FFT = {"n_interpolation_points": 2, "min_num_intervals": 25, "ints_in_interval": 1.5}
-"""openTSNE's FFT-interpolation grid for 2-D maps: cells 1.5 units wide with 2 interpolation
-nodes each (default: 1 unit, 3 nodes) and at least 25 of them (default 50). The grid, not
-the points, is most of an iteration's repulsive cost once the map has spread out: on the
-final map of 10,000 points it took 6.6 ms against 14.3 ms with cells of 2 units and 3 nodes
-(the previous setting) and 45 ms with openTSNE's default; trustworthiness on 5,000 sentence
-vectors 0.9062 against 0.9071 (exact). Cells of 3 units with 3 nodes lost 0.02."""
+TSNE_FFT = {"n_interpolation_points": 3, "min_num_intervals": 25, "ints_in_interval": 2}
+"""openTSNE's FFT-interpolation grid for 2-D maps: cells 2 units wide (default 1) and at
+least 25 of them (default 50). The grid, not the points, is most of an iteration's cost
+once the map has spread out; cells of 3 units (1 interpolation node per unit) lost 0.03 of
+trustworthiness, 2 units lost nothing measurable. Cells of 1.5 units with 2 nodes each
+saved another 1 s of CPU at 10,000 points but lost 0.003-0.004 of trustworthiness (0.9101
+-> 0.9037 on 5,000, 0.9265 -> 0.9238 on 10,000), too much of the 0.01 allowed against
+scikit-learn."""
 
 TSNE_NEIGHBOR_JOBS = 2
 """Threads for t-SNE's exact neighbour search (one long parallel loop: no cost when the
@@ -367,7 +368,7 @@ def fit_tsne(
     them), PCA initialisation, then :data:`TSNE_EARLY_ITERATIONS` iterations with early
     exaggeration and :data:`TSNE_ITERATIONS` without, learning rate ``"auto"``
     (``n / exaggeration``), a coarse FFT grid (:data:`TSNE_FFT`). On 5,000 sentence vectors
-    this is 10-15x faster than scikit-learn's ``TSNE`` (Barnes-Hut, 1,000 iterations) at
+    this is 14-18x faster than scikit-learn's ``TSNE`` (Barnes-Hut, 1,000 iterations) at
     the same trustworthiness (``python -m bench.projections``). Deterministic for a given
     ``random_state``.
     """
