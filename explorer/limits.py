@@ -169,3 +169,9 @@ def probe_folds(rows: int, folds: int, limit: int | None = None) -> tuple[int, s
         f"Using {allowed}-fold cross-validation instead of {folds}: with {rows:,} rows, more "
         "folds would take too long for one request here. Fewer rows allow more folds."
     )
+
+
+MAX_CNN_VALUES = 8_000_000
+"""Most ``texts x tokens x hidden`` values the "Which layer?" CNN head trains on in one request
+(20,833 token vectors of 384): 117 texts x 128 tokens x 384 (5.8 million) took 13-19 s of one
+core to train over 5 folds on a busy machine, the token vectors 7 s more."""

@@ -74,3 +74,9 @@ def test_token_sequences_report_progress_over_every_text(tiny):
     token_sequences(tiny, texts, layer=1, progress=lambda done, total: seen.append((done, total)))
     assert seen[-1] == (6, 6) and all(total == 6 for _, total in seen)
     assert [done for done, _ in seen] == sorted(done for done, _ in seen)
+
+
+def test_token_sequences_refuse_more_values_than_asked_before_running(tiny):
+    texts = ["A short one.", "A somewhat longer sentence with more tokens in it."]
+    with pytest.raises(ValueError, match="too many for the CNN head"):
+        token_sequences(tiny, texts, layer=1, max_values=10 * tiny.hidden_size)

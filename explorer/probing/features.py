@@ -97,6 +97,7 @@ def token_sequences(
     layer: int,
     progress: Progress | None = None,
     max_tokens: int = MAX_TOKENS,
+    max_values: int = MAX_VALUES,
 ) -> tuple[np.ndarray, np.ndarray]:
     """One layer's token vectors of every text, padded: ``(n, tokens, hidden)`` float32 and
     a ``(n, tokens)`` bool mask (True on real tokens, special tokens included).
@@ -107,17 +108,19 @@ def token_sequences(
     tokenizer's own truncation would), so the model reads no token the head does not (for 512
     token texts and ``max_tokens=128`` the forward pass is over 4 times cheaper).
     One batched forward pass (:func:`explorer.embeddings.forward_batches`). Raises
-    ``ValueError`` when the array would exceed :data:`MAX_VALUES` values.
+    ``ValueError`` when the array would exceed ``max_values`` values (default
+    :data:`MAX_VALUES`), before the model runs.
     """
     layer = validate_layers(int(layer), model.num_layers) % (model.num_layers + 1)
     if max_tokens < 2:
         raise ValueError(f"max_tokens must be at least 2, not {max_tokens}.")
     encoded = [_cut(row, max_tokens) for row in model.encode_batch(list(texts))]
     width = min(max(len(row["input_ids"]) for row in encoded), max_tokens)
-    if len(encoded) * width * model.hidden_size > MAX_VALUES:
+    if len(encoded) * width * model.hidden_size > max_values:
         raise ValueError(
             f"{len(encoded):,} texts of up to {width} tokens are too many for the CNN head "
-            f"here (limit {MAX_VALUES:,} values); use fewer or shorter texts."
+            f"here (it reads at most {max_values // model.hidden_size:,} token vectors, "
+            f"{max_values:,} values); use fewer or shorter texts."
         )
     sequences = np.zeros((len(encoded), width, model.hidden_size), dtype=np.float32)
     mask = np.zeros((len(encoded), width), dtype=bool)

@@ -119,7 +119,9 @@ def cnn_scores(model_name: str, data: ProbeData, layer: int) -> pd.DataFrame:
 
     def compute() -> pd.DataFrame:
         with progress_bar("Token vectors for the CNN…") as report:
-            sequences, mask = token_sequences(load(model_name), data.texts, layer, report)
+            sequences, mask = token_sequences(
+                load(model_name), data.texts, layer, report, max_values=limits.MAX_CNN_VALUES
+            )
         with progress_bar("Training the CNN head… epoch") as report:
             return scores(sequences, mask, data.plan(), report)
 
