@@ -117,10 +117,10 @@ def projection_title(
     """Figure title naming the method, what the points are, the pooling and the layers."""
     validate_method(method)
     if word is not None:
-        what = f"{n_points} occurrences of “{html.escape(word)}”"
+        what = f"{n_points:,} occurrences of “{html.escape(word)}”"
         how = layers_label(layers)
     else:
-        what = f"{n_points} sentence vectors"
+        what = f"{n_points:,} sentence vectors"
         how = f"{POOLING_LABELS.get(pooling or '', pooling)} · {layers_label(layers)}"
     return f"{METHOD_LABELS[method]} of {what}<br><sup>{html.escape(how)}</sup>"
 

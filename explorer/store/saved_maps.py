@@ -50,7 +50,7 @@ class SavedMap:
         )
         return (
             f"Saved {method} coordinates of {len(self.rows):,} rows{sample}, made with "
-            f"`explorer project`{' on ' + when if when else ''}: nothing was fitted now. The "
+            f"explorer project{' on ' + when if when else ''}: nothing was fitted now. The "
             f"grey shading counts all of them; {points}."
         )
 

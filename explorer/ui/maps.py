@@ -57,6 +57,11 @@ def scores(projector: Projector, n_points: int, method: str, dims: int) -> None:
             f"The {dims} principal components together explain {100 * total:.1f} % of the "
             "variance of the vectors; the rest is invisible in this picture."
         )
+    elif method == "pca":
+        caption += (
+            "In a PCA picture distances along the axes are faithful; what the other "
+            "directions hold is invisible."
+        )
     else:
         caption += (
             f"In a {proj.LABELS[method]} picture, which points are neighbours matters; the "
@@ -379,8 +384,9 @@ def _saved_points(path: str, layers, pooling: str, method: str | None, dims: int
         rows, note = limits.sample_points(len(corpus))
         if note and method:
             note += (
-                f" It is fitted now; `explorer project {Path(path).name} --method {method} "
-                f"--pooling {pooling} --layer {layers}` saves a map of every row, drawn at once."
+                f" It is fitted now on the sample; the command explorer project "
+                f"{Path(path).name} --method {method} --pooling {pooling} --layer {layers} saves "
+                "a map of every row, drawn at once."
             )
     frame = store_rows(path, tuple(rows.tolist()))
     texts = tuple(frame[corpus.text_column].astype(str))
