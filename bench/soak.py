@@ -353,7 +353,14 @@ class Record:
     capped: int = 0
 
 
-CAP_WORDS = ("Kept the first", "occurrences are drawn", "compares the first", "Showing ")
+CAP_WORDS = (
+    "Kept the first",
+    "occurrences are drawn",
+    "compares the first",
+    "Showing ",
+    "sampled at random",
+    "Drawn in 2-D",
+)
 
 
 def _finish(sessions: list[Session], timeout_s: float) -> dict[int, float | None]:
