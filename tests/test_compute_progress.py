@@ -1,8 +1,8 @@
-"""The corpus progress bar moves at most once a second (explorer.ui.compute.throttled)."""
+"""Progress bars move at most once a second (explorer.ui.progress.throttled)."""
 
 from __future__ import annotations
 
-from explorer.ui.compute import throttled
+from explorer.ui.progress import throttled
 
 
 def test_throttled_passes_the_first_call_then_one_a_period_and_always_the_last():

@@ -9,7 +9,6 @@ visitors send. Arrays handed out are read-only, so sessions cannot change each o
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -47,12 +46,6 @@ BUDGETS = {
 
 PROGRESS_MIN_TEXTS = 32
 """Corpora at least this large show a progress bar while they are embedded."""
-
-PROGRESS_EVERY_S = 1.0
-"""Least seconds between two moves of a corpus's progress bar. Each move is a message after
-which the browser renders the page again; moved after every batch (80 for 1,700 short texts),
-the browser took 6-10 s of CPU from the two cores embedding the corpus (bench.soak, Similarity
-search corpus)."""
 
 
 def cached(budget: str, key: Hashable, compute: Callable[[], T], spinner: str | None = None) -> T:
@@ -122,25 +115,6 @@ def context_token_states(model_name: str, texts: tuple[str, ...]) -> np.ndarray:
     )
 
 
-def throttled(
-    report: Callable[[int, int], None],
-    every: float = PROGRESS_EVERY_S,
-    clock: Callable[[], float] = time.monotonic,
-) -> Callable[[int, int], None]:
-    """``report(done, total)`` passed on at most once every ``every`` seconds of ``clock``
-    (the first call always), and always when ``done`` reaches ``total``."""
-    last = -float("inf")
-
-    def move(done: int, total: int) -> None:
-        nonlocal last
-        now = clock()
-        if done >= total or now - last >= every:
-            last = now
-            report(done, total)
-
-    return move
-
-
 def embed_corpus(
     model_name: str, texts: tuple[str, ...], exclude_special: bool = False
 ) -> CorpusEmbeddings:
@@ -153,7 +127,7 @@ def embed_corpus(
             return explorer.embed_corpus(model, list(texts), exclude_special=exclude_special)
         with progress_bar(f"Embedding {len(texts):,} texts…") as report:
             return explorer.embed_corpus(
-                model, list(texts), throttled(report), exclude_special=exclude_special
+                model, list(texts), report, exclude_special=exclude_special
             )
 
     return cached("corpora", (model_name, texts, exclude_special), compute)
