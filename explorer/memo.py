@@ -11,11 +11,12 @@ budget: a shared server bounds all its caches together, not one by one.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
 from typing import Any
 
 import numpy as np
@@ -49,15 +50,44 @@ def nbytes(value: Any, _depth: int = 0) -> int:
 class Pool:
     """A byte budget shared by several memos: when their results together pass ``max_bytes``,
     the least recently used result of any of them is dropped. Each memo keeps its own budget
-    too (one kind of result cannot take the whole pool)."""
+    too (one kind of result cannot take the whole pool).
 
-    def __init__(self, max_bytes: int) -> None:
+    With ``max_running``, the memos of the pool compute at most that many results at once
+    (other threads wait for a turn; a hit never waits, and a computation that needs another
+    result in the same thread goes on): on a 2-core server, eight visitors' forward passes run
+    no faster side by side than two at a time, but need four times the working memory."""
+
+    def __init__(self, max_bytes: int, max_running: int | None = None) -> None:
         if max_bytes < 1:
             raise ValueError("A pool needs max_bytes >= 1.")
+        if max_running is not None and max_running < 1:
+            raise ValueError("A pool needs max_running >= 1 (or None: no limit).")
         self.max_bytes = max_bytes
+        self.max_running = max_running
         self.memos: list[Memo] = []
         self.lock = threading.RLock()
         self._clock = 0
+        self._turns = threading.BoundedSemaphore(max_running) if max_running else None
+        self._mine = threading.local()
+
+    @contextlib.contextmanager
+    def turn(self) -> Iterator[None]:
+        """Hold one of the ``max_running`` turns for the block (at once when this thread
+        already holds one, or when there is no limit)."""
+        depth = getattr(self._mine, "depth", 0)
+        if self._turns is None or depth:
+            self._mine.depth = depth + 1
+            try:
+                yield
+            finally:
+                self._mine.depth = depth
+            return
+        with self._turns:
+            self._mine.depth = 1
+            try:
+                yield
+            finally:
+                self._mine.depth = 0
 
     @property
     def bytes(self) -> int:
@@ -120,13 +150,24 @@ class Memo:
     def get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         """The result for ``key``, from the memo or from ``compute()`` (then stored if it fits).
         An exception from ``compute`` is raised to the caller and nothing is stored."""
+        with self._lock:
+            if key in self._items:
+                return self._use(key)
+        with self.pool.turn() if self.pool is not None else contextlib.nullcontext():
+            return self._get(key, compute)
+
+    def _use(self, key: Hashable) -> Any:
+        """The stored result of ``key``, now the most recently used (lock held)."""
+        value, size, _ = self._items[key]
+        self._items[key] = (value, size, self._tick())
+        self._items.move_to_end(key)
+        return value
+
+    def _get(self, key: Hashable, compute: Callable[[], Any]) -> Any:
         while True:
             with self._lock:
                 if key in self._items:
-                    value, size, _ = self._items[key]
-                    self._items[key] = (value, size, self._tick())
-                    self._items.move_to_end(key)
-                    return value
+                    return self._use(key)
                 waiting = self._pending.get(key)
                 if waiting is None:
                     self._pending[key] = threading.Event()

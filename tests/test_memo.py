@@ -99,3 +99,45 @@ def test_the_apps_caches_share_one_pool():
     assert all(memo.pool is compute.POOL for memo in memos)
     assert compute.POOL.memos == memos
     assert compute.POOL.max_bytes < sum(memo.max_bytes for memo in memos)
+
+
+def test_a_pool_computes_at_most_max_running_results_at_once_and_hits_never_wait():
+    from explorer.memo import Pool
+
+    pool = Pool(max_bytes=2**30, max_running=1)
+    first, second = Memo(2**30, pool=pool), Memo(2**30, pool=pool)
+    second.get("ready", lambda: 1)
+    running, most, lock = [0], [0], threading.Lock()
+    started = threading.Event()
+
+    def slow(value):
+        def compute():
+            with lock:
+                running[0] += 1
+                most[0] = max(most[0], running[0])
+            started.set()
+            time.sleep(0.3)
+            with lock:
+                running[0] -= 1
+            return value
+
+        return compute
+
+    def nested():  # a computation that needs another result: same thread, no second turn
+        return second.get("inner", slow(2)) + 1
+
+    threads = [
+        threading.Thread(target=lambda: first.get("a", slow(1))),
+        threading.Thread(target=lambda: first.get("b", nested)),
+    ]
+    for thread in threads:
+        thread.start()
+    started.wait(5)
+    begun = time.perf_counter()
+    assert second.get("ready", lambda: pytest.fail("cached")) == 1  # a hit does not wait
+    assert time.perf_counter() - begun < 0.1
+    for thread in threads:
+        thread.join(10)
+    assert most[0] == 1 and first.get("b", pytest.fail) == 3 and first.get("a", pytest.fail) == 1
+    with pytest.raises(ValueError, match="max_running"):
+        Pool(1, max_running=0)
