@@ -77,10 +77,12 @@ def cap_occurrences(count: int, limit: int = MAX_OCCURRENCES) -> tuple[int, str 
     )
 
 
-MAX_CONTEXT_TOKENS = 10_000
-"""Most tokens the Word in context page reads: it keeps every token's vector at every layer
-(for the layer means and the anisotropy baseline), 7 x 10,000 x 384 float32 = 108 MB for the
-bundled model."""
+MAX_CONTEXT_TOKENS = 4_000
+"""Most tokens the Word in context page reads (100 sentences of 40 tokens): it keeps every
+token's vector at every layer (for the layer means and the anisotropy baseline), 7 x 4,000 x
+384 float32 = 43 MB for the bundled model. At 10,000 one request took 400 MB at its peak, and
+eight sessions sending it at once took the server to 2.7 GB (``bench.soak --sessions 8``); the
+page compares at most 12 occurrences anyway."""
 
 
 def word_layer_vectors(
