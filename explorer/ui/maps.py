@@ -348,13 +348,19 @@ def map_notice(points, params: ProjectionParams, projector: Projector, labels) -
     )
 
 
-def saved_density(points, params: ProjectionParams):
-    """Coordinates ``(n, 2)`` of every row of the saved map ``points`` come from, when the map
-    drawn is that saved map and it holds more rows than are drawn as points; else ``None``."""
+def saved_map_of(points, params: ProjectionParams):
+    """The saved map ``points`` were drawn from, when the map asked for under ``params`` is
+    that saved map (its method, 2-D, its pooling and layers); else ``None`` (fit instead)."""
     saved = getattr(points, "saved", None)
     if saved != params.method or params.n_components != 2:
         return None
-    found = saved_map(points.path, saved, points.pooling, points.layers)
+    return saved_map(points.path, saved, points.pooling, points.layers)
+
+
+def saved_density(points, params: ProjectionParams):
+    """Coordinates ``(n, 2)`` of every row of the saved map ``points`` come from, when the map
+    drawn is that saved map and it holds more rows than are drawn as points; else ``None``."""
+    found = saved_map_of(points, params)
     if found is None or len(found.rows) <= len(points.rows):
         return None
     return found.coords

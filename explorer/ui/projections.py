@@ -141,18 +141,17 @@ def source_points(
 def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -> Projector:
     """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``): for rows
     of a saved map (``points.saved``) in its method and 2-D, the saved coordinates."""
-    saved = getattr(points, "saved", None)
-    if saved == params.method and params.n_components == 2:
-        from explorer.store.saved_maps import saved_projector
-        from explorer.ui.maps import saved_map
+    from explorer.ui.maps import saved_map_of
 
-        found = saved_map(points.path, saved, points.pooling, points.layers)
-        if found is not None:  # else another layer choice or pooling of the same rows
-            return cached(
-                "projections",
-                ("saved fit", points),
-                lambda: saved_projector(found, np.array(points.rows)),
-            )
+    found = saved_map_of(points, params)  # None: fitted (another layer choice or pooling too)
+    if found is not None:
+        from explorer.store.saved_maps import saved_projector
+
+        return cached(
+            "projections",
+            ("saved fit", points),
+            lambda: saved_projector(found, np.array(points.rows)),
+        )
     return cached(
         "projections", ("fit", points, params), lambda: params.projector().fit(points.vectors())
     )
