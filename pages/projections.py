@@ -9,7 +9,7 @@ from explorer import corpora, limits
 from explorer import projection as proj
 from explorer.figures.projections import projection_title
 from explorer.mapquality import DEFAULT_K
-from explorer.ui import compute, maps, mapview, messages, sources, vectors, views
+from explorer.ui import compute, maps, mapview, messages, savedmap, sources, vectors, views
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.projections import fit, preservation, source_points
 from explorer.ui.widgets import URL, choose, header, layers_select, pooling_select
@@ -203,7 +203,7 @@ rows = mapview.draw(
     mapview.MapPoints(point_texts, point_labels, spans, legend_title, title),
     compare=compare,
     kept_share=kept_share,
-    density=maps.saved_density(points, params),
+    density=savedmap.saved_density(points, params),
 )
 if colour == "clusters":
     maps.cluster_download(projector.embedding_, point_texts, cluster_ids, cluster_names)

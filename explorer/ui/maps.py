@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Sequence
-from pathlib import Path
 
 import pandas as pd
 import streamlit as st
@@ -320,19 +319,6 @@ def pooling_comparison(
     )
 
 
-def saved_map(path: str, method: str, pooling: str, layers):
-    """:func:`explorer.store.saved_maps.saved_map` of the saved corpus at ``path`` (cached), or
-    ``None`` when ``explorer project`` saved no such map."""
-    from explorer.store import saved_maps
-    from explorer.ui.compute import cached, open_store
-
-    return cached(
-        "projections",
-        ("saved map", path, method, pooling, layers),
-        lambda: saved_maps.saved_map(open_store(path), method, pooling, layers),
-    )
-
-
 def map_notice(points, params: ProjectionParams, projector: Projector, labels) -> str:
     """:func:`explorer.mapquality.map_notice` of the map of ``points``, cached (it indexes the
     map's neighbours: 0.1 s of every rerun at 20,000 points)."""
@@ -346,62 +332,6 @@ def map_notice(points, params: ProjectionParams, projector: Projector, labels) -
             projector.embedding_, labels, trust=projector.trustworthiness_
         ),
     )
-
-
-def saved_map_of(points, params: ProjectionParams):
-    """The saved map ``points`` were drawn from, when the map asked for under ``params`` is
-    that saved map (its method, 2-D, its pooling and layers); else ``None`` (fit instead)."""
-    saved = getattr(points, "saved", None)
-    if saved != params.method or params.n_components != 2:
-        return None
-    return saved_map(points.path, saved, points.pooling, points.layers)
-
-
-def saved_density(points, params: ProjectionParams):
-    """Coordinates ``(n, 2)`` of every row of the saved map ``points`` come from, when the map
-    drawn is that saved map and it holds more rows than are drawn as points; else ``None``."""
-    found = saved_map_of(points, params)
-    if found is None or len(found.rows) <= len(points.rows):
-        return None
-    return found.coords
-
-
-def saved_points(path: str, layers, pooling: str, method: str | None = None, dims: int = 2):
-    """What a map draws of the saved corpus at ``path``: the rows of its saved ``method`` map
-    (``explorer project``, 2-D only) when there is one, else at most
-    :data:`explorer.limits.MAX_POINTS` rows (a random sample beyond), as
-    ``(StorePoints, texts, labels, label title, note)``; labels from the store's label column.
-    Cached: turning 20,000 rows into tuples took 0.2 s of every rerun."""
-    from explorer.ui.compute import cached
-
-    key = ("saved points", path, layers, pooling, method, dims)
-    return cached("projections", key, lambda: _saved_points(path, layers, pooling, method, dims))
-
-
-def _saved_points(path: str, layers, pooling: str, method: str | None, dims: int):
-    from explorer import limits
-    from explorer.ui.compute import open_store, store_rows
-
-    corpus = open_store(path)
-    saved = saved_map(path, method, pooling, layers) if method and dims == 2 else None
-    if saved is not None:
-        rows, note = saved.shown, saved.note
-    else:
-        rows, note = limits.sample_points(len(corpus))
-        if note and method:
-            note += (
-                f" It is fitted now on the sample; the command explorer project "
-                f"{Path(path).name} --method {method} --pooling {pooling} --layer {layers} saves "
-                "a map of every row, drawn at once."
-            )
-    frame = store_rows(path, tuple(rows.tolist()))
-    texts = tuple(frame[corpus.text_column].astype(str))
-    column = corpus.label_column
-    labels = tuple(frame[column].astype(str)) if column else None
-    points = StorePoints(
-        path, tuple(rows.tolist()), layers, pooling, saved=method if saved is not None else None
-    )
-    return points, texts, labels, column or "Label", note
 
 
 def cluster_download(coords, texts: Sequence[str], ids, names: dict[int, str]) -> None:

@@ -127,7 +127,7 @@ def source_points(
         data = source.vectors
         return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
     if source.kind == "saved":
-        from explorer.ui.maps import saved_points
+        from explorer.ui.savedmap import saved_points
 
         if params is None:
             return saved_points(source.store, layers, pooling)
@@ -141,7 +141,7 @@ def source_points(
 def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -> Projector:
     """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``): for rows
     of a saved map (``points.saved``) in its method and 2-D, the saved coordinates."""
-    from explorer.ui.maps import saved_map_of
+    from explorer.ui.savedmap import saved_map_of
 
     found = saved_map_of(points, params)  # None: fitted (another layer choice or pooling too)
     if found is not None:
