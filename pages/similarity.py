@@ -9,7 +9,7 @@ from explorer.codegen.similarity import search_snippet, similarity_snippet
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layer_choices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import compute, messages, sources
+from explorer.ui import compute, messages, sources, storesearch
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
 from explorer.ui.widgets import (
@@ -127,10 +127,10 @@ else:
 st.subheader("Semantic search")
 st.markdown(
     "Embed a corpus once, then rank its texts by cosine similarity to a query, under the "
-    "pooling you choose and the layers chosen above."
+    "pooling you choose and the layers chosen above (a saved corpus: among those it keeps)."
 )
 row = st.columns([2, 3])
-corpus_texts = corpus_labels = uploaded = None
+corpus_texts = corpus_labels = uploaded = store = None
 try:
     source = sources.text_source(
         "similarity.corpus",
@@ -138,12 +138,15 @@ try:
         paste_default="\n".join(corpora.load_topics()["text"][::30]),
         columns=row,
         label="Corpus",
+        saved=True,
         vectors=True,
     )
 except ValueError as error:
     messages.error(error)
 else:
-    if source is not None and source.vectors is not None:
+    if source is not None and source.kind == "saved":
+        store = source.store  # embedded ahead of time: searched in storesearch, all rows
+    elif source is not None and source.vectors is not None:
         uploaded = source.vectors  # precomputed: searched as they are, no forward pass
         if uploaded.note:
             messages.info(uploaded.note)
@@ -156,11 +159,13 @@ else:
 
 controls = st.columns([4, 2, 2])
 k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
-if uploaded is None:
+results = search_code = None
+if store is not None:
+    search_code = storesearch.section(store, layers, k, controls, DEFAULT_QUERY)
+elif uploaded is None:
     query = controls[0].text_input("Query", DEFAULT_QUERY, key="similarity.query", bind=URL)
     search_pooling = pooling_select(controls[1], "similarity.search_pooling")
 
-results = search_code = None
 if corpus_texts:
     try:
         if uploaded is not None:

@@ -5,11 +5,16 @@ each pooling and the Spearman correlation between the poolings' pairwise similar
 :func:`search_snippet` prints the top-k corpus texts for a query. Both pool every layer
 over its tokens with the attention mask (padding never counts) and then combine layers,
 as the library does (``mean_max`` combines mean and max separately, then concatenates).
+
+A saved corpus (:func:`store_search_snippet`) keeps its vectors: the snippet opens the store
+with :func:`explorer.open_corpus` (the one reader of the store format) and searches it with
+:meth:`explorer.store.Corpus.search`, as the page does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import PurePath
 
 from explorer.codegen import batch_loop, literal, model_preamble
 from explorer.codegen.expressions import NUM_LAYERS, pooled_layers_expression, pooled_lines
@@ -133,4 +138,37 @@ def search_snippet(
         'top = np.argsort(-scores, kind="stable")[:k]\n'
         "for rank, i in enumerate(top, start=1):\n"
         '    print(f"{rank}. {scores[i]:.4f}  {corpus[i]}")\n'
+    )
+
+
+def store_search_snippet(
+    store: str,
+    query: str,
+    pooling: str = "mean",
+    layers: Layers = "last",
+    k: int = 5,
+) -> str:
+    """A runnable program printing the ``k`` rows of a saved corpus most similar to ``query``.
+
+    ``store`` is the store folder's name (written as ``"path/to/<store>"``: a snippet never
+    shows where the server keeps its stores). The snippet opens the store with
+    :func:`explorer.open_corpus`, loads the model named in its manifest and calls
+    :meth:`explorer.store.Corpus.search` (only the query runs the model). Leaves ``found``
+    (``indices`` and ``scores``, ``(k,)``, best first) in its namespace.
+    """
+    validate_pooling(pooling)
+    folder = "path/to/" + (PurePath(store).name or "corpus")
+    return (
+        f"# Semantic search over a saved corpus · {pooling} pooling · {layers_label(layers)}\n"
+        "import explorer\n\n"
+        f"corpus = explorer.open_corpus({folder!r})  # the folder `explorer embed --out` wrote\n"
+        "model = explorer.load_model(corpus.model_name)  # the model the corpus was embedded with\n"
+        f"query = {literal(query)}\n"
+        f"pooling, layers, k = {pooling!r}, {literal(layers)}, {int(k)}\n\n"
+        "# Embeds the query only (refused if the model's weights are not the store's), then\n"
+        "# ranks every row of the store by cosine similarity.\n"
+        "found = corpus.search(model, query, k, pooling=pooling, layers=layers)\n"
+        "texts = corpus.take(found.indices)[corpus.text_column]\n"
+        "for rank, (row, score, text) in enumerate(zip(found.indices, found.scores, texts), 1):\n"
+        '    print(f"{rank}. {score:.4f}  row {row}  {text}")\n'
     )

@@ -1,0 +1,281 @@
+"""Semantic search over a saved corpus (Similarity & search, corpus source "Saved corpus").
+
+The query is the only text that runs a model: it is embedded with the model the store was
+embedded with (the model in use when its weights are the store's, else the store's model when
+the operator offers it; refused otherwise) and searched over every row of the store with
+:meth:`explorer.store.Corpus.search` (the one k-NN, :func:`explorer.neighbors`, over the
+memory-mapped vectors). Poolings and layer choices are those the store keeps. Nothing shown
+names the folder where the server keeps the store.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer.layers import Layers, layer_choices, layer_indices, layers_label
+from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import POOLINGS, pooling_parts
+from explorer.ui import messages
+from explorer.ui.compute import cached, open_store, store_rows
+from explorer.ui.model import current_model_label, current_model_name, load, settings
+from explorer.ui.widgets import URL, choose, csv_download
+
+MAX_METADATA_COLUMNS = 4
+"""Most of the store's other input columns shown beside each result."""
+
+METADATA_CHARS = 80
+"""Longest metadata value shown in the results table (longer ones end with "…")."""
+
+
+@dataclass(frozen=True)
+class QueryModel:
+    """The model that embeds the query: ``source`` (what :func:`explorer.ui.model.load`
+    takes), ``label`` (what visitors see) and whether it is the model in use."""
+
+    source: str
+    label: str
+    current: bool
+
+
+def store_name(path: str) -> str:
+    """The store folder's name: all a visitor or a snippet ever sees of its location."""
+    return Path(path).name or "corpus"
+
+
+def _hide(message: object, path: str) -> str:
+    """``message`` with the store's server folder written as its name."""
+    text = str(message)
+    for where in sorted({str(Path(path)), str(Path(path).resolve())}, key=len, reverse=True):
+        text = text.replace(where, store_name(path))
+    return text
+
+
+def open_saved(path: str):
+    """The saved corpus at ``path`` (opened once per server). Raises ``ValueError`` saying
+    what is wrong with it, naming the store by its folder's name only."""
+    try:
+        return open_store(path)
+    except (ValueError, OSError) as error:
+        raise ValueError(
+            f"This saved corpus cannot be opened: {_hide(error, path)} Choose another corpus; "
+            "the operator can rebuild this one with `explorer embed`."
+        ) from None
+
+
+def model_label(corpus) -> str:
+    """What visitors see for the model ``corpus`` was embedded with: its label in the
+    operator's list, else its name (a folder by its last part, never its path)."""
+    name = corpus.model_name
+    for choice in settings().models:
+        if choice.source == name:
+            return choice.label
+    return Path(name).name if name.startswith(("/", ".", "~")) else name
+
+
+def _fingerprint(source: str) -> str:
+    """:func:`explorer.store.model_fingerprint` of the model ``source`` (cached)."""
+    from explorer.store import model_fingerprint
+
+    return cached("corpora", ("fingerprint", source), lambda: model_fingerprint(load(source)))
+
+
+def query_model(corpus) -> QueryModel:
+    """The model to embed the query with: the one in use when its weights are those the store
+    was embedded with (the manifest's fingerprint), else the store's model when the operator
+    offers it and its weights match. Raises ``ValueError`` naming the store's model and what
+    to do otherwise."""
+    wanted = corpus.manifest.get("model", {}).get("fingerprint")
+    current, current_label = current_model_name(), current_model_label()
+    if _fingerprint(current) == wanted:
+        return QueryModel(current, current_label, True)
+    label = model_label(corpus)
+    config = settings()
+    if not (config.free_entry or any(c.source == corpus.model_name for c in config.models)):
+        raise ValueError(
+            f"This corpus was embedded with {label} and the model in use is {current_label}; "
+            f"this server does not offer {label}, so the query cannot be embedded as the "
+            f"corpus's texts were. Choose a corpus embedded with {current_label}, or ask the "
+            f"operator to add {label} to the models it offers (EXPLORER_MODELS)."
+        )
+    try:
+        found = _fingerprint(corpus.model_name)
+    except ValueError as error:
+        reason = str(error).replace(corpus.model_name, label)
+        raise ValueError(
+            f"This corpus was embedded with {label}, which cannot be loaded here: {reason}"
+        ) from None
+    if found != wanted:
+        raise ValueError(
+            f"This corpus was embedded with {label}, but the weights this server loads under "
+            "that name are not the ones it was embedded with (their fingerprint differs): the "
+            "query's vector would not be comparable with the corpus's. Embed the corpus again "
+            "with `explorer embed`, or choose another corpus."
+        )
+    return QueryModel(corpus.model_name, label, False)
+
+
+def store_poolings(corpus) -> list[str]:
+    """The poolings of :data:`explorer.pooling.POOLINGS` whose parts ``corpus`` keeps."""
+    return [p for p in POOLINGS if all(part in corpus.poolings for part in pooling_parts(p))]
+
+
+def store_layer_choices(corpus) -> list[Layers]:
+    """The layer choices ``corpus`` keeps every layer of: the named ones, then each stored
+    layer's number (but 0 and the last, named already)."""
+    stored = set(corpus.layers)
+    named = [
+        c
+        for c in layer_choices(corpus.num_layers)
+        if set(layer_indices(c, corpus.num_layers)) <= stored
+    ]
+    numbers = [i for i in corpus.layers if i not in (0, corpus.num_layers)]
+    return [*named, *numbers]
+
+
+def _search(path: str, model: QueryModel, query: str, pooling: str, layers: Layers, k: int):
+    """:meth:`Corpus.search` (cached): ``(rows (k,), scores (k,))``, best first."""
+
+    def compute():
+        found = open_store(path).search(
+            load(model.source), query, k, pooling=pooling, layers=layers
+        )
+        rows, scores = np.asarray(found.indices), np.asarray(found.scores, dtype=np.float32)
+        rows.flags.writeable = scores.flags.writeable = False
+        return rows, scores
+
+    key = ("store search", path, model.source, query, pooling, layers, k)
+    return cached("corpora", key, compute, f"Searching {len(open_store(path)):,} rows…")
+
+
+def _short(value: object) -> object:
+    if isinstance(value, str) and len(value) > METADATA_CHARS:
+        return value[: METADATA_CHARS - 1] + "…"
+    return value
+
+
+def results_frame(corpus, rows: np.ndarray, scores: np.ndarray, taken: pd.DataFrame):
+    """The results table: ``rank``, ``score`` (cosine), ``text``, ``row`` (the store's row,
+    from 0), ``label`` (the store's label column, when it has one) and up to
+    :data:`MAX_METADATA_COLUMNS` of its other columns (long values cut); ``taken`` is
+    :meth:`Corpus.take` of ``rows``."""
+    frame = pd.DataFrame(
+        {
+            "rank": np.arange(1, len(rows) + 1),
+            "score": scores.astype(float),
+            "text": taken[corpus.text_column].astype(str).to_numpy(),
+            "row": rows.astype(int),
+        }
+    )
+    if corpus.label_column:
+        frame["label"] = taken[corpus.label_column].to_numpy()
+    skip = {"row", corpus.text_column, corpus.label_column}
+    for column in [c for c in taken.columns if c not in skip][:MAX_METADATA_COLUMNS]:
+        name = column
+        while name in frame.columns:
+            name = f"{name} (input)"
+        frame[name] = [_short(v) for v in taken[column]]
+    return frame
+
+
+def section(path: str, page_layers: Layers, k: int, columns, default_query: str) -> str | None:
+    """The search over the saved corpus at ``path``: the query in ``columns[0]``, the store's
+    poolings and layer choices in ``columns[1]`` (``page_layers``, the page's choice, when the
+    store keeps it), then the ``k`` best rows, a caption and a CSV download. Shows what went
+    wrong (a store that cannot be opened, an empty query, another model) as a message.
+    Returns the "Show code" snippet, or None when nothing was searched."""
+    from explorer.codegen.similarity import store_search_snippet
+
+    query = columns[0].text_input("Query", default_query, key="similarity.query", bind=URL)
+    try:
+        corpus = open_saved(path)
+    except ValueError as error:
+        messages.error(error)
+        return None
+    poolings = store_poolings(corpus)
+    pooling = choose(
+        columns[1],
+        "Pooling",
+        poolings,
+        POOLING_LABELS.get,
+        "similarity.store_pooling",
+        "mean" if "mean" in poolings else poolings[0],
+        "The poolings this corpus keeps (explorer embed --pooling).",
+    )
+    choices = [str(c) for c in store_layer_choices(corpus)]
+    default = next(c for c in (str(page_layers), "last", choices[0]) if c in choices)
+    chosen = choose(
+        columns[1],
+        "Layers (this corpus)",
+        choices,
+        lambda c: layers_label(int(c) if c.isdigit() else c),
+        "similarity.store_layers",
+        default,
+        "The layer choices this corpus keeps (explorer embed --layers); the choice above when "
+        "it keeps it.",
+    )
+    layers = int(chosen) if chosen.isdigit() else chosen
+    query = query.strip()
+    try:
+        if not query:
+            raise ValueError("The query is empty: type what you are looking for.")
+        model = query_model(corpus)
+        rows, scores = _search(path, model, query, pooling, layers, k)
+    except ValueError as error:
+        messages.error(_hide(error, path))
+        return None
+    if str(page_layers) not in choices:
+        messages.caption(
+            f"This corpus does not keep every layer {layers_label(page_layers).lower()} needs "
+            f"(the choice above): the search uses {layers_label(layers).lower()}, chosen "
+            "among the layers it keeps."
+        )
+    frame = results_frame(corpus, rows, scores, store_rows(path, tuple(int(r) for r in rows)))
+    _show(frame, corpus)
+    truncated = load(model.source).encode_batch([query])[0]["truncated"]
+    messages.caption(
+        f"All {len(corpus):,} rows of the saved corpus searched ({POOLING_LABELS[pooling]}, "
+        f"{layers_label(layers).lower()}); nothing but the query ran the model ({model.label}"
+        + (
+            ""
+            if model.current
+            else ", the model this corpus was embedded with, not the one in the sidebar"
+        )
+        + "): the corpus's vectors were stored by explorer embed."
+        + (
+            f" The query is longer than the {load(model.source).max_length} tokens the model "
+            "reads: only its beginning was embedded (the corpus's texts were cut the same way)."
+            if truncated
+            else ""
+        )
+    )
+    csv_download(st, "Results (.csv)", frame, "search_results.csv", "similarity.download_results")
+    return store_search_snippet(store_name(path), query, pooling, layers, k)
+
+
+def _show(frame: pd.DataFrame, corpus) -> None:
+    label = f"Label ({corpus.label_column})" if corpus.label_column else "Label"
+    st.dataframe(
+        frame,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
+            "score": st.column_config.ProgressColumn(
+                "Cosine", format="%.3f", min_value=0.0, max_value=1.0, width="small"
+            ),
+            "text": st.column_config.TextColumn("Text", width="large"),
+            "row": st.column_config.NumberColumn(
+                "Row",
+                format="%d",
+                width="small",
+                help="The row in the saved corpus, from 0 (as explorer.open_corpus counts).",
+            ),
+            "label": label,
+        },
+        key="similarity.results",
+    )

@@ -1,0 +1,163 @@
+"""Similarity & search over a saved corpus: every row searched with the store's own model,
+poolings and layers; the snippet prints the same ranks; clear messages for bad input, a damaged
+store or another model; never the server's folder."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from tests.app.rendered import plain
+from tests.snippets import run_snippet
+from tests.store_helpers import TEXTS, write_csv
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory, bundled, tiny):
+    from explorer.store import Settings, embed_to_store
+
+    allowed = tmp_path_factory.mktemp("similarity-corpora")
+    source = write_csv(allowed / "input.csv", TEXTS)
+    embed_to_store(bundled, source, allowed / "tickets", label_column="label")
+    embed_to_store(
+        bundled, source, allowed / "some", Settings(poolings=("mean",), layers=[0, 3, 6])
+    )
+    embed_to_store(tiny, source, allowed / "tiny", Settings(layers="last"), label_column="label")
+    shutil.copytree(allowed / "tickets", allowed / "broken")
+    with open(allowed / "broken/vectors/mean/layer_06.npy", "r+b") as file:
+        file.truncate(1000)
+    shutil.copytree(allowed / "tickets", allowed / "tampered")
+    manifest = json.loads((allowed / "tampered/manifest.json").read_text())
+    manifest["model"]["fingerprint"] = "sha256:" + "0" * 64
+    (allowed / "tampered/manifest.json").write_text(json.dumps(manifest))
+    return allowed
+
+
+def _ok(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+
+
+def _saved(page, monkeypatch, folder, store: str = "tickets"):
+    monkeypatch.setenv("EXPLORER_CORPORA", str(folder))
+    at = page("similarity")
+    at.radio(key="similarity.corpus.source").set_value("saved").run()
+    _ok(at)
+    options = at.selectbox(key="similarity.corpus.store").options
+    chosen = next(o for o in options if o.startswith(f"{store} · "))
+    at.selectbox(key="similarity.corpus.store").set_value(chosen).run()
+    _ok(at)
+    return at
+
+
+def _text(at) -> str:
+    shown = (*at.markdown, *at.caption, *at.info, *at.error, *at.warning)
+    return " ".join(plain(m.value) for m in shown)
+
+
+def _heatmaps_shown(at) -> bool:
+    return any("Cosine similarity of every pair" in c.proto.spec for c in at.get("plotly_chart"))
+
+
+def test_a_saved_corpus_is_searched_whole_and_the_snippet_agrees(page, monkeypatch, folder):
+    at = _saved(page, monkeypatch, folder)
+    assert not at.error
+    assert at.selectbox(key="similarity.store_pooling").options == [
+        "[CLS] token",
+        "Mean of tokens",
+        "Max over tokens",
+        "Mean + max (concatenated)",
+    ]
+    at.text_input(key="similarity.query").set_value("Who scored the goal?").run()
+    at.slider(key="similarity.k").set_value(4).run()
+    _ok(at)
+    results = at.dataframe[0].value
+    assert list(results.columns) == ["rank", "score", "text", "row", "label"] + [
+        "score (input)",
+        "source",
+    ]
+    assert results["rank"].tolist() == [1, 2, 3, 4] and results["score"].is_monotonic_decreasing
+    assert (results["label"] == "sport").sum() >= 2
+    for _, result in results.iterrows():
+        assert TEXTS[result["row"]]["text"] == result["text"]
+        assert f"doc{result['row']}" == result["source"]
+    text = _text(at)
+    assert f"All {len(TEXTS)} rows of the saved corpus searched" in text
+    assert "nothing but the query ran the model" in text
+    assert str(folder) not in text
+    assert _heatmaps_shown(at)  # the similarity part above still works
+
+    code = at.code[-1].value
+    assert "explorer.open_corpus('path/to/tickets')" in code and str(folder) not in code
+    code = code.replace("'path/to/tickets'", repr(str(folder / "tickets")))
+    _, printed = run_snippet(code)
+    expected = [
+        f"{r.rank}. {r.score:.4f}  row {r.row}  {r.text}" for r in results.itertuples(index=False)
+    ]
+    assert printed.splitlines() == expected
+
+
+def test_only_the_stores_poolings_and_layers_are_offered(page, monkeypatch, folder):
+    at = _saved(page, monkeypatch, folder, "some")
+    assert at.selectbox(key="similarity.store_pooling").options == ["Mean of tokens"]
+    layers = at.selectbox(key="similarity.store_layers")
+    assert layers.options == ["Last layer", "Embedding layer (static)", "Layer 3"]
+    assert layers.value == "last" and not at.error
+    at.selectbox(key="similarity.strategy").set_value("sum_last4").run()
+    _ok(at)
+    assert "does not keep every layer sum of last four layers needs" in _text(at)
+    at.selectbox(key="similarity.store_layers").set_value("3").run()
+    _ok(at)
+    assert len(at.dataframe[0].value) == 5
+    assert "pooling, layers, k = 'mean', 3, 5" in at.code[-1].value
+
+
+def test_bad_queries_say_so_and_the_page_keeps_working(page, monkeypatch, folder):
+    at = _saved(page, monkeypatch, folder)
+    at.text_input(key="similarity.query").set_value("   ").run()
+    _ok(at)
+    assert "The query is empty" in plain(at.error[0].value)
+    assert not at.dataframe and _heatmaps_shown(at)
+    at.text_input(key="similarity.query").set_value("goal " * 4000).run()  # 20,000 characters
+    _ok(at)
+    assert not at.error and len(at.dataframe[0].value) == 5
+    assert "only its beginning was embedded" in _text(at)
+
+
+def test_a_damaged_store_is_a_message_without_its_folder(page, monkeypatch, folder):
+    at = _saved(page, monkeypatch, folder, "broken")
+    message = plain(at.error[0].value)
+    assert message.startswith("This saved corpus cannot be opened")
+    assert "layer_06.npy" in message and str(folder) not in message
+    assert _heatmaps_shown(at) and not at.dataframe
+
+
+def test_a_store_of_other_weights_is_refused(page, monkeypatch, folder):
+    at = _saved(page, monkeypatch, folder, "tampered")
+    message = plain(at.error[0].value)
+    assert "all-MiniLM-L6-v2" in message and "fingerprint differs" in message
+    assert not at.dataframe and _heatmaps_shown(at)
+
+
+def test_a_store_of_another_model_uses_it_only_when_offered(
+    page, monkeypatch, folder, tiny_bert_path
+):
+    from pathlib import Path
+
+    name = Path(tiny_bert_path).name
+    monkeypatch.delenv("EXPLORER_MODELS", raising=False)
+    at = _saved(page, monkeypatch, folder, "tiny")
+    message = plain(at.error[0].value)
+    assert f"This corpus was embedded with {name}" in message and "EXPLORER_MODELS" in message
+    assert str(Path(tiny_bert_path).parent) not in message and not at.dataframe
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_bert_path)
+    at = _saved(page, monkeypatch, folder, "tiny")
+    assert not at.error and len(at.dataframe[0].value) == 5
+    text = _text(at)
+    assert f"({name} (local), the model this corpus was embedded with" in text
+    assert str(Path(tiny_bert_path).parent) not in text
+    assert at.selectbox(key="similarity.store_layers").options == ["Last layer"]
