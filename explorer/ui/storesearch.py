@@ -239,13 +239,9 @@ def section(path: str, page_layers: Layers, k: int, columns, default_query: str)
     truncated = load(model.source).encode_batch([query])[0]["truncated"]
     messages.caption(
         f"All {len(corpus):,} rows of the saved corpus searched ({POOLING_LABELS[pooling]}, "
-        f"{layers_label(layers).lower()}); nothing but the query ran the model ({model.label}"
-        + (
-            ""
-            if model.current
-            else ", the model this corpus was embedded with, not the one in the sidebar"
-        )
-        + "): the corpus's vectors were stored by explorer embed."
+        f"{layers_label(layers).lower()}); nothing but the query ran the model, {model.label}"
+        + ("" if model.current else ", the model this corpus was embedded with (not the sidebar's)")
+        + ". The corpus's vectors were stored by explorer embed."
         + (
             f" The query is longer than the {load(model.source).max_length} tokens the model "
             "reads: only its beginning was embedded (the corpus's texts were cut the same way)."
@@ -258,7 +254,8 @@ def section(path: str, page_layers: Layers, k: int, columns, default_query: str)
 
 
 def _show(frame: pd.DataFrame, corpus) -> None:
-    label = f"Label ({corpus.label_column})" if corpus.label_column else "Label"
+    column = corpus.label_column
+    label = f"Label ({column})" if column and column.lower() != "label" else "Label"
     st.dataframe(
         frame,
         hide_index=True,

@@ -158,6 +158,6 @@ def test_a_store_of_another_model_uses_it_only_when_offered(
     at = _saved(page, monkeypatch, folder, "tiny")
     assert not at.error and len(at.dataframe[0].value) == 5
     text = _text(at)
-    assert f"({name} (local), the model this corpus was embedded with" in text
+    assert f"ran the model, {name} (local), the model this corpus was embedded with" in text
     assert str(Path(tiny_bert_path).parent) not in text
     assert at.selectbox(key="similarity.store_layers").options == ["Last layer"]
