@@ -76,6 +76,34 @@ class Settings:
         (free entry only)."""
         return next((c.label for c in self.models if c.source == source), source)
 
+    def hide_paths(self, text: str) -> str:
+        """``text`` (a message for a visitor) without the operator's server folders: a path
+        under a corpus folder keeps only its part below that folder (``tickets/manifest.json``),
+        a model folder becomes its label. Library errors name the file they could not read;
+        the person who can fix it is the operator, who reads them in the server's log."""
+        replacements: dict[str, str] = {}
+        for folder in self.corpora:
+            for form in _forms(folder):
+                replacements[form + os.sep] = ""
+                replacements[form] = folder.name
+        for choice in self.models:
+            if _is_folder(choice.source):
+                for form in _forms(Path(choice.source)):
+                    replacements[form] = choice.label
+        for path in sorted(replacements, key=len, reverse=True):
+            text = text.replace(path, replacements[path])
+        return text
+
+
+def _forms(folder: Path) -> set[str]:
+    """The ways a message may write ``folder``: as given and resolved (no trailing slash)."""
+    forms = {str(folder)}
+    try:
+        forms.add(str(folder.resolve()))
+    except OSError:
+        pass
+    return {form.rstrip(os.sep) for form in forms if form.strip(os.sep)}
+
 
 def parse_parameters(value: str | None) -> int | None:
     """``EXPLORER_MAX_PARAMETERS`` as an int (``"350M"`` -> 350,000,000); unset or empty gives

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from explorer import settings
@@ -69,3 +71,22 @@ def test_a_malformed_size_names_the_variable(value):
 def test_corpus_folders_split_on_commas_and_path_separators(tmp_path):
     value = f"{tmp_path / 'x'},{tmp_path / 'y'}:{tmp_path / 'x'}"
     assert settings.corpus_folders(value) == (tmp_path / "x", tmp_path / "y")
+
+
+def test_messages_never_show_the_operators_server_folders(tmp_path):
+    corpora, model = tmp_path / "srv" / "corpora", tmp_path / "models" / "tiny-bert"
+    model.mkdir(parents=True)
+    config = settings.from_environment(
+        {"EXPLORER_CORPORA": f"{corpora}{os.sep}", "EXPLORER_MODELS": str(model)}
+    )
+    message = (
+        f"{corpora}/tickets/vectors/mean/layer_06.npy is not a readable .npy file; "
+        f"{model} has no config.json; {corpora} is empty."
+    )
+    shown = config.hide_paths(message)
+    assert str(tmp_path) not in shown
+    assert shown == (
+        "tickets/vectors/mean/layer_06.npy is not a readable .npy file; "
+        "tiny-bert (local) has no config.json; corpora is empty."
+    )
+    assert settings.from_environment({}).hide_paths(message) == message

@@ -4,7 +4,8 @@ Library messages quote what a visitor typed, uploaded or carried in a link (a wo
 name, a model id), and ``st.error`` / ``st.warning`` / ``st.info`` / ``st.caption`` render
 Markdown: ``**x**`` would be bold and ``![p](http://host/x.png)`` would load a remote image.
 Every helper here escapes its whole text; :func:`markdown` escapes only the values it is given,
-for page text with user values inside.
+for page text with user values inside. None of them shows a server path of the operator's
+corpus or model folders (a library error names the file it could not read).
 """
 
 from __future__ import annotations
@@ -19,7 +20,15 @@ escape = escape_markdown
 
 
 def _text(message: str | Exception) -> str:
-    return escape_markdown(str(message))
+    """``message`` escaped, with the operator's server folders left out
+    (:meth:`explorer.settings.Settings.hide_paths`)."""
+    from explorer.ui.model import settings
+
+    try:
+        text = settings().hide_paths(str(message))
+    except ValueError:  # a malformed variable: the page says so elsewhere
+        text = str(message)
+    return escape_markdown(text)
 
 
 def error(message: str | Exception, container=st) -> None:

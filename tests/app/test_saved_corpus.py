@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from tests.app.rendered import plain
 from tests.store_helpers import TEXTS, write_csv
 
 pytestmark = pytest.mark.slow
@@ -46,3 +47,21 @@ def test_no_saved_source_without_the_operators_folders(page, monkeypatch):
     monkeypatch.delenv("EXPLORER_CORPORA", raising=False)
     at = page("projections")
     assert "saved" not in at.radio(key="projections.source").options
+
+
+def test_a_damaged_store_is_named_without_its_server_folder(page, stores, tmp_path, monkeypatch):
+    import shutil
+
+    allowed, _ = stores
+    damaged = tmp_path / "corpora"
+    shutil.copytree(allowed / "tickets", damaged / "tickets")
+    (vectors,) = sorted((damaged / "tickets" / "vectors" / "mean").glob("*6*.npy"))[-1:]
+    vectors.write_bytes(vectors.read_bytes()[:100])
+    monkeypatch.setenv("EXPLORER_CORPORA", str(damaged))
+    at = page("projections")
+    at.radio(key="projections.source").set_value("saved").run()
+    assert not at.exception, [e.message for e in at.exception]
+    errors = plain(" ".join(e.value for e in at.error))
+    assert "tickets/vectors/mean/layer_06.npy is not a readable .npy file" in errors, errors
+    shown = plain(" ".join(e.value for e in [*at.error, *at.warning, *at.caption, *at.markdown]))
+    assert str(tmp_path) not in shown
