@@ -326,7 +326,7 @@ def measure_size(browser, url: str, rows: int, label: str, first: bool, shots: P
             timed(tab, frames, url, radio.click)
             opening.timings.append(timed(tab, frames, url, choose(tab, "projections.store", label)))
         title = widget(page, CHART).locator(".gtitle").first.text_content() or ""
-        if f"{rows} sentence vectors" not in title:
+        if f"{rows:,} sentence vectors" not in title:
             raise RuntimeError(f"the map of {rows:,} rows is not drawn; its title: {title!r}")
         print(f"  {rows:>6,} rows: opened in {opening.timings[0].total:.2f} s", flush=True)
 
