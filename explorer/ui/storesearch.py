@@ -47,22 +47,15 @@ def store_name(path: str) -> str:
     return Path(path).name or "corpus"
 
 
-def _hide(message: object, path: str) -> str:
-    """``message`` with the store's server folder written as its name."""
-    text = str(message)
-    for where in sorted({str(Path(path)), str(Path(path).resolve())}, key=len, reverse=True):
-        text = text.replace(where, store_name(path))
-    return text
-
-
 def open_saved(path: str):
     """The saved corpus at ``path`` (opened once per server). Raises ``ValueError`` saying
-    what is wrong with it, naming the store by its folder's name only."""
+    what is wrong with it (shown through :mod:`explorer.ui.messages`, which leaves out the
+    operator's server folders)."""
     try:
         return open_store(path)
     except (ValueError, OSError) as error:
         raise ValueError(
-            f"This saved corpus cannot be opened: {_hide(error, path)} Choose another corpus; "
+            f"This saved corpus cannot be opened: {error} Choose another corpus; "
             "the operator can rebuild this one with `explorer embed`."
         ) from None
 
@@ -226,7 +219,7 @@ def section(path: str, page_layers: Layers, k: int, columns, default_query: str)
         model = query_model(corpus)
         rows, scores = _search(path, model, query, pooling, layers, k)
     except ValueError as error:
-        messages.error(_hide(error, path))
+        messages.error(error)
         return None
     if str(page_layers) not in choices:
         messages.caption(
