@@ -259,9 +259,9 @@ def test_trustworthiness_estimate_is_close_to_the_exact_value():
 
 
 def test_projector_estimates_trustworthiness_above_the_query_limit(monkeypatch):
-    import explorer.projection as projection
+    from explorer.projection import quality
 
-    monkeypatch.setattr(projection, "TRUSTWORTHINESS_QUERIES", 50)
+    monkeypatch.setattr(quality, "TRUSTWORTHINESS_QUERIES", 50)
     X = _blobs(120)
     projector = Projector("pca").fit(X)
     assert projector.trustworthiness_sample_ == 50

@@ -184,10 +184,10 @@ def test_bad_csv_upload_is_an_error_not_a_traceback(page):
 
 
 def test_trustworthiness_says_when_it_is_estimated(page, monkeypatch):
-    import explorer.projection
+    from explorer.projection import quality
     from explorer.ui import compute
 
-    monkeypatch.setattr(explorer.projection, "TRUSTWORTHINESS_QUERIES", 100)
+    monkeypatch.setattr(quality, "TRUSTWORTHINESS_QUERIES", 100)
     compute.clear()  # a projection cached by another test was exact
     try:
         at = page("projections")
