@@ -233,6 +233,55 @@ def test_bad_input_is_a_clear_value_error(change, message):
         neighbors(**arguments)
 
 
+def test_float16_is_converted_exactly_for_every_bit_pattern():
+    from explorer.nearest import _half_to_float32
+
+    every = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
+    finite = every[np.isfinite(every)].reshape(-1, 8)  # +-0, subnormals, 65504 included
+    buffer = np.empty(finite.shape, np.int32)
+    converted = _half_to_float32(finite, buffer)
+    np.testing.assert_array_equal(
+        converted.view(np.int32), finite.astype(np.float32).view(np.int32)
+    )
+    special = np.array([[1.0, np.inf], [np.nan, -np.inf]], np.float16)
+    np.testing.assert_array_equal(_half_to_float32(special, buffer), special.astype(np.float32))
+
+
+@pytest.mark.parametrize("metric", METRICS)
+@pytest.mark.parametrize("block_rows", [7, 4096])
+@pytest.mark.parametrize("workers", [1, 2])
+def test_float16_vectors_match_brute_force(metric, block_rows, workers):
+    rng = np.random.default_rng(5)
+    vectors = rng.standard_normal((3000, 24)).astype(np.float16)
+    vectors[10] = vectors[2900]  # a tie across the two workers' halves
+    vectors[40, :3] = np.array([6e-8, -3e-6, 1e-5], np.float16)  # subnormals
+    as_float32 = vectors.astype(np.float32)
+    query = rng.standard_normal(24).astype(np.float32)
+    norms = row_norms(vectors)
+    np.testing.assert_array_equal(norms, row_norms(as_float32))
+    for given in (None, norms):
+        found = neighbors(
+            vectors, query, 50, metric, norms=given, block_rows=block_rows, workers=workers
+        )
+        indices, scores = brute_force(as_float32, query, 50, metric)
+        np.testing.assert_array_equal(found.indices, indices)
+        np.testing.assert_allclose(found.scores, scores, atol=2e-5)
+        same = neighbors(as_float32, query, 50, metric, norms=given, block_rows=block_rows)
+        np.testing.assert_array_equal(found.scores, same.scores)
+    by_row = neighbors(vectors, 2900, 5, metric, block_rows=block_rows, workers=workers)
+    assert by_row.indices[0] == 10
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_bad_float16_row_is_named(bad):
+    vectors = np.ones((4000, 4), np.float16)
+    vectors[3333, 1] = bad
+    with pytest.raises(ValueError, match="Row 3333 of vectors has NaN or infinite values"):
+        neighbors(vectors, np.ones(4, np.float32), k=3, workers=2)
+    with pytest.raises(ValueError, match="Row 3333 of vectors has NaN or infinite values"):
+        row_norms(vectors)
+
+
 @pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf, 1e30])
 @pytest.mark.parametrize("workers", [1, 2])
 def test_the_first_bad_row_in_vectors_is_named(bad, workers):
