@@ -290,7 +290,7 @@ def _umap_frames(X, n_components, random_state, align, n_neighbors, report, note
         warnings.filterwarnings("ignore", message=".*precomputed metric")
         warnings.filterwarnings("ignore", message=".*n_jobs value")
         embeddings = reducer.fit_transform(data, relations=[identity] * (layers - 1))
-    projection._umap_compiled = True
+    projection.umap.mark_compiled()
     frames = np.stack([np.asarray(e, dtype=np.float32) for e in embeddings])
     lost = ~np.isfinite(frames).all(axis=2)
     if lost.any():

@@ -61,10 +61,6 @@ from explorer.projection.umap import (
     umap_neighbors,
 )
 
-_umap_compiled = False
-"""Whether UMAP ran in this process (:func:`umap_compiled`): set by
-:func:`~explorer.projection.umap.fit_umap` and by :mod:`explorer.animation` after AlignedUMAP."""
-
 __all__ = [
     "DIMENSIONS",
     "EXACT_KNN_UP_TO",

@@ -41,18 +41,19 @@ def umap_neighbors(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return indices, distances
 
 
+_compiled = False
+
+
 def umap_compiled() -> bool:
     """Whether UMAP already ran in this process (its first fit imports and compiles numba)."""
-    import explorer.projection
-
-    return explorer.projection._umap_compiled
+    return _compiled
 
 
-def _mark_compiled() -> None:
-    # The flag is the package's attribute, where explorer.animation sets it after AlignedUMAP.
-    import explorer.projection
-
-    explorer.projection._umap_compiled = True
+def mark_compiled() -> None:
+    """Record that UMAP ran in this process (:func:`fit_umap`, and explorer.animation after
+    AlignedUMAP, which compiles the same numba code)."""
+    global _compiled
+    _compiled = True
 
 
 def fit_umap(
@@ -108,5 +109,5 @@ def fit_umap(
             # "transform will be unavailable" without NN-descent's index: never called.
             warnings.filterwarnings("ignore", message=".*knn_search_index")
             embedding = reducer.fit_transform(X)
-    _mark_compiled()
+    mark_compiled()
     return embedding

@@ -8,6 +8,9 @@ One module per job, so a page finds each piece in one place:
   probes, their parameters grouped in frozen dataclasses;
 - :mod:`~explorer.ui.mapview`, :mod:`~explorer.ui.maps`, :mod:`~explorer.ui.views` - the
   Projections map with its neighbour panel, the panels around it, the other views;
+- :mod:`~explorer.ui.sources`, :mod:`~explorer.ui.savedmap`, :mod:`~explorer.ui.storesearch`
+  - where texts come from (typed, uploaded, built in, a saved corpus), a saved corpus's map
+  and its search;
 - :mod:`~explorer.ui.layers` - the Layers page's detail sections;
 - :mod:`~explorer.ui.progress` - progress bars for long work;
 - :mod:`~explorer.ui.widgets` - widgets several pages share (the text-source picker,
