@@ -28,13 +28,16 @@ T = TypeVar("T")
 
 MB = 1024 * 1024
 
-POOL = Pool(max_bytes=896 * MB, max_running=2)
+POOL = Pool(max_bytes=640 * MB, max_running=2)
 """What every cache of the server holds together (the memos below and the Attention page's).
-A server with the bundled model loaded starts at about 550 MB; with 896 MB of results and the
-working memory of the requests running, it stays under the 2 GB a shared demo is given
-(``python -m bench.soak``). Each memo's own budget keeps one kind of result from taking it
-all. At most two results are computed at once (the machines have two cores): eight sessions
-computing word vectors of 10,000 tokens side by side took the server to 2.75 GB."""
+A server with the bundled model loaded starts at 550-700 MB; on top of the results kept here
+come the results being computed (at most two at once, the machines have two cores: eight
+sessions computing word vectors of 10,000 tokens side by side took the server to 2.75 GB), each
+up to about 250 MB at the request caps (a 5,000-text corpus with every layer and pooling is
+160 MB before its batches' activations). 640 MB of results keeps that sum under the 2 GB a
+shared demo is given (``python -m bench.soak``; with 896 MB, one visitor's soak peaked at
+1.7 GB and eight sessions could reach 2.1 GB). Each memo's own budget keeps one kind of result
+from taking it all."""
 
 BUDGETS = {
     "states": Memo(max_bytes=192 * MB, max_entries=64, pool=POOL),
