@@ -1,4 +1,4 @@
-"""explorer.store's Ray Data engine: the same store as the local engine, resumable across
+"""explorer.store's Ray engine: the same store as the local engine, resumable across
 engines, clear messages; and a clear message when Ray is not installed.
 
 One local Ray instance serves the module (starting Ray takes seconds; each run also
