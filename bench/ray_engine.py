@@ -4,11 +4,11 @@
 Both engines embed the same sentences into a store (bundled model, every layer, three
 poolings, float32, on disk) with :func:`explorer.store.embed_to_store`, in turn (local, ray,
 ray, local, ...) in one process, so a busy machine slows both alike. Ray is started once
-before the rounds (``startup_s``); each ray round starts its actors once (a new process per
-actor that imports torch and loads the model), which ``*_texts_per_second`` include, as any
-run of ``explorer embed --engine ray`` pays them once whatever the corpus size.
+before the rounds (``startup_s``); each ray round still starts its actors (a new process
+per actor that imports torch and loads the model), which ``*_texts_per_second`` include.
 ``*_steady_texts_per_second`` are each engine's rate over its last three quarters of texts
-(from the first progress report at or past a quarter, when every actor is running).
+(from the first progress report at or past a quarter, when every actor is running): what a
+large corpus gets (one actor start per :data:`explorer.store.ray_engine.WINDOW_ROWS` texts).
 Also checks that the two stores hold the same vectors (largest absolute difference over
 every pooling, layer and text). Prints one JSON line at the end.
 """

@@ -1,7 +1,7 @@
-"""explorer.store's Ray engine: the same store as the local engine, resumable across
+"""explorer.store's Ray Data engine: the same store as the local engine, resumable across
 engines, clear messages; and a clear message when Ray is not installed.
 
-One local Ray instance serves the module (starting Ray takes seconds; each run also
+One local Ray instance serves the module (starting Ray takes seconds; each pipeline also
 starts its actors, which import torch and load the model). In CI Ray is required
 (requirements-dev.txt installs requirements-ray.txt); elsewhere these tests skip without it.
 """
@@ -18,7 +18,7 @@ import pytest
 
 from explorer.store import Settings, embed_to_store, open_corpus
 from explorer.store.format import read_manifest
-from explorer.store.ray_engine import INSTALL, RayEngine, import_ray
+from explorer.store.ray_engine import INSTALL, RayEngine, _windows, import_ray
 from tests.store_helpers import TEXTS, write_csv
 
 if not os.environ.get("CI"):
@@ -39,8 +39,8 @@ class Killed(Exception):
 
 @pytest.fixture(scope="module")
 def engine():
-    """A Ray engine on a local instance: one actor (each run starts its actors, which import
-    torch and load the model), blocks of 3 texts, so shards of 4 rows span blocks."""
+    """A Ray engine on a local instance: one actor (each pipeline starts its actors, which
+    import torch and load the model), blocks of 3 texts, so shards of 4 rows span blocks."""
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
     with RayEngine(actors=1, block_rows=3) as started:
         started.start()
@@ -137,29 +137,13 @@ def test_a_text_the_model_cannot_read_is_a_value_error_naming_its_rows(engine, s
     assert not manifest["complete"] and manifest["rows"] in (0, 4)  # whole shards only
 
 
-def _embedder_actors() -> int:
-    """Model actors this Ray instance has started so far, alive or not (Ray's actor table;
-    the public state API needs the dashboard, which the engine does not start)."""
-    from ray._private import state
+def test_windows_group_whole_shards():
+    import pyarrow as pa
 
-    return sum("_Embedder" in info["ActorClassName"] for info in state.actors().values())
-
-
-def test_the_actors_start_once_for_a_whole_run(engine, stores):
-    model, source, folder = stores
-    before = _embedder_actors()
-    seen = []
-    # 14 texts in 4 shards, 7 blocks, at most 3 texts in flight: the driver waits for rows
-    # to come back many times (the engine used to start actors once per window of texts)
-    with RayEngine(actors=2, block_rows=3, window_rows=3) as small:
-        manifest = embed_to_store(
-            model, source, folder / "windows", SETTINGS, engine=small, progress=seen.append
-        )
-    assert manifest["complete"] and len(manifest["shards"]) == 4
-    assert _embedder_actors() - before == 2  # each loaded the model once, for the whole run
-    _assert_same_store(folder / "local", folder / "windows")
-    rows = [p.rows for p in seen]
-    assert rows == sorted(rows) and rows[-1] == len(TEXTS)
+    tables = [pa.table({"text": ["a"] * n}) for n in (4, 4, 4, 2)]
+    sizes = [[t.num_rows for t in w] for w in _windows(iter(tables), 8)]
+    assert sizes == [[4, 4], [4, 2]]
+    assert [[t.num_rows for t in w] for w in _windows(iter(tables), 100)] == [[4, 4, 4, 2]]
 
 
 def test_without_ray_the_message_says_how_to_install(monkeypatch):

@@ -1,22 +1,14 @@
-"""The Ray engine of ``explorer embed --engine ray``.
+"""The Ray Data engine of ``explorer embed --engine ray``.
 
 The writer (:mod:`explorer.store.writer`) reads the input and cuts the shards as for the
-local engine; this engine turns the shards' texts into vectors on a pool of Ray actors
-started once per run, each loading the model once (:class:`_Embedder`, checked against the
-store's model fingerprint) and running :func:`explorer.store.engine.embed_texts`, the local
-engine's function. The driver cuts the shards into blocks of at most :data:`BLOCK_ROWS`
-texts (never spanning two shards), keeps two blocks queued on each actor (at most
-:data:`WINDOW_ROWS` texts in flight), puts the rows that come back in place and hands each
-shard to the writer as soon as all its rows are back. So the store, its shards and resuming
-are the same whichever engine ran, and the vectors equal the local engine's within float
-rounding; memory holds only the shards with rows in flight.
-
-Why actors and not a Ray Data pipeline: the engine used one ``map_batches`` pipeline per
-window of 65,536 texts, because Ray Data 2.60 has no public source fed by the driver that
-streams (a read task's blocks are buffered until ``DataContext.target_max_block_size``,
-128 MiB, or the task's end), and its actor pools live as long as one pipeline; so a large
-corpus paid the actors' start-up (a new process importing torch and transformers and loading
-the model: about 15 s each on a loaded 2-core machine) once per window.
+local engine; this engine turns each shard's texts into vectors with a Ray Data pipeline:
+the shards of a window (about :data:`WINDOW_ROWS` texts) become blocks of at most
+:data:`BLOCK_ROWS` texts (never spanning two shards), ``map_batches`` sends them to a fixed
+pool of actors that each load the model once (:class:`_Embedder`, checked against the
+store's model fingerprint) and run :func:`explorer.store.engine.embed_texts`, the local
+engine's function, and the driver puts the rows back in place and hands each shard to the
+writer as soon as all its rows are back. So the store, its shards and resuming are the
+same whichever engine ran, and the vectors equal the local engine's within float rounding.
 
 Ray is optional (``pip install -r requirements-ray.txt``) and imported only here. Without an
 address (``address=`` or ``RAY_ADDRESS``) a local Ray instance is started on this machine's
@@ -29,14 +21,14 @@ from __future__ import annotations
 
 import logging
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
-from explorer.store.engine import Embedded, Job, Shards, ShardVectors
+from explorer.store.engine import Embedded, Job, RowsDone, Shards, ShardVectors
 
 if TYPE_CHECKING:
     from explorer.model import Model
@@ -46,19 +38,24 @@ BLOCK_ROWS = 256
 """Texts a Ray block (one ``map_batches`` call on an actor): small enough to share a shard
 between the actors and to report progress often, large enough for batches of similar length
 and a few milliseconds of Ray overhead per call."""
-WINDOW_ROWS = 65_536
-"""Texts in flight on the actors at most (besides the two blocks per actor)."""
+WINDOW_ROWS = 262_144
+"""Texts (whole shards) given to one Ray Data pipeline: its actors load the model once, so
+larger windows start actors less often (a million texts start them four times, about 30 s
+each on a 2-core machine against hours of embedding); the driver holds only these rows' texts
+(tens of MB), and the vectors come back in order (``preserve_order``), so at most a shard or
+two of them wait for the writer."""
 
-_RAY_LOGGERS = ("ray", "ray.data")
+_PIPELINE_LOGGERS = ("ray", "ray.data")
 
 
 def import_ray():
-    """The ``ray`` module, or ``ValueError`` saying how to install it."""
+    """The ``ray`` module with Ray Data, or ``ValueError`` saying how to install it."""
     try:
         import ray
+        import ray.data  # noqa: F401 - the [data] extra
     except ImportError as error:
         raise ValueError(
-            f"--engine ray needs Ray, which is not installed ({error}): {INSTALL}"
+            f"--engine ray needs Ray Data, which is not installed ({error}): {INSTALL}"
         ) from None
     return ray
 
@@ -72,15 +69,15 @@ def local_cpus() -> int:
 
 
 class RayEngine:
-    """Embeds shards on a pool of Ray actors (see the module docstring).
+    """Embeds shards on a pool of Ray Data actors (see the module docstring).
 
     ``address``: a Ray cluster to connect to (default: ``RAY_ADDRESS``, else a local
     instance on :func:`local_cpus` CPUs; an instance already running in this process is
     used as it is). ``actors``: how many model copies embed at once (default: the cluster's
-    CPUs // ``threads``); ``threads``: torch threads (and Ray CPUs)
+    CPUs // ``threads``, at most one per block); ``threads``: torch threads (and Ray CPUs)
     per actor: one by default, which on a 2-core machine mirrors the local engine's two
-    single-threaded workers. ``quiet`` keeps Ray's logs off the terminal while the engine
-    runs. Raises ``ValueError`` when Ray is not installed.
+    single-threaded workers. ``quiet`` keeps Ray's and Ray Data's logs and progress bars off
+    the terminal while the engine runs. Raises ``ValueError`` when Ray is not installed.
     Use it as a context manager or call :meth:`close`.
     """
 
@@ -113,7 +110,7 @@ class RayEngine:
     # -- Ray's lifetime -----------------------------------------------------------------
 
     def start(self) -> None:
-        """Connect to (or start) Ray and quiet its loggers; done by the first embed."""
+        """Connect to (or start) Ray and set Ray Data's options; done by the first embed."""
         ray = self._ray
         if self._saved is None:
             self._configure()
@@ -137,12 +134,16 @@ class RayEngine:
         self._started = True
 
     def close(self) -> None:
-        """Stop the Ray instance this engine started (not one it found) and restore the log
-        levels."""
+        """Stop the Ray instance this engine started (not one it found) and restore Ray
+        Data's options and log levels."""
         if self._started:
             self._ray.shutdown()
             self._started = False
         if self._saved is not None:
+            context = self._ray.data.DataContext.get_current()
+            context.execution_options.preserve_order = self._saved["preserve_order"]
+            context.enable_progress_bars = self._saved["progress_bars"]
+            context.print_on_execution_start = self._saved["print_on_start"]
             for name, level in self._saved["levels"].items():
                 logging.getLogger(name).setLevel(level)
             self._saved = None
@@ -154,9 +155,20 @@ class RayEngine:
         self.close()
 
     def _configure(self) -> None:
-        self._saved = {"levels": {name: logging.getLogger(name).level for name in _RAY_LOGGERS}}
+        context = self._ray.data.DataContext.get_current()
+        self._saved = {
+            "preserve_order": context.execution_options.preserve_order,
+            "progress_bars": context.enable_progress_bars,
+            "print_on_start": context.print_on_execution_start,
+            "levels": {name: logging.getLogger(name).level for name in _PIPELINE_LOGGERS},
+        }
+        # Blocks come back in the order they went in, so shards complete one after another
+        # (rows are also placed by their row number, so order is never trusted blindly).
+        context.execution_options.preserve_order = True
         if self.quiet:
-            for name in _RAY_LOGGERS:
+            context.enable_progress_bars = False
+            context.print_on_execution_start = False
+            for name in _PIPELINE_LOGGERS:
                 logging.getLogger(name).setLevel(logging.ERROR)
 
     def cluster_cpus(self) -> int:
@@ -167,18 +179,11 @@ class RayEngine:
     # -- embedding ----------------------------------------------------------------------
 
     def embed(self, model: Model, job: Job, shards: Shards) -> Embedded:
-        """Yield ``(table, vectors)`` for each shard table, in order, as each completes.
-
-        The actors start (and load the model) once per run: this process cuts the shards
-        into blocks and keeps two blocks queued on each actor (at most :attr:`window_rows`
-        texts in flight), so an actor never waits for the driver and the driver holds only
-        the shards with rows in flight.
-        """
+        """Yield ``(table, vectors)`` for each shard table, in order, as each completes."""
         from explorer.store import format as fmt
 
-        ray = self._ray
         self.start()
-        count = self.actors or max(1, self.cluster_cpus() // self.threads)
+        actors = self.actors or max(1, self.cluster_cpus() // self.threads)
         spec = {
             "name": model.name,
             "source": model.source,
@@ -186,127 +191,101 @@ class RayEngine:
             "job": job,
             "threads": self.threads,
         }
-        embedder = ray.remote(num_cpus=self.threads, max_restarts=0)(_Embedder)
-        actors = [embedder.remote(**spec) for _ in range(count)]
-        feed = _Feed(shards, self.block_rows, job, model.hidden_size)
-        running: dict = {}  # result ref -> (actor, rows)
-        queued = dict.fromkeys(range(count), 0)
+        done = 0
+        for window in _windows(shards.tables, self.window_rows):
+            for table, vectors in self._window(
+                model,
+                spec,
+                window,
+                shards.text_column,
+                shards.first_row + done,
+                actors,
+                shards.progress,
+                done,
+            ):
+                done += table.num_rows
+                yield table, vectors
+
+    def _window(
+        self,
+        model: Model,
+        spec: dict,
+        window: list[pa.Table],
+        text_column: str,
+        first_row: int,
+        actors: int,
+        progress: RowsDone | None,
+        before: int,
+    ) -> Iterator[tuple[pa.Table, ShardVectors]]:
+        """One Ray Data pipeline over the shards of ``window`` (global rows from
+        ``first_row``)."""
+        ray = self._ray
+        blocks = []
+        starts = []  # global first row of each shard
+        row = first_row
+        for table in window:
+            starts.append(row)
+            texts = table.column(text_column).combine_chunks()
+            for offset in range(0, table.num_rows, self.block_rows):
+                piece = texts.slice(offset, self.block_rows)
+                rows = np.arange(row + offset, row + offset + len(piece), dtype=np.int64)
+                blocks.append(pa.table({"text": piece, "row": rows}))
+            row += table.num_rows
+        dataset = ray.data.from_arrow(blocks).map_batches(
+            _Embedder,
+            fn_constructor_kwargs=spec,
+            compute=ray.data.ActorPoolStrategy(size=min(actors, len(blocks))),
+            batch_size=None,  # one block a call: blocks are cut to BLOCK_ROWS above
+            batch_format="numpy",
+            num_cpus=self.threads,
+            udf_modifying_row_count=False,
+        )
+        layers, hidden = len(spec["job"].layers), model.hidden_size
+        pending: dict[int, _Assembly] = {}
+        next_shard = 0
+        done = 0
+        batches = dataset.iter_batches(batch_size=None, batch_format="numpy")
         try:
-            while True:
-                for slot in sorted(queued, key=queued.get):  # the least busy actor first
-                    while queued[slot] < 2 and feed.in_flight < self.window_rows:
-                        block = feed.next_block()
-                        if block is None:
-                            break
-                        ref = actors[slot].embed.remote(block)
-                        running[ref] = slot
-                        queued[slot] += 1
-                if not running:
-                    break
-                [ref], _ = ray.wait(list(running), num_returns=1)
-                queued[running.pop(ref)] -= 1
-                batch = ray.get(ref)
+            for batch in batches:
                 if batch["error"][0]:
                     raise ValueError(str(batch["error"][0]))
-                feed.put(batch)
-                yield from feed.complete()
-                if shards.progress is not None:
-                    shards.progress(feed.rows_back())
-            feed.finish()
+                rows = np.asarray(batch["row"], dtype=np.int64)
+                shards = np.searchsorted(starts, rows, side="right") - 1
+                for shard in np.unique(shards):
+                    if shard not in pending:
+                        n = window[shard].num_rows
+                        pending[shard] = _Assembly(spec["job"].poolings, layers, n, hidden)
+                    mine = shards == shard
+                    pending[shard].put(rows[mine] - starts[shard], batch, mine)
+                done += len(rows)
+                if progress is not None:
+                    progress(before + done)
+                while next_shard in pending and pending[next_shard].complete:
+                    yield window[next_shard], pending.pop(next_shard).vectors()
+                    next_shard += 1
         finally:
-            for actor in actors:
-                ray.kill(actor)
-
-
-class _Feed:
-    """The driver's side of a run: reads the shard tables, cuts them into blocks of
-    ``{"text", "row"}`` (store row numbers; a block never spans two shards) and puts each
-    row that comes back in its shard's :class:`_Assembly` until the shard is complete.
-    Holds only the shards with rows in flight."""
-
-    def __init__(self, shards: Shards, block_rows: int, job: Job, hidden: int) -> None:
-        self.tables = iter(shards.tables)
-        self.text_column = shards.text_column
-        self.block_rows = block_rows
-        self.job = job
-        self.hidden = hidden
-        self.next_row = shards.first_row  # store row of the next shard's first text
-        self.pending: list[tuple[int, pa.Table, _Assembly]] = []  # (first row, table, rows)
-        self.current: tuple[pa.Array, int, int] | None = None  # texts, offset, first row
-        self.in_flight = 0
-        self.sent = 0
-        self.done = 0  # rows back from the actors in this run
-        self.handed = 0  # rows of the shards handed back (complete)
-        self.ended = False
-        self.error: Exception | None = None
-
-    def next_block(self) -> pa.Table | None:
-        """The next block to embed, or ``None`` at the end of the input. An error reading
-        the input ends it too; it is raised after the shards before it (:meth:`finish`)."""
-        if self.ended:
-            return None
-        while self.current is None:
-            try:
-                table = next(self.tables, None)
-            except Exception as error:  # noqa: BLE001 - raised by finish(), in its turn
-                self.error, self.ended = error, True
-                return None
-            if table is None:
-                self.ended = True
-                return None
-            start, n = self.next_row, table.num_rows
-            assembly = _Assembly(self.job.poolings, len(self.job.layers), n, self.hidden)
-            self.pending.append((start, table, assembly))
-            self.next_row += n
-            if n:
-                self.current = (table.column(self.text_column).combine_chunks(), 0, start)
-        texts, offset, start = self.current
-        piece = texts.slice(offset, self.block_rows)
-        rows = np.arange(start + offset, start + offset + len(piece), dtype=np.int64)
-        offset += len(piece)
-        self.current = (texts, offset, start) if offset < len(texts) else None
-        self.in_flight += len(piece)
-        self.sent += len(piece)
-        return pa.table({"text": piece, "row": rows})
-
-    def put(self, batch: dict) -> None:
-        """Place a batch of the actors' output rows in their shards."""
-        rows = np.asarray(batch["row"], dtype=np.int64)
-        starts = np.array([start for start, _, _ in self.pending], dtype=np.int64)
-        owners = np.searchsorted(starts, rows, side="right") - 1
-        if len(rows) and (owners.min() < 0 or rows.max() >= self.next_row):
-            raise ValueError("The Ray actors returned rows that were not sent to them.")
-        for owner in np.unique(owners):
-            start, _, assembly = self.pending[owner]
-            mine = owners == owner
-            assembly.put(rows[mine] - start, batch, mine)
-        self.in_flight -= len(rows)
-        self.done += len(rows)
-
-    def complete(self) -> Iterator[tuple[pa.Table, ShardVectors]]:
-        """The leading shards whose rows are all back, in order (then forgotten)."""
-        while self.pending and self.pending[0][2].complete:
-            _, table, assembly = self.pending.pop(0)
-            self.handed += table.num_rows
-            yield table, assembly.vectors()
-
-    def rows_back(self) -> int:
-        """Rows of this run back from the actors with every row before them: what the
-        progress reports, so it never goes back (the actors finish blocks in any order)."""
-        if not self.pending:
-            return self.handed
-        filled = self.pending[0][2].filled
-        return self.handed + int(filled.argmin() if not filled.all() else len(filled))
-
-    def finish(self) -> None:
-        """After the run: raise the input's error, or say that rows never came back."""
-        if self.error is not None:
-            raise self.error
-        if self.pending or not self.ended:
+            close = getattr(batches, "close", None)
+            if close is not None:
+                close()
+        if next_shard != len(window):
             raise ValueError(
-                f"The Ray actors returned {self.done:,} of {self.sent:,} rows; the store "
-                "keeps the shards completed before it."
+                f"The Ray pipeline returned {done:,} of {sum(t.num_rows for t in window):,} "
+                "rows; the store keeps the shards completed before it."
             )
+
+
+def _windows(tables: Iterable[pa.Table], window_rows: int) -> Iterator[list[pa.Table]]:
+    """Whole shards, grouped until a group holds at least ``window_rows`` rows."""
+    window: list[pa.Table] = []
+    rows = 0
+    for table in tables:
+        window.append(table)
+        rows += table.num_rows
+        if rows >= window_rows:
+            yield window
+            window, rows = [], 0
+    if window:
+        yield window
 
 
 class _Assembly:
@@ -334,7 +313,7 @@ class _Assembly:
 
 
 class _Embedder:
-    """A Ray actor: loads the model once, then embeds blocks of texts with
+    """A Ray Data actor: loads the model once, then embeds blocks of texts with
     :func:`explorer.store.engine.embed_texts` on ``threads`` torch threads.
 
     A ``ValueError`` (a model this worker cannot load or that differs from the driver's, a
@@ -364,15 +343,15 @@ class _Embedder:
                 "(other weights or configuration); give every worker the same model."
             )
 
-    def embed(self, block: pa.Table) -> dict[str, np.ndarray]:
+    def __call__(self, batch: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         """``{"text", "row"}`` -> ``{"row", "error", "num_tokens", "truncated",
         "pooled_<name>"}``; pooled vectors ``(rows, layers, hidden)`` float32, ``error``
         ``""`` on every row or the message of the block's ``ValueError`` (then the vectors
         are zeros)."""
         from explorer.store.engine import embed_texts
 
-        rows = block.column("row").to_numpy()
-        texts = [str(text) for text in block.column("text").to_pylist()]
+        rows = np.asarray(batch["row"], dtype=np.int64)
+        texts = [str(text) for text in batch["text"]]
         error = self.error
         if not error:
             try:
