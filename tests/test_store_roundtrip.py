@@ -42,6 +42,21 @@ def test_every_pooling_and_layer_choice_equals_embed_corpus(bundled, bundled_sto
     np.testing.assert_array_equal(corpus.truncated, reference.truncated)
 
 
+def test_each_layer_file_is_a_plain_npy_with_its_row_norms(bundled_store):
+    from explorer.nearest import row_norms
+    from explorer.store import format as fmt
+
+    corpus, folder = bundled_store, bundled_store.path
+    for pooling, layers in corpus.manifest["vectors"].items():
+        for layer, relative in layers.items():
+            stored = np.load(folder / relative)  # not memory-mapped: the whole file is read
+            assert stored.shape == (len(corpus), 384) and stored.dtype == np.float32
+            np.testing.assert_array_equal(stored, corpus.sentence(pooling, int(layer)))
+            np.testing.assert_array_equal(
+                np.load(folder / fmt.norms_file(pooling, int(layer))), row_norms(stored)
+            )
+
+
 def test_texts_labels_metadata_and_take(bundled_store):
     corpus = bundled_store
     frame = pd.DataFrame(TEXTS[:12])

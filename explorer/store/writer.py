@@ -393,20 +393,9 @@ class _ShardWriter:
                 target = out / relative
                 target.parent.mkdir(parents=True, exist_ok=True)
                 tmp = target.with_name(f".{target.name}.tmp")
-                array = np.lib.format.open_memmap(tmp, "w+", self.dtype, (n, hidden))
-                start = 0
-                for shard in shards:
-                    part = np.load(out / shard["dir"] / f"{name}.npy", mmap_mode="r")
-                    array[start : start + shard["rows"]] = part[slot]
-                    start += shard["rows"]
-                array.flush()
-                del array
-                with open(tmp, "rb+") as handle:
-                    os.fsync(handle.fileno())
+                norms = _gather(tmp, [out / s["dir"] / f"{name}.npy" for s in shards], slot,
+                                self.dtype, (n, hidden))  # fmt: skip
                 os.replace(tmp, target)
-                from explorer.nearest import row_norms
-
-                norms = row_norms(np.load(target, mmap_mode="r"))
                 fmt.save_npy(out / fmt.norms_file(name, layer), norms)
                 vectors[name][str(layer)] = relative
         for extra in ("num_tokens", "truncated"):
@@ -424,3 +413,32 @@ class _ShardWriter:
                 if file.name != "rows.parquet":
                     file.unlink()
         return manifest
+
+
+def _gather(path: Path, parts: Sequence[Path], slot: int, dtype: np.dtype, shape) -> np.ndarray:
+    """Write layer ``slot`` of every shard file in ``parts`` (``(layers, rows, hidden)``
+    ``.npy``), one after another, as one ``.npy`` of ``shape`` at ``path`` (fsynced); return
+    the rows' norms ``(rows,)`` float32, computed on the way.
+
+    Plain writes, not a writable memory map: every page of a map counts in the process's
+    memory until it is unmapped (a 200,000-row layer is 154 MB in float16), while written
+    pages stay in the page cache only. Each shard file is mapped and read in turn."""
+    from explorer.nearest import row_norms
+
+    norms = np.empty(shape[0], np.float32)
+    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
+              "shape": tuple(shape)}  # fmt: skip
+    start = 0
+    with open(path, "wb") as handle:
+        np.lib.format.write_array_header_1_0(handle, header)
+        for file in parts:
+            rows = np.ascontiguousarray(np.load(file, mmap_mode="r")[slot], dtype=dtype)
+            handle.write(memoryview(rows).cast("B"))
+            norms[start : start + len(rows)] = row_norms(rows)
+            start += len(rows)
+            del rows
+        handle.flush()
+        os.fsync(handle.fileno())
+    if start != shape[0]:
+        raise ValueError(f"The shards hold {start:,} rows, the manifest {shape[0]:,}: {path}")
+    return norms
