@@ -195,11 +195,7 @@ if results is not None:
         hide_index=True,
         width="stretch",
         column_config={
-            "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
-            "score": st.column_config.ProgressColumn(
-                "Cosine", format="%.3f", min_value=0.0, max_value=1.0, width="small"
-            ),
-            "text": st.column_config.TextColumn("Text", width="large"),
+            **storesearch.result_columns(),
             "index": st.column_config.NumberColumn("Row", format="%d", width="small"),
             "label": "Label",
         },

@@ -246,6 +246,17 @@ def section(path: str, page_layers: Layers, k: int, columns, default_query: str)
     return store_search_snippet(store_name(path), query, pooling, layers, k)
 
 
+def result_columns() -> dict:
+    """How every search results table shows its rank, cosine and text columns."""
+    return {
+        "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
+        "score": st.column_config.ProgressColumn(
+            "Cosine", format="%.3f", min_value=0.0, max_value=1.0, width="small"
+        ),
+        "text": st.column_config.TextColumn("Text", width="large"),
+    }
+
+
 def _show(frame: pd.DataFrame, corpus) -> None:
     column = corpus.label_column
     label = f"Label ({column})" if column and column.lower() != "label" else "Label"
@@ -254,11 +265,7 @@ def _show(frame: pd.DataFrame, corpus) -> None:
         hide_index=True,
         width="stretch",
         column_config={
-            "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
-            "score": st.column_config.ProgressColumn(
-                "Cosine", format="%.3f", min_value=0.0, max_value=1.0, width="small"
-            ),
-            "text": st.column_config.TextColumn("Text", width="large"),
+            **result_columns(),
             "row": st.column_config.NumberColumn(
                 "Row",
                 format="%d",
