@@ -234,17 +234,17 @@ def test_bad_input_is_a_clear_value_error(change, message):
 
 
 def test_float16_is_converted_exactly_for_every_bit_pattern():
-    from explorer.nearest import _half_to_float32
+    from explorer.halffloat import half_to_float32
 
     every = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
     finite = every[np.isfinite(every)].reshape(-1, 8)  # +-0, subnormals, 65504 included
     buffer = np.empty(finite.shape, np.int32)
-    converted = _half_to_float32(finite, buffer)
+    converted = half_to_float32(finite, buffer)
     np.testing.assert_array_equal(
         converted.view(np.int32), finite.astype(np.float32).view(np.int32)
     )
     special = np.array([[1.0, np.inf], [np.nan, -np.inf]], np.float16)
-    np.testing.assert_array_equal(_half_to_float32(special, buffer), special.astype(np.float32))
+    np.testing.assert_array_equal(half_to_float32(special, buffer), special.astype(np.float32))
 
 
 @pytest.mark.parametrize("metric", METRICS)
