@@ -19,10 +19,11 @@ an idle page: Streamlit's ``script_finished`` seen (:class:`tools.visits.RunCoun
 definition ``bench.soak`` uses). To time it to 10 ms rather than to the 100 ms of that polling,
 a script in the page (:data:`PAGE_CLOCK`) stamps, on the page's own clock, the action (the last
 ``pointerup`` or ``keydown``), the websocket messages and the moment the app last became idle.
-The split: *before* = action → the rerun request sent (page clock); *server* = request sent →
-the run's ``script_finished`` received (the websocket frames as Playwright reports them from the
-browser's network layer, :class:`FrameTimes`: the script run plus loopback); *after* = the rest
-(the browser parsing and drawing what arrived). *s CPU* is the CPU time the server process used
+The split: *before* = action → the rerun request sent (page clock); *server* = the script
+run(s) it started, first start to last end, as the server itself logs them
+(:mod:`bench.runclock`; the websocket frames cannot tell: the browser reports them late while
+it is busy drawing); *after* = the rest (the request and the result in transit, the browser
+parsing and drawing what arrived). *s CPU* is the CPU time the server process used
 meanwhile (``/proc``): on a loaded machine it says what the run costs, whatever the wait. *MB in*
 is what the page received (Streamlit sends a figure it sent before as a reference only).
 
@@ -57,6 +58,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bench import runclock
 from bench.store import synthetic_store
 from explorer.figures.projections import WEBGL_ABOVE as RINGS_UP_TO  # = mapview.RINGS_UP_TO
 from tools.browser import Tab, browser_unavailable, chromium, open_tab
@@ -83,6 +85,8 @@ PANEL = "Nearest texts in the full space"
 CLOSEUP = "projections.closeup"
 COLOURS = {"labels": "Labels", "kept": "Neighbours kept"}
 MB = 2**20
+RUN_LOGS: dict[str, Path] = {}
+"""Per server URL, the folder where the server logs its runs (:mod:`bench.runclock`)."""
 
 PAGE_CLOCK = (
     """(() => {
@@ -206,28 +210,6 @@ def build_stores(folder: Path, sizes: list[int]) -> dict[int, str]:
 # -- timing one action ----------------------------------------------------------------------------
 
 
-class FrameTimes(RunCounter):
-    """:class:`tools.visits.RunCounter` that also notes when (this process's clock) the tab
-    sent a websocket message and received the end of a run. Playwright reports frames from
-    the browser's network layer, so a busy page (drawing the map) does not delay them, as it
-    delays the page's own ``message`` events."""
-
-    def __init__(self, page) -> None:
-        super().__init__(page)
-        self.sent: list[float] = []
-        self.ends: list[float] = []
-        page.on("websocket", lambda socket: socket.on("framesent", self._on_sent))
-
-    def _on_sent(self, payload) -> None:
-        self.sent.append(time.monotonic())
-
-    def _on_frame(self, payload) -> None:
-        finished = self.finished
-        super()._on_frame(payload)
-        if self.finished > finished:
-            self.ends.append(time.monotonic())
-
-
 def server_cpu(url: str) -> float:
     """CPU seconds (user + system) used so far by the server at ``url`` and its children."""
     ticks = 0
@@ -240,7 +222,7 @@ def server_cpu(url: str) -> float:
     return ticks / os.sysconf("SC_CLK_TCK")
 
 
-def timed(tab: Tab, frames: FrameTimes, url: str, action, note: str = "") -> Timing:
+def timed(tab: Tab, frames: RunCounter, url: str, action, note: str = "") -> Timing:
     """Run ``action()`` (a click, a key), wait for its run and an idle page, and read the
     page's clock. Raises when an exception box or an ``st.error`` is shown."""
     page = tab.page
@@ -263,11 +245,10 @@ def timed(tab: Tab, frames: FrameTimes, url: str, action, note: str = "") -> Tim
     received = [n for t, n in clock["received"] if start <= t <= idle]
     timing.received_mb = sum(received) / MB
     sent = [t for t, _ in clock["sent"] if t >= start]
-    sent_here = [t for t in frames.sent if t >= started]
-    ends = [t for t in frames.ends if t >= started]
-    if sent and sent_here and ends:
+    runs = runclock.runs_since(RUN_LOGS[url], started) if url in RUN_LOGS else []
+    if sent and runs:
         timing.before = (sent[0] - start) / 1000
-        timing.server = ends[0] - sent_here[0]
+        timing.server = max(end for _, end in runs) - min(begin for begin, _ in runs)
         timing.after = max(timing.total - timing.before - timing.server, 0.0)
     return timing
 
@@ -311,7 +292,7 @@ def measure_size(browser, url: str, rows: int, label: str, first: bool, shots: P
     with open_tab(browser) as tab:
         page = tab.page
         page.add_init_script(PAGE_CLOCK)
-        frames = FrameTimes(page)
+        frames = RunCounter(page)
         page.set_default_timeout(RUN_TIMEOUT_S * 1000)
         page.goto(f"{url}/")  # the server routes a deep link only after a first visit
         page.locator(SIDEBAR_LINK).first.wait_for()
@@ -421,7 +402,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="bench-bigmap-") as folder:
         print(f"building stores of {', '.join(f'{n:,}' for n in sizes)} rows…", flush=True)
         labels = build_stores(Path(folder), sizes)
-        with chromium() as browser, streamlit_server(log) as url:
+        clock = Path(folder) / "runclock"
+        with chromium() as browser, streamlit_server(log, env=runclock.server_env(clock)) as url:
+            RUN_LOGS[url] = clock
             try:
                 for index, rows in enumerate(sizes):
                     measures += measure_size(browser, url, rows, labels[rows], index == 0, out)

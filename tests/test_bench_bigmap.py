@@ -50,3 +50,25 @@ def test_the_table_marks_a_missed_target():
     measure = Measure("rerun", 20_000, [Timing(1.5, 0.1, 1.2, 0.2, 0.9)], target=1.0)
     assert measure.median() == 1.5 and measure.met is False
     assert "**no**" in table([measure]).splitlines()[1]
+
+
+def test_a_bench_server_logs_its_runs(tmp_path):
+    """bench.runclock: the server's sitecustomize wraps Streamlit's script runs, and the log
+    it writes is read back from a given moment on."""
+    import os
+    import subprocess
+    import sys
+
+    from bench import runclock
+
+    env = {**os.environ, **runclock.server_env(tmp_path / "clock")}
+    probe = "from streamlit.runtime.scriptrunner import script_runner as r; " + (
+        "print(r.ScriptRunner._run_script.__name__)"
+    )
+    found = subprocess.run(
+        [sys.executable, "-c", probe], env=env, capture_output=True, text=True, check=True
+    )
+    assert found.stdout.strip() == "_timed_run"
+    (tmp_path / "clock" / "runs.log").write_text("10.0 10.5\n12.0 12.25\n")
+    assert runclock.runs_since(tmp_path / "clock", 11.0) == [(12.0, 12.25)]
+    assert runclock.runs_since(tmp_path / "nothing", 0.0) == []
