@@ -55,10 +55,18 @@ class StorePoints:
     """The method of the store's saved map these rows come from (drawn, not fitted), if any."""
 
     def vectors(self) -> np.ndarray:
-        """``(len(rows), dim)`` float32 vectors of the rows."""
+        """``(len(rows), dim)`` float32 vectors of the rows, read once per server while they
+        stay in the "corpora" memo (a click on the map asks for them again: reading 20,000
+        rows from the store took 80 ms of its 0.2 s)."""
         from explorer.ui.compute import open_store
 
-        return open_store(self.path).sentence(self.pooling, self.layers, rows=np.array(self.rows))
+        return cached(
+            "corpora",
+            ("store vectors", self.path, self.rows, self.layers, self.pooling),
+            lambda: open_store(self.path).sentence(
+                self.pooling, self.layers, rows=np.array(self.rows)
+            ),
+        )
 
     def per_layer(self) -> np.ndarray:
         """The rows at every stored layer ``(L + 1, n, dim)`` (needs every layer stored)."""
