@@ -12,7 +12,7 @@ from explorer.figures import attention as figures
 from explorer.ui import attention as cached
 from explorer.ui import messages
 from explorer.ui.model import current_model, current_model_name
-from explorer.ui.widgets import URL, header, show_code
+from explorer.ui.widgets import URL, header, option_labels, show_code
 
 TUTORIAL = (
     "After stealing money from the bank vault, the bank robber was seen fishing on the "
@@ -100,7 +100,9 @@ focus = lines.selectbox(
     "Show only the lines of",
     [None, *range(n)],
     key="attention.focus",
-    format_func=lambda i: "every token" if i is None else f"{i}: {tokens[i]}",
+    format_func=option_labels(
+        [(None, "every token")] + [(i, f"{i}: {tokens[i]}") for i in range(n)]
+    ),
 )
 lines.caption("Left: the attending token; right: the token it attends to. Thicker = more.")
 lines.plotly_chart(

@@ -9,7 +9,7 @@ from explorer import corpora, limits, uploads
 from explorer.codegen.context import context_snippet
 from explorer.figures.context import layer_similarity_chart, sense_gap_chart, similarity_heatmap
 from explorer.layers import layer_choices, layers_label
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, sources
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
 
@@ -17,15 +17,6 @@ DEFAULT_STRATEGY = "last"
 
 st.session_state.setdefault("context.text", ctx.DEFAULT_TEXT)
 st.session_state.setdefault("context.word", ctx.DEFAULT_WORD)
-
-
-def load_example() -> None:
-    """Fill the sentences and the word from the built-in sense set chosen in the selectbox."""
-    word = st.session_state.get("context.example")
-    if word:
-        st.session_state["context.text"] = ctx.labelled_examples(word, per_sense=3)
-        st.session_state["context.word"] = word
-    st.session_state["context.example"] = None
 
 
 header("pages/context.py")
@@ -53,7 +44,7 @@ with right:
         index=None,
         key="context.example",
         placeholder="Choose an ambiguous word…",
-        on_change=load_example,
+        on_change=sources.load_sense_example,
         help="Built-in sentences, three for each sense of the word, with their senses.",
     )
 

@@ -10,7 +10,7 @@ from explorer.figures import layers as figures
 from explorer.ui import compute, messages
 from explorer.ui import layers as layer_sections
 from explorer.ui.model import current_model_label, current_model_name
-from explorer.ui.widgets import header, show_code
+from explorer.ui.widgets import header, option_labels, show_code
 
 TUTORIAL = (
     "After stealing money from the bank vault, the bank robber was seen fishing on the "
@@ -62,7 +62,7 @@ token = left.selectbox(
     "Token",
     range(num_tokens),
     index=first_token,
-    format_func=lambda i: labels[i],
+    format_func=option_labels(enumerate(labels)),
     key="layers.token",
     bind="query-params",
     help="Position: token, as the tokenizer cut the text. The first ambiguous word (bank, "

@@ -17,6 +17,7 @@ from explorer.ui.widgets import (
     URL,
     csv_download,
     header,
+    option_labels,
     pooling_select,
     show_code,
     subwords_select,
@@ -53,7 +54,9 @@ elif task == "word":
     word = top[2].selectbox(
         "Word",
         options,
-        format_func=lambda w: "All words (one probe per word)" if w == ALL_WORDS else w,
+        format_func=option_labels(
+            (w, "All words (one probe per word)" if w == ALL_WORDS else w) for w in options
+        ),
         key="probe.word",
         bind=URL,
         help="Each word is probed on its own sentences, so the probe must tell the word's "
@@ -191,7 +194,7 @@ layer = pick[0].selectbox(
     "Layer",
     layers,
     index=layers.index(int(top_row["layer"])),
-    format_func=lambda k: f"{k} (embeddings)" if k == 0 else str(k),
+    format_func=option_labels((k, f"{k} (embeddings)" if k == 0 else str(k)) for k in layers),
     key="probe.layer",
     bind=URL,
 )

@@ -15,6 +15,7 @@ from explorer.context import highlight_html
 from explorer.projection import ProjectionParams, Projector
 from explorer.ui import messages
 from explorer.ui.projections import Points, StorePoints, inspect
+from explorer.ui.widgets import option_labels
 
 TRUST_HELP = (
     "scikit-learn's trustworthiness: 1.0 means every point's nearest neighbours in the "
@@ -105,7 +106,7 @@ def inspector(
         row = st.selectbox(
             "Inspect the neighbours of",
             rows,
-            format_func=lambda i: f"point {i}: {texts[i][:80]}",
+            format_func=option_labels((i, f"point {i}: {texts[i][:80]}") for i in rows),
             key="projections.inspect_row",
         )
     found = inspect(points, params, int(row), k)
@@ -177,7 +178,7 @@ def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> Project
     dims = top[1].radio(
         "Dimensions",
         proj.DIMENSIONS,
-        format_func=lambda k: f"{k}-D",
+        format_func=option_labels((k, f"{k}-D") for k in proj.DIMENSIONS),
         horizontal=True,
         key=f"{prefix}.dims",
         bind="query-params",

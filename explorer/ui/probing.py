@@ -20,7 +20,7 @@ from explorer.probing.stored import column_values, label_columns, probe_rows, st
 from explorer.ui.compute import cached, embed_corpus, open_store, store_rows
 from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
-from explorer.ui.widgets import URL
+from explorer.ui.widgets import URL, option_labels
 
 
 @dataclass(frozen=True)
@@ -312,7 +312,7 @@ def saved_rows(path: str, container, limit: int | None = None) -> SavedRows:
     column = container.selectbox(
         "Label",
         names,
-        format_func=lambda n: f"{n} ({usable[names.index(n)].classes} classes)",
+        format_func=option_labels((c.name, f"{c.name} ({c.classes} classes)") for c in usable),
         key="probe.column",
         bind=URL,
         help="The store's label column or any other column of its input with 2 to "

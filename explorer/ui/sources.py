@@ -9,9 +9,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from explorer import corpora, uploads, vectorfiles
+from explorer import context, corpora, uploads, vectorfiles
 from explorer.ui import messages
-from explorer.ui.widgets import URL
+from explorer.ui.widgets import URL, option_labels
 
 SOURCE_LABELS = {
     "builtin": "Built-in example",
@@ -253,7 +253,7 @@ def labelled_source(prefix: str, columns: Sequence):
         dataset = columns[1].selectbox(
             "Example set",
             tuple(PROBE_SETS),
-            format_func=lambda key: PROBE_SETS[key][0],
+            format_func=option_labels((key, PROBE_SETS[key][0]) for key in PROBE_SETS),
             key=f"{prefix}.dataset",
             bind=URL,
             help="Word senses: sentences using bank, bat, bark, crane, spring, match, mouse and "
@@ -284,3 +284,15 @@ def saved_corpora() -> list:
 
     folders = settings().corpora
     return find_stores(folders) if folders else []
+
+
+def load_sense_example() -> None:
+    """``on_change`` of Word in context's example picker: fill the sentences and the word from
+    the built-in sense set chosen (three sentences a sense). A module function, not one of the
+    page's: Streamlit keeps a widget's callback for the session, and a page's function would
+    keep the page's whole namespace alive with it."""
+    word = st.session_state.get("context.example")
+    if word:
+        st.session_state["context.text"] = context.labelled_examples(word, per_sense=3)
+        st.session_state["context.word"] = word
+    st.session_state["context.example"] = None

@@ -15,6 +15,7 @@ from explorer import search, uploads, vectorfiles
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.sources import label_column_picker
+from explorer.ui.widgets import option_labels
 
 WHAT_TO_UPLOAD = (
     "Upload vectors computed elsewhere, one per text: **a `.npy` file** (a float array of "
@@ -197,7 +198,9 @@ def _row_choice(container, data: vectorfiles.UploadedVectors) -> int:
         return container.selectbox(
             "Query row",
             range(len(data)),
-            format_func=lambda i: f"{i + 1}. {data.texts[i][:90]}",
+            format_func=option_labels(
+                (i, f"{i + 1}. {data.texts[i][:90]}") for i in range(len(data))
+            ),
             key=key,
         )
     row = container.number_input("Query row", 1, len(data), 1, key=key) - 1

@@ -6,7 +6,7 @@ share a widget's state, and the main choices are bound to the page link.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Hashable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -17,6 +17,17 @@ from explorer.ui import presentation
 
 URL = "query-params"
 """``bind`` value of widgets whose value belongs in the page link."""
+
+
+def option_labels(pairs: Iterable[tuple[Hashable, str]]) -> Callable[[Hashable], str]:
+    """A widget's ``format_func`` that holds nothing but these (option, label) pairs.
+
+    Streamlit keeps a widget's ``format_func`` for as long as the session shows the widget. A
+    lambda written in a page holds the page's whole namespace (its ``__globals__``), and one in
+    a function holds what it names: the Attention page's lambda kept each session's last
+    analysis alive (75 MB of attention weights for 512 tokens) after the shared cache had let
+    it go. Pass the labels through here instead."""
+    return dict(pairs).__getitem__
 
 
 def vector_downloads(

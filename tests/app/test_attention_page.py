@@ -84,3 +84,22 @@ def test_masked_lm_model_shows_the_lens(page, masked_lm_path, monkeypatch):
     at.text_area(key="attention.masked").input("No mask at all.").run()
     _ok(at)
     assert any("no [MASK]" in plain(e.value) for e in at.error)
+
+
+@pytest.mark.slow
+def test_a_session_keeps_no_analysis_the_cache_let_go(page):
+    """Memory: once the shared cache drops an input's analysis, the session that showed it
+    holds none either (a page lambda given to a selectbox kept the page's namespace, with its
+    75 MB of attention weights at 512 tokens, for the session's life)."""
+    import gc
+
+    from explorer.ui import attention as cached
+
+    at = page("attention")
+    at.text_area(key="attention.text").set_value("The bank by the river bank. " * 20).run()
+    _ok(at)
+    cached.MEMO.clear()
+    gc.collect()
+    alive = [o for o in gc.get_objects() if isinstance(o, cached.Analysis)]
+    assert alive == [], f"{len(alive)} analyses outlive the cache while the session is open"
+    assert at.selectbox(key="attention.focus").options[0] == "every token"
