@@ -75,8 +75,10 @@ from tools.visits import (
 )
 from tools.widgets import widget
 
-TARGETS = {"rerun": 1.0, "panel": 0.3}
-"""Seconds issue 11 allows (section "Figures to reach")."""
+TARGETS = {"rerun": 1.0, "panel": 0.3, "large": 5.0, "saved": 3.0}
+"""Seconds issues 11 and 13 allow: a rerun and a panel at 20,000 points (issue 11); a
+1,000,000-row store opened with its first map drawn, and 100,000 saved coordinates drawn
+(issue 13)."""
 CLUSTERS = 20
 REPEATS = 3
 RUN_TIMEOUT_S = 300.0
@@ -190,19 +192,30 @@ class Measure:
 # -- the corpora ----------------------------------------------------------------------------------
 
 
-def build_stores(folder: Path, sizes: list[int]) -> dict[int, str]:
+def build_stores(
+    folder: Path, sizes: list[int], large: int = 0, saved: int = 0
+) -> dict[int | str, str]:
     """One clustered store per size, each in its own folder listed in ``EXPLORER_CORPORA`` in
-    the order of ``sizes`` (the first is the one the "Saved corpus" radio opens). Returns the
-    label each store has in the page's selectbox, by size."""
+    the order of ``sizes`` (the first is the one the "Saved corpus" radio opens); then, when
+    asked, a store of ``large`` rows and one of ``saved`` rows with its PCA map saved as
+    ``explorer project`` saves it (:func:`explorer.store.project.save_projection`, all rows).
+    Returns the label each store has in the page's selectbox, by size (``"large"`` and
+    ``"saved"`` for the last two)."""
     from bench.sentences import sample_sentences
+    from explorer.store.project import save_projection
 
-    texts, _ = sample_sentences(max(sizes))
+    texts, _ = sample_sentences(max(sizes + [min(large, 20_000), min(saved, 20_000)]))
     folders, labels = [], {}
-    for rows in sizes:
-        name = f"bigmap-{rows}"
-        synthetic_store(folder / str(rows) / name, rows, clusters=CLUSTERS, texts=texts[:rows])
-        folders.append(str(folder / str(rows)))
-        labels[rows] = f"{name} · {rows:,} texts · synthetic"
+    stores = [(rows, rows) for rows in sizes]
+    stores += [(which, rows) for which, rows in (("large", large), ("saved", saved)) if rows]
+    for which, rows in stores:
+        name = f"bigmap-{rows}" + ("-saved" if which == "saved" else "")
+        path = folder / str(which) / name
+        synthetic_store(path, rows, clusters=CLUSTERS, texts=texts[: min(rows, len(texts))])
+        if which == "saved":
+            save_projection(path, "pca", "mean", 6)
+        folders.append(str(folder / str(which)))
+        labels[which] = f"{name} · {rows:,} texts · synthetic"
     os.environ["EXPLORER_CORPORA"] = os.pathsep.join(folders)
     return labels
 
@@ -347,6 +360,40 @@ def measure_size(browser, url: str, rows: int, label: str, first: bool, shots: P
         return [opening, to_labels, to_kept, same, first_kept, panel]
 
 
+def measure_opening(browser, url: str, which: str, rows: int, label: str) -> Measure:
+    """A new session opens the store labelled ``label`` on Projections (PCA, 2-D): the time from
+    choosing it to its first map drawn. ``which``: ``"large"`` (a random sample of
+    :data:`explorer.limits.MAX_POINTS` rows is read and fitted) or ``"saved"`` (the coordinates
+    ``explorer project`` saved are read and drawn, with a density layer for every row)."""
+    names = {
+        "large": f"open a {rows:,}-row store: first map (sample, PCA)",
+        "saved": f"open a {rows:,}-row store: its saved PCA map drawn",
+    }
+    measure = Measure(names[which], rows, target=TARGETS[which])
+    with open_tab(browser) as tab:
+        page = tab.page
+        page.add_init_script(PAGE_CLOCK)
+        frames = RunCounter(page)
+        page.set_default_timeout(RUN_TIMEOUT_S * 1000)
+        page.goto(f"{url}/")
+        page.locator(SIDEBAR_LINK).first.wait_for()
+        wait_until_idle(page, RUN_TIMEOUT_S)
+        page.goto(f"{url}/projections")
+        wait_until_idle(page, RUN_TIMEOUT_S)
+        radio = widget(page, "projections.source").get_by_text("Saved corpus", exact=True)
+        timed(tab, frames, url, radio.click)  # opens the first store listed
+        measure.timings.append(timed(tab, frames, url, choose(tab, "projections.store", label)))
+        title = widget(page, CHART).locator(".gtitle").first.text_content() or ""
+        text = page.locator(MAIN).inner_text()
+        if which == "large" and f"of {rows:,} points" not in text:
+            raise RuntimeError(f"the {rows:,}-row store's map does not say it is a sample")
+        measure.timings[-1].note = title[:60]
+        print(
+            f"  {rows:>9,} rows ({which}): drawn in {measure.timings[-1].total:.2f} s", flush=True
+        )
+    return measure
+
+
 # -- report -------------------------------------------------------------------------------------
 
 
@@ -380,6 +427,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", type=int, default=20_000, help="points on the map (max 20,000)")
     parser.add_argument("--reference", type=int, default=2_000, help="a smaller map; 0: none")
     parser.add_argument(
+        "--large", type=int, default=0, help="also open a store of this many rows (1000000)"
+    )
+    parser.add_argument(
+        "--saved", type=int, default=0, help="also draw a saved map of this many rows (100000)"
+    )
+    parser.add_argument(
         "--no-post-script-gc",
         action="store_true",
         help="serve with Streamlit's runner.postScriptGC off (its gc.collect(2) after every "
@@ -401,13 +454,16 @@ def main(argv: list[str] | None = None) -> int:
     measures: list[Measure] = []
     with tempfile.TemporaryDirectory(prefix="bench-bigmap-") as folder:
         print(f"building stores of {', '.join(f'{n:,}' for n in sizes)} rows…", flush=True)
-        labels = build_stores(Path(folder), sizes)
+        labels = build_stores(Path(folder), sizes, args.large, args.saved)
         clock = Path(folder) / "runclock"
         with chromium() as browser, streamlit_server(log, env=runclock.server_env(clock)) as url:
             RUN_LOGS[url] = clock
             try:
                 for index, rows in enumerate(sizes):
                     measures += measure_size(browser, url, rows, labels[rows], index == 0, out)
+                for which, rows in (("large", args.large), ("saved", args.saved)):
+                    if rows:
+                        measures.append(measure_opening(browser, url, which, rows, labels[which]))
             except Exception:
                 print("--- server log tail ---\n" + log_tail(log, 40))
                 raise
