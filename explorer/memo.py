@@ -3,7 +3,9 @@
 Streamlit's caches bound the number of entries only; one entry of a shared server can hold
 hundreds of megabytes (the hidden states of 5,000 texts), so a count alone does not bound
 memory. :class:`Memo` keeps the most recently used results while their total size stays under
-``max_bytes`` (sizes measured from the NumPy arrays inside a result), computes each key once
+``max_bytes`` (sizes measured from the NumPy arrays inside a result, plus its key: a key such
+as a request's texts can weigh 20 MB, and a memo of 64 such keys counted as empty held over a
+gigabyte nobody saw), computes each key once
 even when several sessions ask at the same moment, and never keeps a result larger than the
 whole budget (it is returned, not stored). Memos of one :class:`Pool` also share a total
 budget: a shared server bounds all its caches together, not one by one.
@@ -175,7 +177,7 @@ class Memo:
             waiting.wait()  # another thread computes this key: use its result (or retry)
         try:
             value = compute()
-            size = nbytes(value)
+            size = nbytes(value) + nbytes(key)  # a key can hold every text of a request
         except BaseException:
             with self._lock:
                 self._pending.pop(key).set()

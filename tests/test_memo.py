@@ -10,6 +10,9 @@ import pytest
 
 from explorer.memo import Memo, nbytes
 
+KEYS = 1024
+"""Room for the keys of a test's results (a memo counts each key's bytes with its result)."""
+
 
 def _array(megabytes: float) -> np.ndarray:
     return np.zeros(int(megabytes * 1024 * 1024 / 4), dtype=np.float32)
@@ -23,13 +26,23 @@ def test_nbytes_counts_arrays_inside_containers_and_dataclasses():
 
 
 def test_least_recently_used_results_leave_when_the_bytes_run_out():
-    memo = Memo(max_bytes=3 * 2**20, max_entries=10)
+    memo = Memo(max_bytes=3 * 2**20 + KEYS, max_entries=10)
     for key in "abc":
         memo.get(key, lambda: _array(1))
     memo.get("a", lambda: pytest.fail("a is cached"))  # a becomes the most recent
     memo.get("d", lambda: _array(1))
     assert "b" not in memo and {"a", "c", "d"} == {k for k in "abcd" if k in memo}
     assert memo.bytes <= memo.max_bytes
+
+
+def test_a_key_counts_with_its_result():
+    """A key can hold a request's every text: it counts, so a memo of big keys stays bounded."""
+    memo = Memo(max_bytes=2 * 2**20, max_entries=10)
+    texts = tuple("x" * 2**20 for _ in range(3))  # 3 MB of texts as the key of a tiny result
+    assert memo.get(texts, lambda: 1) == 1
+    assert texts not in memo and memo.bytes == 0  # over the budget: returned, not kept
+    memo.get(texts[:1], lambda: 2)
+    assert texts[:1] in memo and 2**20 < memo.bytes <= memo.max_bytes
 
 
 def test_entries_are_bounded_too_and_an_oversized_result_is_returned_not_kept():
@@ -77,15 +90,15 @@ def test_bad_budgets_are_refused():
 def test_memos_of_a_pool_share_its_budget_and_drop_the_oldest_result_of_any():
     from explorer.memo import Pool
 
-    pool = Pool(max_bytes=3 * 2**20)
-    first, second = Memo(2 * 2**20, pool=pool), Memo(2 * 2**20, pool=pool)
+    pool = Pool(max_bytes=3 * 2**20 + KEYS)
+    first, second = Memo(2 * 2**20 + KEYS, pool=pool), Memo(2 * 2**20 + KEYS, pool=pool)
     first.get("a", lambda: _array(1))
     second.get("b", lambda: _array(1))
     first.get("c", lambda: _array(1))
     second.get("b", lambda: pytest.fail("b is cached"))  # b becomes the most recent
     second.get("d", lambda: _array(1))  # 4 MB: the oldest of either memo (a) leaves
     assert "a" not in first and "c" in first and {"b", "d"} <= {k for k in "bd" if k in second}
-    assert pool.bytes == 3 * 2**20 <= pool.max_bytes
+    assert 3 * 2**20 < pool.bytes <= pool.max_bytes
     assert first.get("big", lambda: _array(2.5)).size  # over the memo's own budget: not kept
     assert "big" not in first and pool.bytes <= pool.max_bytes
     with pytest.raises(ValueError, match="max_bytes"):
