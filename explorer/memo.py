@@ -4,8 +4,8 @@ Streamlit's caches bound the number of entries only; one entry of a shared serve
 hundreds of megabytes (the hidden states of 5,000 texts), so a count alone does not bound
 memory. :class:`Memo` keeps the most recently used results while their total size stays under
 ``max_bytes`` (sizes measured from the NumPy arrays inside a result, plus its key: a key such
-as a request's texts can weigh 20 MB, and a memo of 64 such keys counted as empty held over a
-gigabyte nobody saw), computes each key once
+as a request's texts can weigh 20 MB, and a memo of 64 such keys counted as empty could hold
+over a gigabyte nobody saw), computes each key once
 even when several sessions ask at the same moment, and never keeps a result larger than the
 whole budget (it is returned, not stored). Memos of one :class:`Pool` also share a total
 budget: a shared server bounds all its caches together, not one by one.

@@ -26,8 +26,14 @@ def option_labels(pairs: Iterable[tuple[Hashable, str]]) -> Callable[[Hashable],
     lambda written in a page holds the page's whole namespace (its ``__globals__``), and one in
     a function holds what it names: the Attention page's lambda kept each session's last
     analysis alive (75 MB of attention weights for 512 tokens) after the shared cache had let
-    it go. Pass the labels through here instead."""
-    return dict(pairs).__getitem__
+    it go. Pass the labels through here instead. An option without a label (a stale value
+    from an old link) shows as ``str(option)``."""
+    labels = dict(pairs)
+
+    def label(option: Hashable) -> str:
+        return labels.get(option, str(option))
+
+    return label
 
 
 def vector_downloads(
