@@ -300,19 +300,27 @@ def panel_row(tab: Tab) -> int | None:
 # -- one size -----------------------------------------------------------------------------------
 
 
+def open_projections(tab: Tab, url: str):
+    """In a new tab: the page's clock installed, the app's home page then Projections opened
+    and idle. Returns the page, its :class:`tools.visits.RunCounter` and the "Saved corpus"
+    radio option."""
+    page = tab.page
+    page.add_init_script(PAGE_CLOCK)
+    frames = RunCounter(page)
+    page.set_default_timeout(RUN_TIMEOUT_S * 1000)
+    page.goto(f"{url}/")  # the server routes a deep link only after a first visit
+    page.locator(SIDEBAR_LINK).first.wait_for()
+    wait_until_idle(page, RUN_TIMEOUT_S)
+    page.goto(f"{url}/projections")
+    wait_until_idle(page, RUN_TIMEOUT_S)
+    radio = widget(page, "projections.source").get_by_text("Saved corpus", exact=True)
+    return page, frames, radio
+
+
 def measure_size(browser, url: str, rows: int, label: str, first: bool, shots: Path) -> list:
     """Every measure for the store of ``rows`` rows, in a new tab (a new Streamlit session)."""
     with open_tab(browser) as tab:
-        page = tab.page
-        page.add_init_script(PAGE_CLOCK)
-        frames = RunCounter(page)
-        page.set_default_timeout(RUN_TIMEOUT_S * 1000)
-        page.goto(f"{url}/")  # the server routes a deep link only after a first visit
-        page.locator(SIDEBAR_LINK).first.wait_for()
-        wait_until_idle(page, RUN_TIMEOUT_S)
-        page.goto(f"{url}/projections")
-        wait_until_idle(page, RUN_TIMEOUT_S)
-        radio = widget(page, "projections.source").get_by_text("Saved corpus", exact=True)
+        page, frames, radio = open_projections(tab, url)
         opening = Measure("open saved corpus, PCA (first draw)", rows)
         if first:
             opening.timings.append(timed(tab, frames, url, radio.click, "radio"))
@@ -371,16 +379,7 @@ def measure_opening(browser, url: str, which: str, rows: int, label: str) -> Mea
     }
     measure = Measure(names[which], rows, target=TARGETS[which])
     with open_tab(browser) as tab:
-        page = tab.page
-        page.add_init_script(PAGE_CLOCK)
-        frames = RunCounter(page)
-        page.set_default_timeout(RUN_TIMEOUT_S * 1000)
-        page.goto(f"{url}/")
-        page.locator(SIDEBAR_LINK).first.wait_for()
-        wait_until_idle(page, RUN_TIMEOUT_S)
-        page.goto(f"{url}/projections")
-        wait_until_idle(page, RUN_TIMEOUT_S)
-        radio = widget(page, "projections.source").get_by_text("Saved corpus", exact=True)
+        page, frames, radio = open_projections(tab, url)
         timed(tab, frames, url, radio.click)  # opens the first store listed
         measure.timings.append(timed(tab, frames, url, choose(tab, "projections.store", label)))
         title = widget(page, CHART).locator(".gtitle").first.text_content() or ""

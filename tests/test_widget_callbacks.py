@@ -18,7 +18,7 @@ KEPT = {"format_func", "on_change", "on_click", "on_select", "on_submit"}
 FILES = sorted([*ROOT.glob("pages/*.py"), ROOT / "app.py", *ROOT.glob("explorer/ui/*.py")])
 
 
-def _kept_callables(path: Path) -> list[str]:
+def _kept_callables(path: Path, root: Path = ROOT) -> list[str]:
     tree = ast.parse(path.read_text(), str(path))
     page_functions = (
         {n.name for n in tree.body if isinstance(n, ast.FunctionDef)}
@@ -36,7 +36,7 @@ def _kept_callables(path: Path) -> list[str]:
             if isinstance(value, ast.Lambda) or (
                 isinstance(value, ast.Name) and value.id in page_functions
             ):
-                found.append(f"{path.relative_to(ROOT)}:{value.lineno} {keyword.arg}")
+                found.append(f"{path.relative_to(root)}:{value.lineno} {keyword.arg}")
     return found
 
 
@@ -54,12 +54,8 @@ def test_the_check_finds_a_lambda_and_a_page_function(tmp_path):
         "st.selectbox('a', [1], format_func=lambda i: str(i))\n"
         "st.button('b', on_click=reload)\n"
     )
-    global ROOT
-    saved, ROOT = ROOT, tmp_path
-    try:
-        assert _kept_callables(page) == ["pages/demo.py:4 format_func", "pages/demo.py:5 on_click"]
-    finally:
-        ROOT = saved
+    found = _kept_callables(page, root=tmp_path)
+    assert found == ["pages/demo.py:4 format_func", "pages/demo.py:5 on_click"]
 
 
 def test_option_labels_hold_only_their_labels():
