@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.malloc import return_freed_memory
+from explorer.malloc import return_freed_memory, trim_soon
 from explorer.ui.model import model_info, model_picker
 from explorer.ui.navigation import route
 from explorer.ui.presentation import sidebar_state, toggle
@@ -31,3 +31,6 @@ finally:
     # process, while the first page is read (started after the page is drawn, which it would
     # slow down; also after a page's st.stop()).
     warm_up_umap()
+    # What this run replaced (figures, texts, tokens) was freed into the heap: give its free
+    # pages back to the system, in the background and at most every few seconds.
+    trim_soon()

@@ -35,6 +35,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from explorer import uploads
+from explorer.probing import datasets
 from tools.browser import Tab, browser_unavailable, chromium, open_tab
 from tools.server import artifacts_dir, log_tail, server_memory, streamlit_server
 from tools.visits import (
@@ -104,19 +106,21 @@ def context_text(rng: random.Random) -> str:
 
 
 def csv_file(rng: random.Random, folder: Path, name: str, with_word: bool) -> Path:
-    """A CSV of 5,000 rows (the row limit) just under 20 MB (the byte limit): ``text,label``
-    with four labels, or ``text,word,label`` with two words of two senses each."""
+    """A CSV of 5,000 rows (the row limit) just under 5 MB (the byte limit,
+    ``uploads.MAX_BYTES``): ``text,label`` with four labels, or ``text,word,label`` with two
+    words of two senses each."""
     senses = {"bank": ("money", "river"), "bat": ("animal", "sport")}
     rows = ["text,word,label" if with_word else "text,label"]
-    for k in range(5000):
+    chars = uploads.MAX_BYTES // datasets.MAX_ROWS - 40  # room for quotes, labels, newline
+    for k in range(datasets.MAX_ROWS):
         if with_word:
             word = ("bank", "bat")[k % 2]
             label = senses[word][k // 2 % 2]
-            text = f"{label} {word} " + prose(rng, 3850)
+            text = f"{label} {word} " + prose(rng, chars - 12)
             rows.append(f'"{text}",{word},{label}')
         else:
             label = ("sport", "food", "money", "music")[k % 4]
-            rows.append(f'"{label} {prose(rng, 3900)}",{label}')
+            rows.append(f'"{label} {prose(rng, chars)}",{label}')
     path = folder / name
     path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     return path
@@ -281,9 +285,9 @@ STEPS = (
     Step("Projections", "words, t-SNE 3-D", "same", radio("projections.dims", "3-D")),
     Step("Projections", "words, UMAP 3-D", "same", radio("projections.method", "UMAP")),
     Step("Which layer?", "sentences", "open", goto("probe", **{"probe.source": "Upload a CSV"})),
-    Step("Which layer?", "sentences", "CSV 5,000 rows, 19.6 MB (text,label)", upload(False)),
+    Step("Which layer?", "sentences", "CSV 5,000 rows, 4.9 MB (text,label)", upload(False)),
     Step("Which layer?", "words", "open", goto("probe", **{"probe.source": "Upload a CSV"})),
-    Step("Which layer?", "words", "CSV 5,000 rows, 19.4 MB (text,word,label)", upload(True)),
+    Step("Which layer?", "words", "CSV 5,000 rows, 4.8 MB (text,word,label)", upload(True)),
     Step(
         "Similarity",
         "paste corpus",

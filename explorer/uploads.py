@@ -18,9 +18,17 @@ import pandas as pd
 MAX_ROWS = 5000
 """Most texts a projection takes from an upload or a paste."""
 
-MAX_BYTES = 20_000_000
-"""Largest CSV file accepted: 20 MB, the same number and unit as ``server.maxUploadSize = 20``
-in ``.streamlit/config.toml`` (Streamlit counts megabytes of 10**6 bytes there)."""
+MAX_BYTES = 5_000_000
+"""Largest CSV of texts accepted: 5 MB (megabytes of 10**6 bytes, as Streamlit counts them).
+
+Every text uploader passes it to Streamlit as ``max_upload_size`` (:data:`MAX_UPLOAD_MB`), so
+the browser refuses a larger file before sending it, and :func:`read_csv` refuses one that
+arrives anyway. 5,000 rows of 1,000 characters fit; no page uses more than about 0.5 MB of a
+CSV, and Streamlit keeps each session's uploaded files in server memory. Precomputed vectors
+have their own, larger limit (:data:`explorer.vectorfiles.MAX_BYTES`, the server's)."""
+
+MAX_UPLOAD_MB = MAX_BYTES // 10**6
+""":data:`MAX_BYTES` in the unit of ``st.file_uploader(max_upload_size=...)``."""
 
 NO_LABEL = "(no label)"
 """Label given to rows whose label cell is empty."""
@@ -113,18 +121,18 @@ def _delimiter(text: str) -> str:
     return best if counts[best] else ","
 
 
-def read_csv(data: bytes, max_rows: int = MAX_ROWS) -> pd.DataFrame:
+def read_csv(data: bytes, max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES) -> pd.DataFrame:
     """Parse an uploaded CSV file into a DataFrame of strings (header row required).
 
     Accepts comma, semicolon or tab separated UTF-8 (a byte-order mark is fine). All cells
     are strings with surrounding spaces stripped; empty cells are ``""``. Raises
-    ``ValueError`` for a file larger than :data:`MAX_BYTES`, an empty file, text that is
+    ``ValueError`` for a file larger than ``max_bytes``, an empty file, text that is
     not UTF-8, a malformed CSV, a header without rows, or more than ``max_rows`` rows.
     """
-    if len(data) > MAX_BYTES:
+    if len(data) > max_bytes:
         raise ValueError(
-            f"The file is {len(data) / 1024 / 1024:.1f} MB; the limit is "
-            f"{MAX_BYTES // 10**6} MB. Upload a smaller sample."
+            f"The file is {len(data) / 10**6:.1f} MB; the limit is "
+            f"{max_bytes // 10**6} MB. Upload a smaller sample."
         )
     if not data.strip():
         raise ValueError("The file is empty: upload a CSV with a header row and some rows.")

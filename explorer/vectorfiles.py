@@ -5,7 +5,7 @@ CSV of the same rows (a text column and, optionally, a label column), or one Par
 with a text column and a vector column (``list<float>`` or ``fixed_size_list<float>``).
 Nothing here runs a model. Everything that can go wrong (a pickle, an object or integer
 array, a 1-D or 3-D array, NaN, row counts that differ, no text or vector column, a file
-over :data:`explorer.uploads.MAX_BYTES`) raises ``ValueError`` with a message that says what
+over :data:`MAX_BYTES`) raises ``ValueError`` with a message that says what
 to do, so a page can show it as is. More rows than a map draws
 (:data:`explorer.limits.MAX_POINTS`) are sampled with :func:`explorer.limits.sample_points`,
 with a note, as the Projections page samples a saved corpus.
@@ -28,7 +28,16 @@ from explorer import limits, uploads
 VECTOR_NAMES = ("vector", "vectors", "embedding", "embeddings", "emb", "embeds")
 """Names a Parquet vector column is guessed by (else the first column of float lists)."""
 
-MAX_PARQUET_BYTES = 5 * uploads.MAX_BYTES
+MAX_BYTES = 20_000_000
+"""Largest vector file (and its texts CSV) accepted: 20 MB, the same number and unit as
+``server.maxUploadSize = 20`` in ``.streamlit/config.toml`` (Streamlit counts megabytes of
+10**6 bytes there), the server's ceiling for every upload. Texts alone have a smaller limit
+(:data:`explorer.uploads.MAX_BYTES`)."""
+
+MAX_UPLOAD_MB = MAX_BYTES // 10**6
+""":data:`MAX_BYTES` in the unit of ``st.file_uploader(max_upload_size=...)``."""
+
+MAX_PARQUET_BYTES = 5 * MAX_BYTES
 """Largest uncompressed Parquet data accepted: 100 MB, so a small, highly compressed file
 cannot unpack into gigabytes on the server."""
 
@@ -181,7 +190,7 @@ def read_table(
     else:
         array = load_npy(vectors)
         _check_size(texts, "The texts CSV")
-        frame = uploads.read_csv(texts, max_rows=uploads.MAX_BYTES)
+        frame = uploads.read_csv(texts, max_rows=MAX_BYTES, max_bytes=MAX_BYTES)
         if len(frame) != len(array):
             raise ValueError(
                 f"The CSV has {len(frame):,} rows but the .npy file has {len(array):,} vectors: "
@@ -205,7 +214,7 @@ def load_npy(data: bytes) -> np.ndarray:
     """The ``(n, d)`` float32 array of a ``.npy`` file's bytes (never unpickled; read-only).
 
     The header is checked before anything is allocated: a float array of two dimensions whose
-    data is all there. Raises ``ValueError`` for a file over :data:`~explorer.uploads.MAX_BYTES`,
+    data is all there. Raises ``ValueError`` for a file over :data:`MAX_BYTES`,
     anything that is not a ``.npy`` file (a pickle, an ``.npz`` archive), object, string,
     integer or structured arrays, 1-D or 3-D arrays, no rows, and NaN or infinite values."""
     _check_size(data, "The .npy file")
@@ -241,10 +250,10 @@ def load_npy(data: bytes) -> np.ndarray:
 
 
 def _check_size(data: bytes, what: str) -> None:
-    if len(data) > uploads.MAX_BYTES:
+    if len(data) > MAX_BYTES:
         raise ValueError(
             f"{what} is {len(data) / 10**6:.1f} MB; the limit is "
-            f"{uploads.MAX_BYTES // 10**6} MB. Upload fewer rows (or float16 vectors)."
+            f"{MAX_BYTES // 10**6} MB. Upload fewer rows (or float16 vectors)."
         )
     if not data:
         raise ValueError(f"{what} is empty.")

@@ -65,7 +65,10 @@ def test_upload_limit_is_the_configs_number_in_the_same_unit():
     import tomllib
     from pathlib import Path
 
-    from explorer import uploads
+    from explorer import uploads, vectorfiles
 
     config = tomllib.loads((Path(__file__).parents[1] / ".streamlit/config.toml").read_text())
-    assert uploads.MAX_BYTES == config["server"]["maxUploadSize"] * 10**6
+    assert vectorfiles.MAX_BYTES == config["server"]["maxUploadSize"] * 10**6
+    assert vectorfiles.MAX_UPLOAD_MB * 10**6 == vectorfiles.MAX_BYTES
+    # Texts have a smaller limit in the same unit, within the server's ceiling.
+    assert uploads.MAX_UPLOAD_MB * 10**6 == uploads.MAX_BYTES < vectorfiles.MAX_BYTES

@@ -41,3 +41,42 @@ print(rss())
         )
         found[mode] = int(out.stdout.split()[-1])
     assert found["on"] < found["off"] - 100, found
+
+
+@pytest.mark.skipif(
+    not sys.platform.startswith("linux") or not ctypes.util.find_library("c"),
+    reason="glibc malloc_trim",
+)
+def test_trim_gives_the_free_heap_back():
+    # Many small objects fill the heap; all but one in a hundred are freed, and the survivors
+    # keep the heap from shrinking at its top: only malloc_trim hands the free pages back.
+    script = """
+import gc
+from explorer.malloc import trim
+def rss():
+    return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) // 1024
+objects = [bytearray(2000) for _ in range(100_000)]
+keep = objects[::100]
+del objects
+gc.collect()
+before = rss()
+trim()
+print(before, rss())
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, check=True
+    ).stdout.split()
+    before, after = int(out[-2]), int(out[-1])
+    assert after < before - 100, (before, after)
+
+
+def test_trim_soon_runs_at_most_once_in_a_while(monkeypatch):
+    from explorer import malloc
+
+    calls = []
+    monkeypatch.setattr(malloc, "_last_trim", float("-inf"))
+    monkeypatch.setattr(malloc, "trim", lambda: calls.append(1) or True)
+    assert malloc.trim_soon() is bool(malloc._malloc_trim())
+    assert malloc.trim_soon() is False  # within TRIM_EVERY_S of the first
+    monkeypatch.setattr(malloc, "_last_trim", float("-inf"))
+    assert malloc.trim_soon() is bool(malloc._malloc_trim())

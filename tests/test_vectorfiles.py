@@ -10,7 +10,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from explorer import limits, uploads
+from explorer import limits, vectorfiles
 from explorer.vectorfiles import (
     GUESS,
     MAX_PARQUET_BYTES,
@@ -204,7 +204,7 @@ def test_csv_problems_are_the_uploads_messages(vectors):
 
 
 def test_files_over_the_upload_limit(monkeypatch, vectors):
-    monkeypatch.setattr(uploads, "MAX_BYTES", 200)
+    monkeypatch.setattr(vectorfiles, "MAX_BYTES", 200)
     with pytest.raises(ValueError, match="The .npy file is .* MB; the limit"):
         read_vectors(npy(vectors), csv())
     with pytest.raises(ValueError, match="The texts CSV is .* MB; the limit"):
@@ -257,7 +257,7 @@ def test_a_parquet_that_unpacks_too_far_is_refused(monkeypatch):
     table = pa.table({"text": ["a"] * 50, "v": pa.array([[0.0] * 8] * 50)})
     with pytest.raises(ValueError, match="unpacks to"):
         read_vectors(parquet(table))
-    assert MAX_PARQUET_BYTES == 5 * uploads.MAX_BYTES
+    assert MAX_PARQUET_BYTES == 5 * vectorfiles.MAX_BYTES
 
 
 def test_guess_is_the_default_label_choice(vectors):

@@ -18,6 +18,7 @@ import streamlit as st
 import explorer
 from explorer import limits, uploads
 from explorer.embeddings import CorpusEmbeddings
+from explorer.malloc import trim_soon
 from explorer.memo import Memo, Pool
 from explorer.model import Tokenization
 from explorer.ui.model import load
@@ -28,21 +29,22 @@ T = TypeVar("T")
 
 MB = 1024 * 1024
 
-POOL = Pool(max_bytes=640 * MB, max_running=2)
+POOL = Pool(max_bytes=448 * MB, max_running=2)
 """What every cache of the server holds together (the memos below and the Attention page's).
 A server with the bundled model loaded starts at 550-700 MB; on top of the results kept here
 come the results being computed (at most two at once, the machines have two cores: eight
 sessions computing word vectors of 10,000 tokens side by side took the server to 2.75 GB), each
 up to about 250 MB at the request caps (a 5,000-text corpus with every layer and pooling is
-160 MB before its batches' activations). 640 MB of results keeps that sum under the 2 GB a
+160 MB before its batches' activations). 448 MB of results keeps that sum under the 2 GB a
 shared demo is given (``python -m bench.soak``; with 896 MB, one visitor's soak peaked at
-1.7 GB and eight sessions could reach 2.1 GB). Each memo's own budget keeps one kind of result
-from taking it all."""
+1.7 GB; with 640 MB, eight sessions at once peaked at 2.5 GB, 0.3 GB of it their uploaded
+CSVs, which Streamlit keeps in memory; with 512 MB, 5 MB CSVs and the heap trimmed after each
+run, 2.09 GB). Each memo's own budget keeps one kind of result from taking it all."""
 
 BUDGETS = {
     "states": Memo(max_bytes=192 * MB, max_entries=64, pool=POOL),
     "words": Memo(max_bytes=192 * MB, max_entries=64, pool=POOL),
-    "corpora": Memo(max_bytes=512 * MB, max_entries=16, pool=POOL),
+    "corpora": Memo(max_bytes=384 * MB, max_entries=16, pool=POOL),
     "projections": Memo(max_bytes=64 * MB, max_entries=64, pool=POOL),
     "probes": Memo(max_bytes=128 * MB, max_entries=64, pool=POOL),
 }
@@ -56,10 +58,18 @@ def cached(budget: str, key: Hashable, compute: Callable[[], T], spinner: str | 
     """``compute()`` through the memo ``BUDGETS[budget]``, keyed by ``key``; a spinner with
     ``spinner`` while it runs (not on a hit)."""
     memo = BUDGETS[budget]
-    if spinner is None or key in memo:
+    if key in memo:
         return memo.get(key, compute)
-    with st.spinner(spinner):
-        return memo.get(key, compute)
+    try:
+        if spinner is None:
+            return memo.get(key, compute)
+        with st.spinner(spinner):
+            return memo.get(key, compute)
+    finally:
+        # A computation frees its working memory into the heap: hand the free pages back
+        # now (in the background), not only when a run ends, since other visitors' long
+        # runs are still going.
+        trim_soon()
 
 
 def clear() -> None:

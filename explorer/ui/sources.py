@@ -133,7 +133,8 @@ def text_source(
             "CSV file (UTF-8, with a header row)",
             type=["csv"],
             key=f"{prefix}.csv",
-            help=f"At most {uploads.MAX_ROWS:,} rows and {uploads.MAX_BYTES // 10**6} MB. "
+            max_upload_size=uploads.MAX_UPLOAD_MB,
+            help=f"At most {uploads.MAX_ROWS:,} rows and {uploads.MAX_UPLOAD_MB} MB. "
             "Choose the text column and, optionally, a label column.",
         )
     if uploaded is None:
@@ -265,7 +266,9 @@ def labelled_source(prefix: str, columns: Sequence):
         "CSV with columns text,label (sentences) or text,word,label (word senses)",
         type=["csv"],
         key=f"{prefix}.upload",
-        help=f"UTF-8, a header row, at most {probing.MAX_ROWS:,} rows.",
+        max_upload_size=uploads.MAX_UPLOAD_MB,
+        help=f"UTF-8, a header row, at most {probing.MAX_ROWS:,} rows and "
+        f"{uploads.MAX_UPLOAD_MB} MB.",
     )
     if uploaded is None:
         st.info(

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import search, uploads, vectorfiles
+from explorer import search, vectorfiles
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.sources import label_column_picker
@@ -29,11 +29,12 @@ def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] |
     """The upload widgets (vectors, then texts for a ``.npy``, then the columns): the
     uploaded vectors and the files' names, or None while a file is awaited (after saying what
     to upload). Raises ``ValueError`` from :mod:`explorer.vectorfiles` for a bad file."""
-    limit = f"at most {uploads.MAX_BYTES // 10**6} MB each"
+    limit = f"at most {vectorfiles.MAX_UPLOAD_MB} MB each"
     vectors = st.file_uploader(
         "Vectors (.npy or .parquet)",
         type=["npy", "parquet"],
         key=f"{prefix}.vectors",
+        max_upload_size=vectorfiles.MAX_UPLOAD_MB,
         help=f"A .npy array (texts × dimensions) or a Parquet file with a vector column; {limit}.",
     )
     texts = None
@@ -42,6 +43,7 @@ def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] |
             "Texts of the vectors (CSV, one row per vector)",
             type=["csv"],
             key=f"{prefix}.vector_texts",
+            max_upload_size=vectorfiles.MAX_UPLOAD_MB,
             help=f"UTF-8, a header row, a text column and optionally a label column; {limit}.",
         )
     if vectors is None or (texts is None and not vectors.name.lower().endswith(".parquet")):

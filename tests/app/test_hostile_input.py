@@ -26,7 +26,7 @@ import pytest
 
 import explorer
 from explorer import context as ctx
-from explorer import uploads
+from explorer import uploads, vectorfiles
 from tests.app.rendered import plain
 
 pytestmark = pytest.mark.slow
@@ -464,3 +464,18 @@ def test_a_model_that_fails_to_load_leaves_other_sessions_alone(
     a.text_area(key="tokens.text").input(text).run()
     assert not a.exception, _problems(a)
     assert _tokens(a) == expected, "session A lost the bundled model"
+
+
+def test_each_uploader_tells_the_browser_its_own_limit(page) -> None:
+    """Texts: 5 MB (Streamlit keeps every session's uploads in memory, and no page uses more
+    than about 0.5 MB of a CSV); vectors and their texts: the server's 20 MB. The browser
+    refuses a larger file before sending it; the library refuses one that arrives anyway."""
+    for upload in UPLOADS:
+        at = page(upload.page)
+        for _, key, value in upload.setup:
+            at.radio(key=key).set_value(value).run()
+        assert _uploader(at, upload.key).proto.max_upload_size_mb == uploads.MAX_UPLOAD_MB == 5
+    at = page("projections")
+    at.radio(key="projections.source").set_value("vectors").run()
+    assert _uploader(at, "projections.vectors").proto.max_upload_size_mb == 20
+    assert vectorfiles.MAX_UPLOAD_MB == 20
