@@ -83,6 +83,19 @@ def test_aligned_umap_moves_less_than_independent_umaps(per_layer):
 
 
 @pytest.mark.slow
+def test_aligned_umap_uses_at_most_its_own_neighbour_count_and_says_so():
+    from explorer.animation import ALIGNED_UMAP_NEIGHBORS
+
+    X = _layers(layers=3, n=60)
+    lowered = layer_maps(X, "umap", align="joint", n_neighbors=15)
+    assert ALIGNED_UMAP_NEIGHBORS == 8
+    assert any("its 8 nearest neighbours" in note and "uses 15" in note for note in lowered.notes)
+    assert np.isfinite(lowered.frames).all() and min(lowered.trustworthiness) > 0.8
+    kept = layer_maps(X, "umap", align="joint", n_neighbors=6)
+    assert not any("nearest neighbours" in note for note in kept.notes)
+
+
+@pytest.mark.slow
 def test_tsne_from_the_previous_layer_moves_less_than_independent_maps():
     X = _layers(layers=3, n=60)
     chained = layer_maps(X, "tsne", align="joint", perplexity=10)
