@@ -41,17 +41,19 @@ def compare(a: Path, b: Path) -> float:
     return worst
 
 
-def run(n_texts: int, rounds: int, actors: int | None, threads: int) -> dict:
+def run(
+    n_texts: int, rounds: int, actors: int | None, threads: int, block_rows: int | None = None
+) -> dict:
     from explorer.model import load_model
     from explorer.store import Settings, embed_to_store
-    from explorer.store.ray_engine import RayEngine
+    from explorer.store.ray_engine import BLOCK_ROWS, RayEngine
 
     texts, info = sample_sentences(n_texts)
     model = load_model()
     work = Path(tempfile.mkdtemp(prefix="bench-ray-"))
     source = work / "in.txt"
     source.write_text("\n".join(texts) + "\n")
-    engine = RayEngine(actors=actors, threads=threads)
+    engine = RayEngine(actors=actors, threads=threads, block_rows=block_rows or BLOCK_ROWS)
     start = time.perf_counter()
     engine.start()
     startup = time.perf_counter() - start
@@ -91,6 +93,7 @@ def run(n_texts: int, rounds: int, actors: int | None, threads: int) -> dict:
         "cpus": os.cpu_count(),
         "actors": engine.actors or max(1, engine.cluster_cpus() // threads),
         "threads_per_actor": threads,
+        "block_rows": engine.block_rows,
         "startup_s": startup,
         "seconds": seconds,
         "local_texts_per_second": local,
@@ -109,10 +112,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--actors", type=int, help="Ray actors (default: one per CPU)")
     parser.add_argument("--threads", type=int, default=1, help="torch threads per actor")
+    parser.add_argument("--block-rows", type=int, help="texts per Ray block (default: BLOCK_ROWS)")
     args = parser.parse_args(argv)
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("RAY_BACKEND_LOG_LEVEL", "fatal")
-    result = run(args.texts, args.rounds, args.actors, args.threads)
+    result = run(args.texts, args.rounds, args.actors, args.threads, args.block_rows)
     print(
         f"local {result['local_texts_per_second']:.0f} texts/s (steady "
         f"{result['local_steady_texts_per_second']:.0f}), ray "
