@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import threading
 import time
 
@@ -37,7 +38,16 @@ TRIM_EVERY_S = 2.0
 _done: bool | None = None
 _lock = threading.Lock()
 _last_trim = float("-inf")
-_trim = None  # libc's malloc_trim, once found; False where there is none
+
+
+@functools.cache
+def _libc_function(name: str):
+    """The C library's function ``name``, or None (no C library found, or not glibc's)."""
+    path = ctypes.util.find_library("c")
+    try:
+        return getattr(ctypes.CDLL(path), name) if path else None
+    except (OSError, AttributeError):
+        return None
 
 
 def return_freed_memory() -> bool:
@@ -47,12 +57,7 @@ def return_freed_memory() -> bool:
     with _lock:
         if _done is None:
             _done = False
-            name = ctypes.util.find_library("c")
-            try:
-                libc = ctypes.CDLL(name) if name else None
-                mallopt = libc.mallopt if libc is not None else None
-            except (OSError, AttributeError):
-                mallopt = None
+            mallopt = _libc_function("mallopt")
             if mallopt is not None:
                 _done = bool(mallopt(M_MMAP_THRESHOLD, MMAP_THRESHOLD)) and bool(
                     mallopt(M_ARENA_MAX, ARENAS)
@@ -61,24 +66,19 @@ def return_freed_memory() -> bool:
 
 
 def _malloc_trim():
-    global _trim
-    if _trim is None:
-        name = ctypes.util.find_library("c")
-        try:
-            _trim = ctypes.CDLL(name).malloc_trim if name else False
-        except (OSError, AttributeError):
-            _trim = False
-        if _trim:
-            _trim.argtypes = [ctypes.c_size_t]
-            _trim.restype = ctypes.c_int
-    return _trim
+    """glibc's ``malloc_trim(size_t pad)``, or None."""
+    function = _libc_function("malloc_trim")
+    if function is not None:
+        function.argtypes = [ctypes.c_size_t]
+        function.restype = ctypes.c_int
+    return function
 
 
 def trim() -> bool:
     """Give the heap's free pages back to the system now (glibc's ``malloc_trim(0)``; the GIL
     is released meanwhile). True when the C library has it and released something."""
     function = _malloc_trim()
-    return bool(function(0)) if function else False
+    return bool(function(0)) if function is not None else False
 
 
 def trim_soon() -> bool:
@@ -87,7 +87,7 @@ def trim_soon() -> bool:
     global _last_trim
     with _lock:
         now = time.monotonic()
-        if now - _last_trim < TRIM_EVERY_S or not _malloc_trim():
+        if now - _last_trim < TRIM_EVERY_S or _malloc_trim() is None:
             return False
         _last_trim = now
     threading.Thread(target=trim, name="malloc-trim", daemon=True).start()

@@ -76,7 +76,7 @@ def test_trim_soon_runs_at_most_once_in_a_while(monkeypatch):
     calls = []
     monkeypatch.setattr(malloc, "_last_trim", float("-inf"))
     monkeypatch.setattr(malloc, "trim", lambda: calls.append(1) or True)
-    assert malloc.trim_soon() is bool(malloc._malloc_trim())
+    assert malloc.trim_soon() is (malloc._malloc_trim() is not None)
     assert malloc.trim_soon() is False  # within TRIM_EVERY_S of the first
     monkeypatch.setattr(malloc, "_last_trim", float("-inf"))
-    assert malloc.trim_soon() is bool(malloc._malloc_trim())
+    assert malloc.trim_soon() is (malloc._malloc_trim() is not None)
