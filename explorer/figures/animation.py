@@ -173,7 +173,8 @@ def animated_map(
                 "y": -0.08,
                 "yanchor": "top",
                 "pad": {"t": 30},
-                "currentvalue": {"prefix": "Layer ", "visible": True},
+                # At the slider's right end: at its left the label ran under the Pause button.
+                "currentvalue": {"prefix": "Layer ", "visible": True, "xanchor": "right"},
                 "steps": [
                     {"label": name, "method": "animate", "args": [[name], step_args]}
                     for name in names
