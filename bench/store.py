@@ -2,7 +2,10 @@
 
 - throughput: ``explorer embed`` (:func:`explorer.store.embed_to_store`, every layer, three
   poolings, written to disk) vs sentence-transformers ``encode`` (mean pooling, last layer) on
-  the same sentences, run in turn chunk by chunk (:func:`bench.embedding.alternate`);
+  the same sentences, run in turn (:func:`bench.embedding.alternate`). By default each round
+  embeds all the sentences into one store, as the command does with a corpus; ``--chunk N``
+  makes a store of every N sentences instead (each pays a store's fixed costs: the manifest,
+  the files, the first and last batches);
 - memory: peak RSS of ``python -m explorer embed`` over N sentences in a fresh process
   (``ru_maxrss`` of the child; streaming: it should not grow with N);
 - a synthetic store of N rows (mean pooling, last layer, 384 float32 dims, like MiniLM):
@@ -34,9 +37,11 @@ from bench.sentences import sample_sentences
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def throughput(n_texts: int, rounds: int, chunk: int = 500) -> dict:
+def throughput(n_texts: int, rounds: int, chunk: int | None = None) -> dict:
     """texts/s of ``embed_to_store`` (all layers, cls/mean/max, float32, on disk) vs
-    ``SentenceTransformer.encode``; ratio = median over rounds of their time ratio."""
+    ``SentenceTransformer.encode``, run in turn on ``chunk`` texts at a time (``None``: all of
+    them, one store per round); ratio = median over rounds of their time ratio."""
+    chunk = chunk or n_texts
     from sentence_transformers import SentenceTransformer
 
     from explorer.model import bundled_model_path, load_model
@@ -236,6 +241,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.store")
     parser.add_argument("--texts", type=int, default=2000, help="throughput sentences")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--chunk", type=int, help="throughput: a store per N sentences")
     parser.add_argument("--memory-texts", type=int, default=200_000)
     parser.add_argument("--rows", type=int, default=1_000_000, help="synthetic store rows")
     parser.add_argument("--only", default="throughput,memory,large")
@@ -248,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     only = set(args.only.split(","))
     if "throughput" in only:
-        results["throughput"] = throughput(args.texts, args.rounds)
+        results["throughput"] = throughput(args.texts, args.rounds, args.chunk)
         print("throughput", json.dumps(results["throughput"]["texts_per_second"]),
               f"ratio {results['throughput']['ratio']:.2f}", flush=True)  # fmt: skip
     if "memory" in only:

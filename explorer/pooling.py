@@ -52,13 +52,31 @@ def pool_hidden(hidden: torch.Tensor, mask: torch.Tensor) -> dict[str, torch.Ten
     ``max``, each ``(layers, batch, dim)`` float32. A row with no selected token gives zeros
     for ``mean`` and ``max``.
     """
-    weights = mask.to(hidden.dtype)[None, :, :, None]
-    counts = weights.sum(dim=2).clamp(min=1e-9)
-    mean = (hidden * weights).sum(dim=2) / counts
+    weights = mask.to(hidden.dtype)
+    counts = weights.sum(dim=1).clamp(min=1e-9)[None, :, None]
+    mean = (weights[None, :, None, :] @ hidden)[:, :, 0] / counts
+    return {"cls": hidden[:, :, 0], "mean": mean, "max": _masked_max(hidden, mask)}
+
+
+def _masked_max(hidden: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """``max`` of :func:`pool_hidden`: ``(layers, batch, dim)``.
+
+    In a batch of texts of similar length most rows have no padding: their maximum is taken
+    over all tokens as they are, and only the other rows are copied and masked (half the
+    memory traffic of masking the whole batch, measured on the store's batches)."""
+    partial = (~mask.all(dim=1)).nonzero()[:, 0]
     floor = torch.finfo(hidden.dtype).min
-    maxed = hidden.masked_fill(~mask[None, :, :, None], floor).amax(dim=2)
-    maxed = torch.where(mask.any(dim=1)[None, :, None], maxed, torch.zeros_like(maxed))
-    return {"cls": hidden[:, :, 0], "mean": mean, "max": maxed}
+    if 2 * len(partial) > mask.shape[0]:
+        maxed = hidden.masked_fill(~mask[None, :, :, None], floor).amax(dim=2)
+    else:
+        maxed = hidden.amax(dim=2)
+        if len(partial):
+            rows = hidden[:, partial].masked_fill_(~mask[partial][None, :, :, None], floor)
+            maxed[:, partial] = rows.amax(dim=2)
+    empty = ~mask.any(dim=1)
+    if empty.any():
+        maxed[:, empty] = 0
+    return maxed
 
 
 def pooling_parts(pooling: str) -> tuple[str, ...]:

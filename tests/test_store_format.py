@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from explorer.store import FORMAT_VERSION, Settings, embed_to_store, open_corpus, save_projection
-from explorer.store.format import model_fingerprint
+from explorer.store.format import NPY_HEADER_BYTES, model_fingerprint, npy_header
 from tests.store_helpers import TEXTS, write_csv
 
 
@@ -119,3 +119,24 @@ def test_save_projection(copy):
     coords, rows = corpus.projection("pca", "mean", "last")
     assert coords.shape == (7, 2) and rows is None
     assert corpus.projection("tsne", "mean", "last") is None
+
+
+@pytest.mark.parametrize(
+    ("dtype", "shape"), [("float32", (0, 384)), ("float16", (3, 5)), ("bool", (4,))]
+)
+def test_npy_header_is_read_by_numpy_and_always_the_same_length(tmp_path, dtype, shape):
+    array = np.arange(int(np.prod(shape))).reshape(shape).astype(dtype)
+    path = tmp_path / "a.npy"
+    path.write_bytes(npy_header(array.dtype, array.shape) + array.tobytes())
+    np.testing.assert_array_equal(np.load(path), array)
+    assert np.load(path, mmap_mode="r").offset == NPY_HEADER_BYTES
+    assert len(npy_header(np.dtype(dtype), (10**15, 4096))) == NPY_HEADER_BYTES
+
+
+def test_a_finished_store_wrote_each_vector_file_once_with_its_final_header(store):
+    manifest = json.loads((store / "manifest.json").read_text())
+    assert len(manifest["shards"]) == 3  # the vectors of three shards, appended
+    assert [s["files"] for s in manifest["shards"]] == [["rows.parquet"]] * 3
+    for file in (store / "vectors").rglob("*.npy"):
+        assert len(np.load(file, mmap_mode="r")) == 7
+    assert not list((store / "shards").rglob("*.npy"))

@@ -62,6 +62,47 @@ def test_resume_after_a_kill_equals_one_clean_run(tiny, tmp_path):
     assert not (tmp_path / "resumed/shards/.tmp-00002").exists()
 
 
+def test_vectors_of_a_shard_whose_commit_was_cut_short_are_dropped(tiny, tmp_path):
+    # a killed run can leave rows appended to the vector files that the manifest never listed
+    source = write_csv(tmp_path / "in.csv", TEXTS)
+    embed_to_store(tiny, source, tmp_path / "clean", SETTINGS)
+    with pytest.raises(Killed):
+        embed_to_store(tiny, source, tmp_path / "resumed", SETTINGS, on_shard=_kill_after(0))
+    for file in (tmp_path / "resumed/vectors").rglob("*.npy"):
+        with open(file, "ab") as handle:
+            handle.write(b"\x01" * 3000)  # more than a shard's rows, not a whole row
+    embed_to_store(tiny, source, tmp_path / "resumed", SETTINGS)
+    _same_store(open_corpus(tmp_path / "clean"), open_corpus(tmp_path / "resumed"))
+
+
+@pytest.mark.parametrize("damage", ["shorter", "missing"])
+def test_a_vector_file_with_fewer_rows_than_its_manifest_is_refused(tiny, tmp_path, damage):
+    source = write_csv(tmp_path / "in.csv", TEXTS)
+    with pytest.raises(Killed):
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(1))
+    file = tmp_path / "s/vectors/mean/layer_01.npy"
+    if damage == "missing":
+        file.unlink()
+        message = "layer_01.npy is missing, but the store's manifest lists 8 rows"
+    else:
+        with open(file, "r+b") as handle:
+            handle.truncate(file.stat().st_size - 10)
+        message = "layer_01.npy holds 7 rows, but the store's manifest lists 8"
+    with pytest.raises(ValueError, match=message):
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS)
+
+
+def test_an_unfinished_store_of_an_earlier_version_is_refused(tiny, tmp_path):
+    source = write_csv(tmp_path / "in.csv", TEXTS)
+    with pytest.raises(Killed):
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(0))
+    manifest = json.loads((tmp_path / "s/manifest.json").read_text())
+    manifest["shards"][0]["files"] = ["rows.parquet", "cls.npy", "mean.npy"]
+    (tmp_path / "s/manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="earlier version of `explorer embed`.*new --out"):
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS)
+
+
 def test_a_complete_store_is_returned_as_it_is(tiny, tmp_path):
     source = write_csv(tmp_path / "in.csv", TEXTS[:5])
     first = embed_to_store(tiny, source, tmp_path / "s", SETTINGS)

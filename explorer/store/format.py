@@ -5,18 +5,19 @@ A store is a folder::
     manifest.json                 what the store holds (this module)
     shards/00000/rows.parquet     the input rows of shard 0: the text, the label and every
                                   other input column, as read
-    shards/00000/<pooling>.npy    while embedding only: (stored layers, rows, hidden) vectors
     vectors/<pooling>/layer_06.npy        (rows, hidden) vectors of one pooling and layer,
     vectors/<pooling>/layer_06.norms.npy  (rows,) float32 Euclidean norms of those rows
     vectors/num_tokens.npy        (rows,) int32 tokens per text, special tokens included
     vectors/truncated.npy         (rows,) bool, whether the text was cut to max_length
     projections/<name>.npy        (points, 2) float32 coordinates saved by ``explorer project``
 
-Every file is written under a temporary name and renamed when complete; ``manifest.json`` is
-replaced atomically and lists only complete shards, so a file that was not finished is never
-read. While embedding, the store is ``complete: false`` and holds shards only; when the input
-is exhausted the shards' vectors are copied into one memory-mappable file per pooling and
-layer, and the manifest says ``complete: true``.
+Shard folders and small files are written under a temporary name and renamed when complete;
+``manifest.json`` is replaced atomically and lists only complete shards, so a shard that was
+not finished is never read. While embedding, the store is ``complete: false``: each shard's
+vectors are appended to the vector files (:class:`GrowingNpy`, flushed to disk before the
+manifest lists the shard), whose headers say 0 rows; rows beyond the manifest's count (a commit
+cut short) are cut off when the run resumes. When the input is exhausted each file gets its
+final header and the manifest says ``complete: true``.
 """
 
 from __future__ import annotations
@@ -25,7 +26,10 @@ import contextlib
 import hashlib
 import json
 import os
+import struct
 import tempfile
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -129,13 +133,116 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
 
 def save_npy(path: Path, array: np.ndarray) -> None:
     """Write ``array`` to ``path`` under a temporary name, fsync, rename."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp")
-    with open(tmp, "wb") as out:
-        np.save(out, array)
-        out.flush()
-        os.fsync(out.fileno())
-    os.replace(tmp, path)
+    save_npys({path: array})
+
+
+def save_npys(arrays: dict[Path, np.ndarray]) -> None:
+    """:func:`save_npy` for many files: every array is written under a temporary name, the
+    temporary files are flushed to disk together (:func:`fsync_files`), then each is renamed."""
+    temps = {}
+    for path, array in arrays.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temps[path] = path.with_name(f".{path.name}.tmp")
+        with open(temps[path], "wb") as out:
+            np.save(out, array)
+    fsync_files(temps.values())
+    for path, tmp in temps.items():
+        os.replace(tmp, path)
+
+
+def fsync_files(paths: Iterable[Path]) -> None:
+    """Flush the data of every file in ``paths`` to disk, on up to 16 threads at once.
+
+    The file system commits flushes that arrive together in one journal transaction: 44 small
+    files took 7-8 ms this way against 13-31 ms one after another (ext4, 2026-11-25), and a
+    store's commit flushes that many (a shard, or the finished store's layer files)."""
+    paths = list(paths)
+
+    def flush(path: Path) -> None:
+        fd = os.open(path, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+    if len(paths) <= 1:
+        for path in paths:
+            flush(path)
+        return
+    with ThreadPoolExecutor(max_workers=min(16, len(paths))) as pool:
+        list(pool.map(flush, paths))
+
+
+NPY_HEADER_BYTES = 128
+"""Length of the header :func:`npy_header` writes: any row count fits, so a growing file's
+header can be rewritten in place."""
+
+
+def npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
+    """An ``.npy`` (version 1.0) header for a C-ordered array of ``dtype`` and ``shape``, padded
+    with spaces to :data:`NPY_HEADER_BYTES` as the format allows (its length is a multiple of
+    64, so the data stays aligned)."""
+    text = repr({"descr": np.lib.format.dtype_to_descr(np.dtype(dtype)),
+                 "fortran_order": False, "shape": tuple(shape)})  # fmt: skip
+    size = NPY_HEADER_BYTES - 10  # magic (6), version (2), header length (2)
+    if len(text) + 1 > size:
+        raise ValueError(f"An .npy header for shape {shape} does not fit {NPY_HEADER_BYTES} bytes.")
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", size) + (text.ljust(size - 1) + "\n").encode()
+
+
+class GrowingNpy:
+    """One ``.npy`` file of an unfinished store, ``(rows, width)`` (``width=None``: ``(rows,)``)
+    of ``dtype``, that grows by whole shards: its header (:func:`npy_header`, always
+    :data:`NPY_HEADER_BYTES` long) says 0 rows until
+    :meth:`finish` writes the final count.
+
+    Opened with the ``rows`` the manifest lists as committed: rows beyond them (a shard whose
+    commit a killed run did not finish) are cut off; fewer is a damaged store, a
+    ``ValueError`` naming the file. Plain writes, not a writable memory map: every page of a
+    map counts in the process's memory until it is unmapped, while written pages stay in the
+    page cache only."""
+
+    def __init__(self, path: Path, dtype, width: int | None, rows: int) -> None:
+        self.path = path
+        self.dtype = np.dtype(dtype)
+        self.width = width
+        self.row_bytes = self.dtype.itemsize * (width or 1)
+        committed = NPY_HEADER_BYTES + rows * self.row_bytes
+        if not path.exists():
+            if rows:
+                raise ValueError(
+                    f"{path} is missing, but the store's manifest lists {rows:,} rows: the "
+                    "store is damaged. Delete the folder and run `explorer embed` again."
+                )
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(npy_header(self.dtype, self._shape(0)))
+            return
+        size = path.stat().st_size
+        if size < committed:
+            raise ValueError(
+                f"{path} holds {max(0, size - NPY_HEADER_BYTES) // self.row_bytes:,} rows, "
+                f"but the store's manifest lists {rows:,}: the store is damaged. Delete the "
+                "folder and run `explorer embed` again."
+            )
+        if size > committed:
+            os.truncate(path, committed)
+
+    def _shape(self, rows: int) -> tuple[int, ...]:
+        return (rows,) if self.width is None else (rows, self.width)
+
+    def append(self, array: np.ndarray) -> None:
+        """Write ``array`` (this file's dtype and width) after the rows already there."""
+        array = np.ascontiguousarray(array, dtype=self.dtype)
+        with open(self.path, "ab") as handle:
+            handle.write(memoryview(array).cast("B"))
+
+    def finish(self, rows: int) -> None:
+        """Write the header of ``rows`` rows, after checking the file holds exactly them."""
+        expected = NPY_HEADER_BYTES + rows * self.row_bytes
+        if self.path.stat().st_size != expected:
+            raise ValueError(f"{self.path} does not hold the {rows:,} rows its store lists.")
+        with open(self.path, "r+b") as handle:
+            handle.write(npy_header(self.dtype, self._shape(rows)))
 
 
 # -- reading and checking ------------------------------------------------------------------------

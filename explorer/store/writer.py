@@ -5,11 +5,12 @@ shards of ``shard_rows`` texts, has an engine (:mod:`explorer.store.engine`: thi
 Ray Data actors) embed them with :func:`explorer.store.engine.embed_texts`
 (:func:`explorer.model.forward_batches` and the masked poolings of
 :func:`explorer.pooling.pool_hidden`, as :func:`explorer.embed_corpus` does), and writes each
-shard to a temporary folder that is renamed when complete, then listed in the manifest.
-Memory holds one shard's vectors, whatever the corpus size. Run again with the same settings
-(with either engine), it skips the rows of the complete shards and goes on; with other
-settings it refuses. When the input is exhausted the shards' vectors are gathered into one file per
-pooling and layer (:mod:`explorer.store.format`) and the store is complete.
+shard's rows to a temporary folder that is renamed when complete, and appends its vectors to
+one file per pooling and layer (:class:`explorer.store.format.GrowingNpy`); then the manifest
+lists it. Memory holds one shard's vectors, whatever the corpus size, and each vector is
+written once. Run again with the same settings (with either engine), it skips the rows of the
+complete shards and goes on; with other settings it refuses. When the input is exhausted the
+vector files get their final headers and the store is complete.
 """
 
 from __future__ import annotations
@@ -335,6 +336,11 @@ def _mismatch(out: Path, key: str, stored, wanted) -> str:
 
 
 class _ShardWriter:
+    """Commits embedded shards: each shard's rows as ``shards/NNNNN/rows.parquet`` (a folder
+    renamed when complete) and its vectors appended to the store's final files
+    (:class:`explorer.store.format.GrowingNpy`), flushed to disk, then the manifest. Every
+    vector is written once: :meth:`finish` only writes each file's final header."""
+
     def __init__(self, model: Model, out: Path, manifest: dict, engine: str) -> None:
         self.model = model
         self.out = out
@@ -342,16 +348,37 @@ class _ShardWriter:
         self.engine = engine
         self.poolings = manifest["poolings"]
         self.layers = manifest["layers"]
-        self.dtype = np.dtype(manifest["dtype"])
+        dtype = np.dtype(manifest["dtype"])
+        for shard in manifest["shards"]:
+            if shard["files"] != ["rows.parquet"]:
+                raise ValueError(
+                    f"{out} is an unfinished store started by an earlier version of "
+                    "`explorer embed` (it kept vectors in its shard folders): it cannot be "
+                    "resumed. Give a new --out folder, or delete this one and run again."
+                )
         shards = out / "shards"
         shards.mkdir(exist_ok=True)
         listed = {Path(s["dir"]).name for s in manifest["shards"]}
         for leftover in shards.iterdir():  # half-written or unlisted shards of a killed run
             if leftover.name not in listed:
                 shutil.rmtree(leftover, ignore_errors=True)
+        hidden, rows = model.hidden_size, manifest["rows"]
+        self.files = {
+            (name, layer): fmt.GrowingNpy(out / fmt.layer_file(name, layer), dtype, hidden, rows)
+            for name in self.poolings
+            for layer in self.layers
+        }
+        for name in self.poolings:
+            for layer in self.layers:
+                norms = out / fmt.norms_file(name, layer)
+                self.files[(name, layer, "norms")] = fmt.GrowingNpy(norms, np.float32, None, rows)
+        for extra, kind in (("num_tokens", np.int32), ("truncated", np.bool_)):
+            self.files[(extra,)] = fmt.GrowingNpy(out / f"vectors/{extra}.npy", kind, None, rows)
 
     def write(self, index: int, table: pa.Table, vectors: ShardVectors) -> None:
-        """Commit one embedded shard: its files, the rename, the manifest."""
+        """Commit one embedded shard: its rows folder, its vectors, the manifest."""
+        from explorer.nearest import row_norms
+
         n = table.num_rows
         for name in self.poolings:
             if vectors.pooled[name].shape != (len(self.layers), n, self.model.hidden_size):
@@ -365,80 +392,39 @@ class _ShardWriter:
         tmp.mkdir(parents=True)
         pq.write_table(table, tmp / "rows.parquet")
         for name in self.poolings:
-            fmt.save_npy(tmp / f"{name}.npy", vectors.pooled[name].astype(self.dtype, copy=False))
-        fmt.save_npy(tmp / "num_tokens.npy", vectors.num_tokens.astype(np.int32, copy=False))
-        fmt.save_npy(tmp / "truncated.npy", vectors.truncated.astype(bool, copy=False))
+            for slot, layer in enumerate(self.layers):
+                file = self.files[(name, layer)]
+                rows = vectors.pooled[name][slot].astype(file.dtype, copy=False)
+                file.append(rows)
+                self.files[(name, layer, "norms")].append(row_norms(rows))
+        self.files[("num_tokens",)].append(vectors.num_tokens)
+        self.files[("truncated",)].append(vectors.truncated)
+        fmt.fsync_files([tmp / "rows.parquet", *(f.path for f in self.files.values())])
         fmt.fsync_dir(tmp)
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
         fmt.fsync_dir(final.parent)
-        files = ["rows.parquet", *(f"{p}.npy" for p in self.poolings), "num_tokens.npy",
-                 "truncated.npy"]  # fmt: skip
         self.manifest["shards"].append(
-            {"dir": fmt.shard_dir(index), "rows": n, "files": files, "engine": self.engine}
-        )
+            {"dir": fmt.shard_dir(index), "rows": n, "files": ["rows.parquet"],
+             "engine": self.engine}
+        )  # fmt: skip
         self.manifest["rows"] += n
         fmt.write_manifest(self.out, self.manifest)
 
     def finish(self, skipped: int) -> dict:
-        """Gather the shards' vectors into one file per pooling and layer; mark complete."""
-        out, manifest = self.out, self.manifest
-        n, hidden = manifest["rows"], self.model.hidden_size
-        shards = manifest["shards"]
-        vectors: dict[str, dict[str, str]] = {}
-        for name in self.poolings:
-            vectors[name] = {}
-            for slot, layer in enumerate(self.layers):
-                relative = fmt.layer_file(name, layer)
-                target = out / relative
-                target.parent.mkdir(parents=True, exist_ok=True)
-                tmp = target.with_name(f".{target.name}.tmp")
-                norms = _gather(tmp, [out / s["dir"] / f"{name}.npy" for s in shards], slot,
-                                self.dtype, (n, hidden))  # fmt: skip
-                os.replace(tmp, target)
-                fmt.save_npy(out / fmt.norms_file(name, layer), norms)
-                vectors[name][str(layer)] = relative
-        for extra in ("num_tokens", "truncated"):
-            parts = [np.load(out / s["dir"] / f"{extra}.npy") for s in shards]
-            fmt.save_npy(out / f"vectors/{extra}.npy", np.concatenate(parts))
-        manifest["vectors"] = vectors
+        """Give every vector file its final header (its row count); mark the store complete."""
+        manifest = self.manifest
+        for file in self.files.values():
+            file.finish(manifest["rows"])
+        fmt.fsync_files(f.path for f in self.files.values())
+        for folder in sorted({f.path.parent for f in self.files.values()}):
+            fmt.fsync_dir(folder)
+        manifest["vectors"] = {
+            name: {str(layer): fmt.layer_file(name, layer) for layer in self.layers}
+            for name in self.poolings
+        }
         manifest["skipped"] = skipped
         manifest["complete"] = True
         manifest["finished"] = fmt.now()
-        for shard in shards:
-            shard["files"] = ["rows.parquet"]
-        fmt.write_manifest(out, manifest)
-        for shard in shards:  # only now: the vectors live in vectors/
-            for file in (out / shard["dir"]).iterdir():
-                if file.name != "rows.parquet":
-                    file.unlink()
+        fmt.write_manifest(self.out, manifest)
         return manifest
-
-
-def _gather(path: Path, parts: Sequence[Path], slot: int, dtype: np.dtype, shape) -> np.ndarray:
-    """Write layer ``slot`` of every shard file in ``parts`` (``(layers, rows, hidden)``
-    ``.npy``), one after another, as one ``.npy`` of ``shape`` at ``path`` (fsynced); return
-    the rows' norms ``(rows,)`` float32, computed on the way.
-
-    Plain writes, not a writable memory map: every page of a map counts in the process's
-    memory until it is unmapped (a 200,000-row layer is 154 MB in float16), while written
-    pages stay in the page cache only. Each shard file is mapped and read in turn."""
-    from explorer.nearest import row_norms
-
-    norms = np.empty(shape[0], np.float32)
-    header = {"descr": np.lib.format.dtype_to_descr(dtype), "fortran_order": False,
-              "shape": tuple(shape)}  # fmt: skip
-    start = 0
-    with open(path, "wb") as handle:
-        np.lib.format.write_array_header_1_0(handle, header)
-        for file in parts:
-            rows = np.ascontiguousarray(np.load(file, mmap_mode="r")[slot], dtype=dtype)
-            handle.write(memoryview(rows).cast("B"))
-            norms[start : start + len(rows)] = row_norms(rows)
-            start += len(rows)
-            del rows
-        handle.flush()
-        os.fsync(handle.fileno())
-    if start != shape[0]:
-        raise ValueError(f"The shards hold {start:,} rows, the manifest {shape[0]:,}: {path}")
-    return norms
