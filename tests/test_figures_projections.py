@@ -173,6 +173,10 @@ def test_large_maps_draw_with_webgl_and_small_ones_with_svg():
     assert {trace.type for trace in figure.data} == {"scattergl"}
     small = projection_figure(big[:10], ["t"] * 10, labels[:10])
     assert {trace.type for trace in small.data} == {"scatter"}
+    # smaller markers on the WebGL map, in either colouring
+    shares = projection_figure(big, ["t"] * len(big), labels, values=np.full(len(big), 0.5))
+    assert {t.marker.size for t in (*figure.data, *shares.data)} == {6}
+    assert {trace.marker.size for trace in small.data} == {9}
 
 
 def test_a_frozen_figure_serialises_like_the_figure_and_is_never_copied():

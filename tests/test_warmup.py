@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import threading
@@ -72,9 +73,11 @@ def test_cache_default_is_restored():
 def test_real_warm_up_compiles_umap(fresh):
     from explorer import projection
 
+    frozen = gc.get_freeze_count()
     thread = warmup.warm_up_umap()
     thread.join(600)
     status = warmup.warm_up_status()
     assert status["done"] and status["error"] is None, status
     assert set(status["steps"]) == {"import", "exact"}
     assert projection.umap_compiled()
+    assert gc.get_freeze_count() > frozen  # the warm-up's survivors (umap, numba) are frozen

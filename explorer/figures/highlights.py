@@ -19,7 +19,7 @@ NEIGHBOURS = "Nearest in the full space"
 INSPECTED = "Inspected point"
 RING = {"symbol": "circle-open", "size": 17, "color": "#111111", "line": {"width": 2}}
 STAR = {"symbol": "star", "size": 20, "color": "#111111"}
-CLOSEUP_POINTS = 1_500
+CLOSEUP_POINTS = 400
 """Map points drawn around the neighbours on a close-up (a random sample beyond)."""
 
 

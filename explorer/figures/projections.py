@@ -37,6 +37,15 @@ WEBGL_ABOVE = 2_000
 few thousand markers, WebGL stays smooth at 20,000."""
 
 
+def marker_size(n: int, dims: int) -> int:
+    """Marker size of a map of ``n`` points in ``dims`` (2 or 3) dimensions: 9 on a 2-D map, 6
+    on a WebGL one (more than :data:`WEBGL_ABOVE` points: smaller markers paint less of each
+    other, and a browser without a GPU redraws them on every click in less time), 5 in 3-D."""
+    if dims == 3:
+        return 5
+    return 6 if n > WEBGL_ABOVE else 9
+
+
 def palette(n: int) -> list[str]:
     """``n`` distinct colours: D3's ten, or Plotly's Dark24 (readable on white) beyond ten."""
     colours = qualitative.D3 if n <= len(qualitative.D3) else qualitative.Dark24
@@ -230,7 +239,7 @@ def projection_figure(
     else:
         groups = _groups(labels, n)
         colours = dict(zip(groups, palette(len(groups)), strict=True))
-        figure = go.Figure(_traces(coords, hovers, groups, colours, size=5 if k == 3 else 9))
+        figure = go.Figure(_traces(coords, hovers, groups, colours, size=marker_size(n, k)))
     figure.update_layout(
         title={"text": title},
         legend={"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"},
@@ -386,7 +395,7 @@ def _value_trace(coords, hovers, labels, values, title: str):
         "hovertemplate": "%{text}<extra></extra>",
         "showlegend": False,
         "marker": {
-            "size": 5 if coords.shape[1] == 3 else 9,
+            "size": marker_size(*coords.shape),
             "color": values,
             "colorscale": "RdYlGn",
             "cmin": 0.0,

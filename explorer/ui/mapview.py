@@ -48,6 +48,15 @@ RINGS_UP_TO = WEBGL_ABOVE
 enough to send again on a click); larger ones get a close-up."""
 
 
+GL_CONFIG = {"plotGlPixelRatio": 1}
+"""plotly's configuration of a WebGL map: its canvases at the screen's CSS pixels (plotly's
+default, 2, draws four times the pixels). A click restyles and redraws every point of the
+map, which a browser without a GPU does in software: measured in ``bench.bigmap``."""
+CLOSEUP_CONFIG = {"displayModeBar": False}
+"""The close-up is drawn anew on every click: without plotly's tool bar (zoom and export are
+the big map's job)."""
+
+
 @dataclass(frozen=True)
 class MapPoints:
     """What each point of the map stands for: its text, label (``None``: one colour), the
@@ -185,6 +194,7 @@ def _map_and_panel(
         on_select="rerun" if two_d else "ignore",
         selection_mode=("points", "box", "lasso"),
         width="stretch",
+        config=GL_CONFIG if len(coords) > WEBGL_ABOVE else None,
     )
     if closeup is not None:
         with panel:
@@ -193,7 +203,9 @@ def _map_and_panel(
                 "takes seconds); on this close-up of it the star is the inspected point and the "
                 "rings are its nearest texts in the full space."
             )
-            st.plotly_chart(closeup, key="projections.closeup", width="stretch")
+            st.plotly_chart(
+                closeup, key="projections.closeup", width="stretch", config=CLOSEUP_CONFIG
+            )
     maps.scores(projector, len(shown.texts), params.method, params.n_components)
     if not two_d:
         st.caption("Clicking points and the neighbour panel work in 2-D only: switch to 2-D.")

@@ -8,7 +8,6 @@ the visitor saw it (never a server path).
 
 from __future__ import annotations
 
-import gc
 import threading
 from typing import TYPE_CHECKING
 
@@ -18,6 +17,7 @@ import explorer
 from explorer import settings as operator
 from explorer.defaults import DEFAULT_MODEL
 from explorer.ui import messages
+from explorer.warmup import freeze_survivors
 
 if TYPE_CHECKING:
     from explorer.model import Model
@@ -59,8 +59,7 @@ def _freeze_once() -> None:
     0.5 s of CPU per rerun, holding the GIL (bench/bigmap.py, bench/README.md). Objects made
     later, and later models, are collected as before."""
     if _frozen.acquire(blocking=False):
-        gc.collect()
-        gc.freeze()
+        freeze_survivors()
 
 
 RANDOM_PREFIX = "random-weights:"

@@ -89,6 +89,8 @@ def test_a_small_map_rings_the_neighbours_on_the_map(selection):
     names = [t.get("name") for t in charts[mapview.CHART_KEY]["data"]]
     assert names[-2:] == [NEIGHBOURS, INSPECTED]
     assert "projections.closeup" not in charts
+    configs = {c.key: json.loads(c.proto.config) for c in at.get("plotly_chart")}
+    assert configs[mapview.CHART_KEY] == {}  # an SVG map: plotly's defaults
     assert any("Nearest texts in the full space" in m.value for m in at.markdown)
 
 
@@ -101,6 +103,9 @@ def test_a_large_map_stays_as_it_was_and_the_closeup_marks_the_neighbours(select
     assert not at.exception, [e.message for e in at.exception]
     charts = _charts(at)
     assert charts[mapview.CHART_KEY] == before  # the same spec: nothing to resend or redraw
+    configs = {c.key: json.loads(c.proto.config) for c in at.get("plotly_chart")}
+    assert configs[mapview.CHART_KEY]["plotGlPixelRatio"] == 1  # a quarter of the pixels
+    assert configs["projections.closeup"] == mapview.CLOSEUP_CONFIG
     closeup = charts["projections.closeup"]
     assert [t.get("name") for t in closeup["data"]][-2:] == [NEIGHBOURS, INSPECTED]
     assert any("close-up" in c.value for c in at.caption)
