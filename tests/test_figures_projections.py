@@ -6,8 +6,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
+from explorer.figures.frozen import FrozenFigure
 from explorer.figures.projections import (
-    FrozenFigure,
     axis_titles,
     hover_text,
     pooling_grid,

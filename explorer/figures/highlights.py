@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from explorer.figures.projections import FrozenFigure
+from explorer.figures.frozen import FrozenFigure
 
 NEIGHBOURS = "Nearest in the full space"
 INSPECTED = "Inspected point"

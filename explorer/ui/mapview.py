@@ -22,10 +22,10 @@ import numpy as np
 import streamlit as st
 
 from explorer.figures.density import add_density
+from explorer.figures.frozen import FrozenFigure
 from explorer.figures.highlights import neighbour_traces, neighbourhood_figure, rows_trace
 from explorer.figures.projections import (
     WEBGL_ABOVE,
-    FrozenFigure,
     axis_titles,
     projection_figure,
     selected_rows,
