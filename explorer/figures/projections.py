@@ -37,13 +37,18 @@ WEBGL_ABOVE = 2_000
 few thousand markers, WebGL stays smooth at 20,000."""
 
 
+def draws_with_webgl(n: int) -> bool:
+    """Whether a 2-D map of ``n`` points draws with WebGL (more than :data:`WEBGL_ABOVE`)."""
+    return n > WEBGL_ABOVE
+
+
 def marker_size(n: int, dims: int) -> int:
     """Marker size of a map of ``n`` points in ``dims`` (2 or 3) dimensions: 9 on a 2-D map, 6
     on a WebGL one (more than :data:`WEBGL_ABOVE` points: smaller markers paint less of each
     other, and a browser without a GPU redraws them on every click in less time), 5 in 3-D."""
     if dims == 3:
         return 5
-    return 6 if n > WEBGL_ABOVE else 9
+    return 6 if draws_with_webgl(n) else 9
 
 
 def palette(n: int) -> list[str]:
@@ -201,7 +206,7 @@ def _traces(
         if three_d:
             trace = go.Scatter3d(x=coords[rows, 0], y=coords[rows, 1], z=coords[rows, 2], **common)
         else:
-            scatter = go.Scattergl if len(coords) > WEBGL_ABOVE else go.Scatter
+            scatter = go.Scattergl if draws_with_webgl(len(coords)) else go.Scatter
             trace = scatter(x=coords[rows, 0], y=coords[rows, 1], **common)
         traces.append(trace)
     return traces
@@ -365,5 +370,5 @@ def _value_trace(coords, hovers, labels, values, title: str):
     }
     if coords.shape[1] == 3:
         return go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], **common)
-    scatter = go.Scattergl if len(coords) > WEBGL_ABOVE else go.Scatter
+    scatter = go.Scattergl if draws_with_webgl(len(coords)) else go.Scatter
     return scatter(x=coords[:, 0], y=coords[:, 1], **common)

@@ -102,14 +102,18 @@ def shard_dir(index: int) -> str:
 # -- writing -------------------------------------------------------------------------------------
 
 
+def _fsync(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def fsync_dir(path: Path) -> None:
     """Flush a folder's entries (a rename) to disk, where the OS allows it."""
     with contextlib.suppress(OSError):
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync(path)
 
 
 def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
@@ -132,21 +136,13 @@ def write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
 
 def save_npy(path: Path, array: np.ndarray) -> None:
     """Write ``array`` to ``path`` under a temporary name, fsync, rename."""
-    save_npys({path: array})
-
-
-def save_npys(arrays: dict[Path, np.ndarray]) -> None:
-    """:func:`save_npy` for many files: every array is written under a temporary name, then
-    the temporary files are flushed to disk (:func:`fsync_files`), then each is renamed."""
-    temps = {}
-    for path, array in arrays.items():
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temps[path] = path.with_name(f".{path.name}.tmp")
-        with open(temps[path], "wb") as out:
-            np.save(out, array)
-    fsync_files(temps.values())
-    for path, tmp in temps.items():
-        os.replace(tmp, path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp")
+    with open(tmp, "wb") as out:
+        np.save(out, array)
+        out.flush()
+        os.fsync(out.fileno())
+    os.replace(tmp, path)
 
 
 def fsync_files(paths: Iterable[Path]) -> None:
@@ -158,11 +154,7 @@ def fsync_files(paths: Iterable[Path]) -> None:
     shard, took turns growing them all. Peak memory of 40,000 texts embedded: 1,604 MB with
     threads made per call, 1,250 MB with 8 kept for the process, 1,161 MB without."""
     for path in paths:
-        fd = os.open(path, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        _fsync(path)
 
 
 NPY_HEADER_BYTES = 128
@@ -185,8 +177,7 @@ def npy_header(dtype: np.dtype, shape: tuple[int, ...]) -> bytes:
 class GrowingNpy:
     """One ``.npy`` file of an unfinished store, ``(rows, width)`` (``width=None``: ``(rows,)``)
     of ``dtype``, that grows by whole shards: its header (:func:`npy_header`, always
-    :data:`NPY_HEADER_BYTES` long) says 0 rows until
-    :meth:`finish` writes the final count.
+    :data:`NPY_HEADER_BYTES` long) says 0 rows until :meth:`finish` writes the final count.
 
     Opened with the ``rows`` the manifest lists as committed: rows beyond them (a shard whose
     commit a killed run did not finish) are cut off; fewer is a damaged store, a

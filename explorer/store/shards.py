@@ -47,14 +47,12 @@ class ShardWriter:
             if leftover.name not in listed:
                 shutil.rmtree(leftover, ignore_errors=True)
         hidden, rows = model.hidden_size, manifest["rows"]
-        self.files = {
-            (name, layer): fmt.GrowingNpy(out / fmt.layer_file(name, layer), dtype, hidden, rows)
-            for name in self.poolings
-            for layer in self.layers
-        }
+        self.files = {}
         for name in self.poolings:
             for layer in self.layers:
+                vectors = out / fmt.layer_file(name, layer)
                 norms = out / fmt.norms_file(name, layer)
+                self.files[(name, layer)] = fmt.GrowingNpy(vectors, dtype, hidden, rows)
                 self.files[(name, layer, "norms")] = fmt.GrowingNpy(norms, np.float32, None, rows)
         for extra, kind in (("num_tokens", np.int32), ("truncated", np.bool_)):
             self.files[(extra,)] = fmt.GrowingNpy(out / f"vectors/{extra}.npy", kind, None, rows)

@@ -27,6 +27,7 @@ from explorer.figures.highlights import neighbour_traces, neighbourhood_figure, 
 from explorer.figures.projections import (
     WEBGL_ABOVE,
     axis_titles,
+    draws_with_webgl,
     projection_figure,
     selected_rows,
 )
@@ -194,7 +195,7 @@ def _map_and_panel(
         on_select="rerun" if two_d else "ignore",
         selection_mode=("points", "box", "lasso"),
         width="stretch",
-        config=GL_CONFIG if len(coords) > WEBGL_ABOVE else None,
+        config=GL_CONFIG if draws_with_webgl(len(coords)) else None,
     )
     if closeup is not None:
         with panel:
