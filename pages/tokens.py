@@ -14,8 +14,7 @@ from explorer.ui.widgets import show_code
 DEFAULT_TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
 DEFAULT_PAIR = "After stealing money from the bank vault, the bank robber went fishing."
 DEFAULT_WORD = "embeddings"
-LONG = 160
-"""More tokens than this: the chips and the table scroll instead of growing."""
+LONG = 160  # more tokens than this: the chips and the table scroll instead of growing
 
 COLUMNS = {
     "position": st.column_config.NumberColumn("#", help="Position in the model input"),
