@@ -247,3 +247,37 @@ def row_normalize(matrix: np.ndarray) -> np.ndarray:
     matrix = np.asarray(matrix, dtype=np.float32)
     sums = matrix.sum(-1, keepdims=True)
     return np.divide(matrix, sums, out=np.zeros_like(matrix), where=sums > 0)
+
+
+@dataclass(frozen=True)
+class LayerInfluence:
+    """One layer's attention with its heads averaged, three ways, each ``(tokens, tokens)``:
+    ``raw`` weights, ``weighted`` (each weight scaled by the norm of the vector it mixes in,
+    rows renormalised; ``None`` when the norms are unknown) and ``rollout`` (through the
+    residual path of every layer up to this one)."""
+
+    layer: int
+    raw: np.ndarray
+    weighted: np.ndarray | None
+    rollout: np.ndarray
+
+
+def layer_influence(
+    attentions: np.ndarray, rollout_: np.ndarray, norms: np.ndarray | None, layer: int
+) -> LayerInfluence:
+    """:class:`LayerInfluence` of ``layer`` (1-based) from :func:`attention_pass`'s
+    attentions ``(layers, heads, tokens, tokens)``, :func:`rollout` ``(layers, tokens,
+    tokens)`` and :func:`value_norms` ``(layers, heads, tokens)`` (or ``None``)."""
+    if not 1 <= layer <= attentions.shape[0]:
+        raise ValueError(f"Layer {layer} does not exist: choose 1 to {attentions.shape[0]}.")
+    index = slice(layer - 1, layer)
+    weighted = None
+    if norms is not None:
+        weighted = row_normalize(norm_weighted(attentions[index], norms[index])[0].sum(0))
+    return LayerInfluence(layer, attentions[layer - 1].mean(0), weighted, rollout_[layer - 1])
+
+
+def column_share(matrix: np.ndarray, columns: np.ndarray) -> float:
+    """Mean over rows of the share of each row that lands on the ``columns`` (a boolean mask
+    over the last axis) of ``matrix`` ``(tokens, tokens)``."""
+    return float(np.asarray(matrix)[:, np.asarray(columns, dtype=bool)].sum(1).mean())

@@ -9,6 +9,7 @@ import streamlit as st
 from explorer import attention
 from explorer.codegen.attention import attention_snippet, lens_snippet
 from explorer.figures import attention as figures
+from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.ui import attention as cached
 from explorer.ui import messages
 from explorer.ui.model import current_model, current_model_name
@@ -48,7 +49,8 @@ if result.tokenization.truncated:
         f"The input is longer than this model's limit of {model.max_length} tokens: only the "
         f"first **{n} tokens** are shown. The model never sees the rest."
     )
-st.info(figures.what_to_notice(result.stats), icon=":material/lightbulb:")
+specials = (model.tokenizer.cls_token or "[CLS]", model.tokenizer.sep_token or "[SEP]")
+st.info(what_to_notice(result.stats, *specials), icon=":material/lightbulb:")
 
 # -- overview -------------------------------------------------------------------------------
 st.subheader("Every layer and head")
@@ -73,7 +75,16 @@ floor = right.slider(
     key="attention.floor",
 )
 shown = table[table[statistic] >= floor].sort_values(statistic, ascending=False)
-st.dataframe(shown, hide_index=True, key="attention.stats", height=260)
+st.dataframe(
+    shown,
+    hide_index=True,
+    key="attention.stats",
+    height=260,
+    column_config={
+        label: st.column_config.NumberColumn(label, format="%.3f")
+        for label in figures.LABELS.values()
+    },
+)
 st.caption(
     f"{len(shown)} of {len(table)} heads. Click a column header to sort. Shares are the mean "
     "over attending tokens; entropy 0 = one token gets everything, "
@@ -112,27 +123,15 @@ lines.plotly_chart(
 
 # -- raw vs norm-weighted vs rollout -----------------------------------------------------------
 st.subheader("Is a large weight a large influence?")
-raw = result.attentions[layer - 1].mean(0)
-rolled = result.rollout[layer - 1]
-if result.norms is None:
+influence = attention.layer_influence(result.attentions, result.rollout, result.norms, layer)
+if influence.weighted is None:
     messages.info(result.norms_note or "Norm-weighted attention is not available here.")
-    weighted = raw
-else:
-    weighted = attention.row_normalize(
-        attention.norm_weighted(
-            result.attentions[layer - 1 : layer], result.norms[layer - 1 : layer]
-        )[0].sum(0)
-    )
-sep = np.array([t == model.tokenizer.sep_token for t in tokens])
-st.markdown(
-    f"In layer {layer} (heads averaged), **{raw[:, sep].sum(1).mean():.0%}** of the raw "
-    f"attention goes to [SEP], but only **{weighted[:, sep].sum(1).mean():.0%}** once each "
-    "weight is scaled by the size of the vector it actually mixes in: heads park attention on "
-    "[SEP] whose value vector is tiny, a way of doing nothing (Kobayashi et al. 2020). "
-    "Rollout follows the mixing through the residual path of all layers up to this one "
-    "(Abnar & Zuidema 2020)."
+st.markdown(influence_notice(influence, tokens, specials))
+weighted = influence.raw if influence.weighted is None else influence.weighted
+st.plotly_chart(
+    figures.comparison(influence.raw, weighted, influence.rollout, tokens),
+    key="attention.compare",
 )
-st.plotly_chart(figures.comparison(raw, weighted, rolled, tokens), key="attention.compare")
 show_code(
     attention_snippet(model_name, text, pair, layer, head),
     caption="The attentions, shares on [SEP]/[CLS], rollout and norm-weighted attention with "

@@ -10,6 +10,7 @@ import pytest
 
 from explorer import attention
 from explorer.figures import attention as figures
+from explorer.figures.attention_notices import what_to_notice
 from explorer.lens import Lens
 
 TOKENS = ["[CLS]", "<script>", "bank", ",", "[SEP]", "river", "[SEP]"]
@@ -75,7 +76,7 @@ def test_statistics_sentence_reads_the_numbers():
     stack[:, :, :, 4] = 1  # everything on [SEP]...
     stack[2, 0] = np.eye(5, k=-1) + np.eye(5, k=4)  # ...except layer 3: previous token
     stats = attention.head_statistics(stack, ["[CLS]", "a", "b", "c", "[SEP]"])
-    sentence = figures.what_to_notice(stats)
+    sentence = what_to_notice(stats)
     assert "[SEP]" in sentence and "layers 1-2" in sentence
     assert "layer 3 head 1" in sentence and "previous" in sentence
     table = figures.statistics_table(stats)

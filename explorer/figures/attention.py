@@ -278,26 +278,3 @@ def lens_figure(lens: Lens, mask: int = 0, k: int = 5) -> go.Figure:
     figure.update_yaxes(autorange="reversed")
     figure.update_layout(height=60 + 28 * len(layers), margin={"l": 10, "r": 10, "t": 20, "b": 10})
     return figure
-
-
-def what_to_notice(stats: pd.DataFrame) -> str:
-    """A sentence (Markdown, no user text) saying what stands out in these head statistics:
-    how much attention lands on [SEP] and [CLS], in which layers most, and the most
-    positional heads."""
-    by_layer = stats.groupby("layer")[["sep", "cls"]].mean()
-    sep, cls = float(stats["sep"].mean()), float(stats["cls"].mean())
-    top = by_layer["sep"].nlargest(2).index.sort_values().tolist()
-    where = (
-        f"layers {top[0]}-{top[-1]}" if len(top) > 1 and top[0] != top[-1] else f"layer {top[0]}"
-    )
-    sentence = (
-        f"**{sep:.0%}** of all attention lands on [SEP] (most in {where}) and **{cls:.0%}** "
-        "on [CLS]"
-    )
-    best = stats.loc[stats[["previous", "next"]].max(axis=1).idxmax()]
-    side = "previous" if best["previous"] >= best["next"] else "next"
-    sentence += (
-        f"; layer {int(best['layer'])} head {int(best['head'])} sends "
-        f"{best[side]:.0%} of its attention to the {side} token."
-    )
-    return sentence

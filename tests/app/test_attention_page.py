@@ -35,10 +35,17 @@ def test_bundled_model_draws_the_grid_and_says_there_is_no_lens(page):
     assert {"attention.grid", "attention.big", "attention.lines", "attention.compare"} <= _keys(at)
     assert not any(k.startswith("attention.lens") for k in _keys(at))
     texts = _texts(at)
-    assert "of all attention lands on [SEP]" in texts
     assert "has no masked-language-model head" in texts and "bert-base-uncased" in texts
     stats = next(d for d in at.dataframe if "on [SEP]" in d.value.columns).value
     assert len(stats) == 6 * 12
+    # The bundled model's heads rest on [CLS] more than on [SEP], and the sentence says so.
+    most = "[CLS]" if stats["on [CLS]"].mean() > stats["on [SEP]"].mean() else "[SEP]"
+    assert f"of all attention lands on `{most}`" in texts
+    table = next(d for d in at.dataframe if "on [SEP]" in d.value.columns)
+    formats = json.loads(table.proto.columns)
+    # Every share with three decimals (0.100, not 0.1 beside 0.121).
+    assert all(formats[c]["type_config"]["format"] == "%.3f" for c in stats.columns[2:])
+    assert "of the raw attention goes to `" in texts
     assert "attn_implementation" in at.code[0].value
 
     grid = _chart(at, "attention.grid")
