@@ -4,12 +4,19 @@ A shared server must bound what one visitor can ask for: a paste of 5,000 long t
 million tokens (minutes of forward passes), a word repeated 500 times in 31 lines is 15,500
 points. Pages cap each request with these functions and say on the page what was kept; the
 library's own functions stay uncapped for notebooks and the command line.
+
+Every cap is written for the bundled model (all-MiniLM-L6-v2: 6 layers, hidden size 384) and
+scaled by what the loaded model costs (:func:`work_factor`, :func:`memory_factor`): BERT-base
+reads a token about 8 times slower and keeps 3.7 times the bytes per token, BERT-large 28 and
+9.5 times, so the same page gets a proportionally smaller budget of tokens and answers in the
+same time, within the same memory.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import numpy as np
 
@@ -23,6 +30,70 @@ projections``), over the 30 s every request must stay under."""
 
 MAX_OCCURRENCES = 5_000
 """Most occurrences of a word drawn as points."""
+
+BUNDLED_WORK = 10_646_784
+"""Parameters of the bundled model outside its embeddings and pooler: the weights every token
+passes through, so a forward pass costs about twice this many operations per token."""
+
+BUNDLED_STATE = 7 * 384
+"""Values per token the bundled model's hidden states hold (embeddings + 6 layers, 384 wide)."""
+
+Scale = Literal["work", "memory"]
+
+
+def work_factor(model) -> float:
+    """How many times the bundled model's time a token costs ``model`` (at least 1): its
+    parameters outside the embeddings and pooler, the ones every token is multiplied through,
+    over the bundled model's (BERT-base 8.0, BERT-large 28.5, DistilBERT-base 4.0)."""
+    work = sum(
+        parameter.numel()
+        for name, parameter in model.encoder.named_parameters()
+        if "embeddings" not in name and "pooler" not in name
+    )
+    return max(1.0, work / BUNDLED_WORK)
+
+
+def memory_factor(model) -> float:
+    """How many times the bundled model's bytes one token's hidden states take with ``model``
+    (at least 1): ``(layers + 1) x hidden`` over 7 x 384 (BERT-base 3.7, BERT-large 9.5)."""
+    return max(1.0, (model.num_layers + 1) * model.hidden_size / BUNDLED_STATE)
+
+
+def scaled(model, budget: int, scale: Scale = "work") -> int:
+    """``budget``, a cap written for the bundled model, for ``model``: divided by its
+    :func:`work_factor` (a cap on time) or :func:`memory_factor` (a cap on memory)."""
+    factor = work_factor(model) if scale == "work" else memory_factor(model)
+    return max(1, int(budget / factor))
+
+
+def costlier(model) -> str | None:
+    """Why ``model`` gets smaller budgets of time and memory both, or ``None`` when it costs
+    about what the bundled model costs."""
+    work, memory = work_factor(model), memory_factor(model)
+    if max(work, memory) < 1.5:
+        return None
+    return (
+        f"this model reads a token about {work:.0f} times slower than the bundled "
+        f"all-MiniLM-L6-v2 and keeps about {memory:.0f} times its memory per token, so its "
+        "budgets are that much smaller"
+    )
+
+
+def slower(model, scale: Scale = "work") -> str | None:
+    """Why ``model`` gets a smaller budget, in plain words, or ``None`` when it costs about
+    what the bundled model costs."""
+    factor = work_factor(model) if scale == "work" else memory_factor(model)
+    if factor < 1.5:
+        return None
+    if scale == "work":
+        return (
+            f"this model reads a token about {factor:.0f} times slower than the bundled "
+            "all-MiniLM-L6-v2, so its budget is that much smaller"
+        )
+    return (
+        f"this model keeps about {factor:.0f} times the bundled all-MiniLM-L6-v2's memory per "
+        "token, so its budget is that much smaller"
+    )
 
 
 @dataclass(frozen=True)
@@ -42,11 +113,15 @@ def token_counts(model, texts: Sequence[str]) -> list[int]:
     return [len(row["input_ids"]) for row in model.encode_batch(list(texts))]
 
 
-def cap_tokens(model, data: LabelledTexts, max_tokens: int = MAX_TOKENS) -> Kept:
+def cap_tokens(
+    model, data: LabelledTexts, max_tokens: int = MAX_TOKENS, scale: Scale = "work"
+) -> Kept:
     """The longest prefix of ``data`` (texts with their labels) within ``max_tokens`` tokens
-    (at least one text). Raises ``ValueError`` from the tokenizer for unreadable texts."""
+    of the bundled model, :func:`scaled` for ``model`` (at least one text). Raises
+    ``ValueError`` from the tokenizer for unreadable texts."""
     if max_tokens < 1:
         raise ValueError(f"max_tokens must be at least 1, not {max_tokens}.")
+    max_tokens = scaled(model, max_tokens, scale)
     counts = token_counts(model, data.texts)
     total_tokens, kept = 0, 0
     for count in counts:
@@ -57,10 +132,12 @@ def cap_tokens(model, data: LabelledTexts, max_tokens: int = MAX_TOKENS) -> Kept
     if kept == len(counts):
         return Kept(data, len(counts), total_tokens)
     labels = None if data.labels is None else data.labels[:kept]
+    why = slower(model, scale)
     note = (
         f"Kept the first {kept:,} of {len(counts):,} texts ({total_tokens:,} of "
-        f"{sum(counts):,} tokens): one request embeds at most {max_tokens:,} tokens, so the "
-        "page answers within seconds. Remove texts to see others."
+        f"{sum(counts):,} tokens): one request embeds at most {max_tokens:,} tokens"
+        + (f" ({why})" if why else "")
+        + ", so the page answers within seconds. Remove texts to see others."
     )
     return Kept(
         LabelledTexts(data.texts[:kept], labels, data.dropped), len(counts), total_tokens, note

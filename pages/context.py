@@ -77,7 +77,7 @@ center = options[2].toggle(
 
 try:
     lines, senses = ctx.parse_labelled_sentences(text)
-    kept = compute.cap_tokens(name, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS)
+    kept = compute.cap_tokens(name, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS, "memory")
     sentences = list(kept.data.texts)
     senses = senses[: len(sentences)]
     occurrences, per_layer, _ = compute.word_layer_vectors(name, tuple(sentences), word, subwords)

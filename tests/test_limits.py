@@ -63,3 +63,45 @@ def test_cap_3d_draws_large_nonlinear_3d_maps_in_2d_and_leaves_the_rest():
     assert limits.cap_3d(ProjectionParams("tsne", 3), 50, limit=10)[0].n_components == 2
     for kept in (ProjectionParams("pca", 3), ProjectionParams("tsne", 2)):
         assert limits.cap_3d(kept, 10**6) == (kept, None)
+
+
+@pytest.fixture(scope="module")
+def bert_base(bert_base_path):
+    return explorer.load_model(bert_base_path)
+
+
+def test_costs_are_measured_from_the_architecture(bundled, bert_base, tiny):
+    assert limits.work_factor(bundled) == 1.0 and limits.memory_factor(bundled) == 1.0
+    assert 7.9 < limits.work_factor(bert_base) < 8.1  # issue 24: "about 8x per token"
+    assert 3.6 < limits.memory_factor(bert_base) < 3.8  # 13 x 768 over 7 x 384
+    assert limits.work_factor(tiny) == 1.0  # smaller models keep the bundled budget
+    assert limits.scaled(bert_base, 80_000) == int(80_000 / limits.work_factor(bert_base))
+    assert limits.scaled(bert_base, 4_000, "memory") == 1_076
+
+
+def test_a_bert_base_sized_request_is_capped_at_fewer_tokens_with_a_note(bundled, bert_base):
+    texts = [f"Sentence number {i} is here." for i in range(200)]
+    data = from_lists(texts)
+    per_text = limits.token_counts(bundled, texts[:1])[0]
+    budget = 100 * per_text
+    small = limits.cap_tokens(bundled, data, budget)
+    assert len(small.data) == 100 and "times slower" not in small.note
+    big = limits.cap_tokens(bert_base, data, budget)
+    assert len(big.data) == 100 // 8 and big.tokens <= budget / 8
+    assert "about 8 times slower than the bundled all-MiniLM-L6-v2" in big.note
+    memory = limits.cap_tokens(bert_base, data, budget, "memory")
+    assert len(memory.data) == int(budget / limits.memory_factor(bert_base)) // per_text
+    assert "about 4 times the bundled all-MiniLM-L6-v2's memory" in memory.note
+
+
+def test_a_probe_of_a_bert_base_sized_model_reads_fewer_rows_and_tokens(bundled, bert_base):
+    from explorer.probing.sample import probe_sample
+
+    texts = [f"Text {i} about topic {i % 2}." for i in range(1_000)]
+    labels = [i % 2 for i in range(1_000)]
+    small = probe_sample(bundled, texts, labels)
+    big = probe_sample(bert_base, texts, labels)
+    assert len(small.rows) == limits.MAX_PROBE_TEXTS
+    assert len(big.rows) == limits.scaled(bert_base, limits.MAX_PROBE_TEXTS, "memory")
+    assert "about 8 times slower" in big.note and "about 4 times its memory" in big.note
+    assert "times slower" not in small.note

@@ -60,13 +60,20 @@ def probe_sample(
     """The rows one probe reads: all of them when they fit ``max_rows`` and ``max_tokens``
     (tokens the model reads, truncation and special tokens included), else the longest prefix
     of :func:`stratified_order` (by label, and by word when ``groups`` gives one per row) that
-    fits both, with a note. Defaults: :data:`explorer.limits.MAX_PROBE_TEXTS` and
-    :data:`explorer.limits.MAX_PROBE_TOKENS`. Raises ``ValueError`` for mismatched lengths,
-    budgets below 1 and unreadable texts (from the tokenizer)."""
+    fits both, with a note. Defaults: :data:`explorer.limits.MAX_PROBE_TEXTS` rows, scaled by
+    the model's :func:`~explorer.limits.memory_factor` (a probe's fits grow with its layers and
+    width), and :data:`explorer.limits.MAX_PROBE_TOKENS`, scaled by its
+    :func:`~explorer.limits.work_factor`. Raises ``ValueError`` for mismatched lengths, budgets
+    below 1 and unreadable texts (from the tokenizer)."""
     from explorer import limits
 
-    max_rows = limits.MAX_PROBE_TEXTS if max_rows is None else max_rows
-    max_tokens = limits.MAX_PROBE_TOKENS if max_tokens is None else max_tokens
+    why = None
+    if max_rows is None or max_tokens is None:
+        why = limits.costlier(model)
+    if max_rows is None:
+        max_rows = limits.scaled(model, limits.MAX_PROBE_TEXTS, "memory")
+    if max_tokens is None:
+        max_tokens = limits.scaled(model, limits.MAX_PROBE_TOKENS, "work")
     if max_rows < 1 or max_tokens < 1:
         raise ValueError(f"Budgets must be at least 1, not {max_rows} rows, {max_tokens} tokens.")
     texts = list(texts)
@@ -96,6 +103,7 @@ def probe_sample(
     note = (
         f"Probing {kept:,} of {len(texts):,} rows ({tokens:,} tokens), sampled at random "
         f"(stratified by {by}, seed {seed}): one probe reads at most {max_rows:,} rows and "
-        f"{max_tokens:,} tokens, so the page answers within 30 seconds."
+        f"{max_tokens:,} tokens" + (f" ({why})" if why else "") + ", so the page answers "
+        "within 30 seconds."
     )
     return ProbeSample(rows, len(texts), tokens, note)

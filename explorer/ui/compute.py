@@ -148,13 +148,17 @@ def embed_corpus(
 
 
 def cap_tokens(
-    model_name: str, data: uploads.LabelledTexts, max_tokens: int = limits.MAX_TOKENS
+    model_name: str,
+    data: uploads.LabelledTexts,
+    max_tokens: int = limits.MAX_TOKENS,
+    scale: limits.Scale = "work",
 ) -> limits.Kept:
-    """Cached :func:`explorer.limits.cap_tokens` (it tokenizes every text: 0.1 s for 5,000)."""
+    """Cached :func:`explorer.limits.cap_tokens` (it tokenizes every text: 0.1 s for 5,000):
+    ``max_tokens`` of the bundled model, scaled for the model in use."""
     return cached(
         "states",
-        ("cap", model_name, data, max_tokens),
-        lambda: limits.cap_tokens(load(model_name), data, max_tokens),
+        ("cap", model_name, data, max_tokens, scale),
+        lambda: limits.cap_tokens(load(model_name), data, max_tokens, scale),
     )
 
 
