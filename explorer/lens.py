@@ -1,18 +1,26 @@
 """A masked-language-model lens: what the model predicts for each [MASK], layer by layer.
 
-:func:`load_masked_lm` loads a model *with* its masked-LM head (``BertForMaskedLM`` and the
-like); :func:`predict_masks` gives the top-k tokens for every mask from the model's own
-output, and :func:`layer_predictions` applies the same head to the hidden state of every layer
-(0 = embeddings), so one sees at which layer the right word appears.
+:func:`masked_lm_of` gives the lens of a loaded :class:`~explorer.model.Model` whose checkpoint
+has a masked-LM head (``BertForMaskedLM`` and the like): :func:`explorer.load_model` loads such
+a checkpoint once, and its encoder and head share every tensor, so the lens costs no second
+copy of the weights. :func:`load_masked_lm` loads one by name. :func:`predict_masks` gives the
+top-k tokens for every mask from the model's own output, and :func:`layer_predictions` applies
+the same head to the hidden state of every layer (0 = embeddings), so one sees at which layer
+the right word appears.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import torch
+
+if TYPE_CHECKING:
+    from explorer.model import Model
 
 MASK = "[MASK]"
 """What a user types for a mask; models whose mask token differs (``<mask>``) accept it too."""
@@ -20,13 +28,15 @@ MASK = "[MASK]"
 
 @dataclass(frozen=True)
 class MaskedLM:
-    """A loaded masked-LM model: ``source``, ``tokenizer``, ``model`` (eval mode) and
-    ``max_length`` (tokens per input, special tokens included)."""
+    """A loaded masked-LM model: ``source``, ``tokenizer``, ``model`` (eval mode),
+    ``max_length`` (tokens per input, special tokens included) and the ``lock`` that guards
+    the tokenizer (a fast tokenizer cannot be called from two threads at once)."""
 
     source: str
     tokenizer: object
     model: torch.nn.Module
     max_length: int
+    lock: threading.RLock = field(default_factory=threading.RLock, compare=False, repr=False)
 
     def head(self, hidden: torch.Tensor) -> torch.Tensor:
         """The masked-LM head on hidden states ``(..., hidden)`` -> logits ``(..., vocab)``."""
@@ -66,15 +76,46 @@ def has_masked_lm_head(config) -> bool:
     return any("MaskedLM" in name or name.endswith("ForPreTraining") for name in names)
 
 
+def _no_head(name: str, config) -> ValueError:
+    saved = ", ".join(getattr(config, "architectures", None) or ["an unknown architecture"])
+    return ValueError(
+        f"{name!r} has no masked-language-model head (it was saved as {saved}), so it "
+        "cannot predict a [MASK]. Load a model saved with one, such as bert-base-uncased "
+        "or distilbert-base-uncased."
+    )
+
+
+def masked_lm_of(model: Model, label: str | None = None) -> MaskedLM:
+    """The lens of a loaded ``model``: its own masked-LM module and tokenizer, no second copy
+    of any weight. Raises ``ValueError`` (naming the model ``label``, default its name) when
+    the checkpoint was saved without a masked-LM head, when the head's weights are missing
+    (its predictions would be random), or when the vocabulary has no mask token."""
+    name = label or model.name
+    config = model.encoder.config
+    if not has_masked_lm_head(config):
+        raise _no_head(name, config)
+    if model.masked_lm is None:
+        raise ValueError(
+            f"{name!r} has no masked-language-model head weights in its checkpoint: its "
+            "predictions would be random."
+        )
+    if model.tokenizer.mask_token is None:
+        raise ValueError(f"{name!r} has no mask token in its vocabulary.")
+    return MaskedLM(model.source, model.tokenizer, model.masked_lm, model.max_length, model._lock)
+
+
 def load_masked_lm(source: str, label: str | None = None) -> MaskedLM:
-    """Load the model at ``source`` (a folder, or a hub id) with its masked-LM head.
+    """Load the model at ``source`` (a folder, or a hub id) and give its lens
+    (:func:`masked_lm_of`).
 
     Raises ``ValueError`` quickly (from the configuration alone, before any weight is read)
     when the checkpoint was not saved with a masked-LM head, and after loading when the head's
-    weights are missing (they would be random); only safetensors weights are read. Messages
-    name the model ``label`` (default: the hub id, or the folder's name).
+    weights are missing (they would be random). Messages name the model ``label`` (default:
+    the hub id, or the folder's name).
     """
-    from transformers import AutoConfig, AutoModelForMaskedLM, AutoTokenizer
+    from transformers import AutoConfig
+
+    from explorer.model import load_model
 
     local = Path(source).is_dir()
     try:
@@ -83,38 +124,8 @@ def load_masked_lm(source: str, label: str | None = None) -> MaskedLM:
         raise ValueError(f"Could not read the configuration of {source!r}: {error}") from None
     name = label or (Path(source).name if local else source)
     if not has_masked_lm_head(config):
-        saved = ", ".join(getattr(config, "architectures", None) or ["an unknown architecture"])
-        raise ValueError(
-            f"{name!r} has no masked-language-model head (it was saved as {saved}), so it "
-            "cannot predict a [MASK]. Load a model saved with one, such as bert-base-uncased "
-            "or distilbert-base-uncased."
-        )
-    try:
-        tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local)
-        model, info = AutoModelForMaskedLM.from_pretrained(
-            source,
-            config=config,
-            local_files_only=local,
-            use_safetensors=True,
-            dtype=torch.float32,
-            output_loading_info=True,
-        )
-    except (OSError, ValueError, KeyError) as error:
-        raise ValueError(f"Could not load the masked-LM head of {name!r}: {error}") from None
-    missing = [key for key in info.get("missing_keys", ()) if "position_ids" not in key]
-    if missing:
-        raise ValueError(
-            f"{name!r} has no masked-language-model head weights (missing: "
-            f"{', '.join(sorted(missing)[:3])}…): its predictions would be random."
-        )
-    if tokenizer.mask_token is None:
-        raise ValueError(f"{name!r} has no mask token in its vocabulary.")
-    positions = int(getattr(config, "max_position_embeddings", 512))
-    if config.model_type in ("roberta", "xlm-roberta", "camembert"):
-        positions -= (config.pad_token_id or 0) + 1
-    return MaskedLM(
-        str(source), tokenizer, model.eval(), min(tokenizer.model_max_length, positions)
-    )
+        raise _no_head(name, config)
+    return masked_lm_of(load_model(source), name)
 
 
 def _as_lm(lm: MaskedLM | str) -> MaskedLM:
@@ -127,7 +138,11 @@ def _encode(lm: MaskedLM, text: str):
     mask = lm.tokenizer.mask_token
     if mask != MASK:
         text = text.replace(MASK, mask)
-    encoding = lm.tokenizer(text, truncation=True, max_length=lm.max_length, return_tensors="pt")
+    with lm.lock:
+        encoding = lm.tokenizer(
+            text, truncation=True, max_length=lm.max_length, return_tensors="pt"
+        )
+        truncated = len(lm.tokenizer(text)["input_ids"]) > encoding["input_ids"].shape[1]
     ids = encoding["input_ids"][0]
     positions = (ids == lm.tokenizer.mask_token_id).nonzero().flatten().tolist()
     if not positions:
@@ -135,7 +150,6 @@ def _encode(lm: MaskedLM, text: str):
             f"The sentence has no {MASK}: write {MASK} where the model should guess a word, "
             f"e.g. 'The capital of France is {MASK}.'"
         )
-    truncated = len(lm.tokenizer(text)["input_ids"]) > len(ids)
     return encoding, positions, truncated
 
 
@@ -169,8 +183,9 @@ def layer_predictions(lm: MaskedLM | str, text: str, k: int = 10) -> Lens:
     per_layer, _ = _run(lm, encoding, positions)
     probabilities, ids = per_layer.softmax(-1).topk(min(k, per_layer.shape[-1]), dim=-1)
     convert = lm.tokenizer.convert_ids_to_tokens
-    top = [[convert(row.tolist()) for row in layer] for layer in ids]
-    tokens = convert(encoding["input_ids"][0].tolist())
+    with lm.lock:
+        top = [[convert(row.tolist()) for row in layer] for layer in ids]
+        tokens = convert(encoding["input_ids"][0].tolist())
     return Lens(tokens, positions, top, probabilities.numpy().astype(np.float32), truncated)
 
 

@@ -1,7 +1,7 @@
 """What the operator of a shared server allows, read from the environment.
 
 A visitor of a shared demo chooses from lists the operator set; a visitor never types a server
-path, and a refusal never says whether a path exists. Three variables:
+path, and a refusal never says whether a path exists. Four variables:
 
 ``EXPLORER_MODELS``
     Comma-separated model ids and local folders visitors may choose, besides the bundled
@@ -14,6 +14,10 @@ path, and a refusal never says whether a path exists. Three variables:
 ``EXPLORER_CORPORA``
     Folders (separated by ``os.pathsep`` or commas) whose saved corpus stores visitors may
     open. Unset: none.
+``EXPLORER_MODEL_MEMORY``
+    Bytes of model weights the server keeps loaded (``1G``, ``768M``): the least recently used
+    model leaves when another would pass it, random-weights baselines first, and loads again
+    when a visitor needs it. Default :data:`DEFAULT_MODEL_MEMORY`.
 
 Everything here is plain Python: the UI layer calls :func:`from_environment` once per run.
 """
@@ -43,7 +47,15 @@ cache, or from the hub where the server has a network)."""
 DEFAULT_MAX_PARAMETERS = 400_000_000
 """Default size limit: admits BERT-large (about 335 M parameters), refuses larger models."""
 
+DEFAULT_MODEL_MEMORY = 1024 * 1024**2
+"""Default bytes of model weights kept: BERT-base (418 MB) with its random-weights baseline
+and the bundled model (87 MB), within the 2 GB a shared demo of 8 visitors is given
+(``python -m bench.soak --model``)."""
+
 FREE_ENTRY = "*"
+
+_BYTES = {"": 1, "k": 1024, "m": 1024**2, "g": 1024**3}
+_BYTES_SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmg]?)i?b?\s*$", re.IGNORECASE)
 
 _SUFFIXES = {"": 1, "k": 10**3, "m": 10**6, "b": 10**9}
 _SIZE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([kmb]?)\s*$", re.IGNORECASE)
@@ -66,6 +78,7 @@ class Settings:
     free_entry: bool = False
     max_parameters: int | None = DEFAULT_MAX_PARAMETERS
     corpora: tuple[Path, ...] = ()
+    model_memory: int = DEFAULT_MODEL_MEMORY
 
     def choice(self, label: str) -> ModelChoice | None:
         """The allowed choice labelled ``label``, or None."""
@@ -124,6 +137,23 @@ def parse_parameters(value: str | None) -> int | None:
     return count
 
 
+def parse_bytes(value: str | None) -> int:
+    """``EXPLORER_MODEL_MEMORY`` as bytes (``"1G"`` -> 1,073,741,824, ``"768MB"``, an
+    integer); unset or empty gives the default. Raises ``ValueError`` for anything else."""
+    if value is None or not value.strip():
+        return DEFAULT_MODEL_MEMORY
+    match = _BYTES_SIZE.match(value)
+    if not match:
+        raise ValueError(
+            f"EXPLORER_MODEL_MEMORY={value!r} is not a size: use bytes or a number with K, M "
+            "or G (e.g. 1G or 768M)."
+        )
+    count = int(float(match.group(1)) * _BYTES[match.group(2).lower()])
+    if count < 1:
+        raise ValueError(f"EXPLORER_MODEL_MEMORY={value!r} must be at least 1 byte.")
+    return count
+
+
 def _is_folder(entry: str) -> bool:
     """A path (absolute, ``./``, ``~``) or an existing folder; otherwise a hub id."""
     return entry.startswith(("/", ".", "~")) or Path(entry).is_dir()
@@ -175,4 +205,5 @@ def from_environment(environ: Mapping[str, str] | None = None) -> Settings:
         free_entry=free,
         max_parameters=parse_parameters(environ.get("EXPLORER_MAX_PARAMETERS")),
         corpora=corpus_folders(environ.get("EXPLORER_CORPORA")),
+        model_memory=parse_bytes(environ.get("EXPLORER_MODEL_MEMORY")),
     )

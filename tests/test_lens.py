@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 import torch
 
+import explorer
 from explorer import lens
 from explorer.model import bundled_model_path
 
@@ -90,3 +91,31 @@ def test_unknown_model_is_a_clear_error(tmp_path):
 def test_long_input_is_truncated(lm):
     result = lens.layer_predictions(lm, "[MASK] " + "word " * 1000, k=2)
     assert result.truncated and len(result.tokens) == lm.max_length
+
+
+def test_the_lens_and_the_pages_share_one_copy_of_the_weights(masked_lm_path):
+    # Issue 24: the lens loaded a second full copy beside the encoder.
+    model = explorer.load_model(masked_lm_path)
+    lm = lens.masked_lm_of(model)
+    assert lm.model is model.masked_lm and lm.model.base_model is model.encoder
+    encoder = {p.data_ptr() for p in model.encoder.parameters()}
+    head = {p.data_ptr() for p in lm.model.parameters()}
+    assert encoder <= head  # every encoder tensor is the lens's own
+    tied = lm.model.get_output_embeddings().weight
+    assert tied.data_ptr() == model.encoder.get_input_embeddings().weight.data_ptr()
+    alone = sum(p.numel() * p.element_size() for p in model.encoder.parameters())
+    extra = model.weight_bytes - alone
+    assert 0 < extra < 0.05 * alone  # the head's transform and bias, not a second model
+    assert lens.predict_masks(lm, TEXT, k=3)
+    # The pages' vectors come from the same module the lens runs.
+    states = model.hidden_states("The bank [MASK] was closed.")
+    with torch.inference_mode():
+        encoding = model.tokenizer("The bank [MASK] was closed.", return_tensors="pt")
+        again = lm.model(**encoding, output_hidden_states=True).hidden_states[-1][0]
+    np.testing.assert_allclose(states[-1], again.numpy(), atol=1e-5)
+
+
+def test_a_model_without_a_head_has_no_lens(bundled):
+    assert bundled.masked_lm is None
+    with pytest.raises(ValueError, match="has no masked-language-model head"):
+        lens.masked_lm_of(bundled)

@@ -90,3 +90,26 @@ def test_messages_never_show_the_operators_server_folders(tmp_path):
         "tiny-bert (local) has no config.json; corpora is empty."
     )
     assert settings.from_environment({}).hide_paths(message) == message
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (None, settings.DEFAULT_MODEL_MEMORY),
+        ("", settings.DEFAULT_MODEL_MEMORY),
+        ("1G", 1024**3),
+        ("768M", 768 * 1024**2),
+        ("1.5GB", int(1.5 * 1024**3)),
+        ("2048", 2048),
+    ],
+)
+def test_model_memory_accepts_bytes_and_suffixes(value, expected):
+    assert settings.parse_bytes(value) == expected
+    environ = {} if value is None else {"EXPLORER_MODEL_MEMORY": value}
+    assert settings.from_environment(environ).model_memory == expected
+
+
+@pytest.mark.parametrize("value", ["lots", "-1G", "0", "1T"])
+def test_a_malformed_model_memory_names_the_variable(value):
+    with pytest.raises(ValueError, match="EXPLORER_MODEL_MEMORY"):
+        settings.parse_bytes(value)

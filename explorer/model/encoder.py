@@ -26,14 +26,24 @@ class Model:
     Attributes: ``name`` (what the user asked for), ``source`` (the folder or hub id loaded),
     ``num_layers`` (encoder layers; hidden states have ``num_layers + 1`` entries),
     ``hidden_size``, ``max_length`` (tokens per input, special tokens included),
-    ``vocab_size``, ``num_parameters``, ``model_type`` and ``lowercase`` (uncased vocab).
+    ``vocab_size``, ``num_parameters``, ``model_type``, ``lowercase`` (uncased vocab) and
+    ``masked_lm``: the whole masked-LM module when the checkpoint has a trained head (its
+    ``base_model`` *is* ``encoder``: one copy of the weights), else ``None``.
     """
 
-    def __init__(self, name: str, source: str, tokenizer, encoder: torch.nn.Module) -> None:
+    def __init__(
+        self,
+        name: str,
+        source: str,
+        tokenizer,
+        encoder: torch.nn.Module,
+        masked_lm: torch.nn.Module | None = None,
+    ) -> None:
         self.name = name
         self.source = source
         self.tokenizer = tokenizer
         self.encoder = encoder.eval()
+        self.masked_lm = masked_lm
         config = encoder.config
         self.model_type: str = config.model_type
         self.num_layers: int = int(config.num_hidden_layers)
@@ -51,6 +61,18 @@ class Model:
         # Fast tokenizers are not safe to call from several threads at once ("Already
         # borrowed"); Streamlit serves every session from its own thread.
         self._lock = threading.RLock()
+
+    @property
+    def weight_bytes(self) -> int:
+        """Bytes of the weights this model holds (parameters and buffers of the encoder and
+        of the masked-LM head, each shared tensor counted once)."""
+        modules = [self.encoder] + ([self.masked_lm] if self.masked_lm is not None else [])
+        seen: dict[int, int] = {}
+        for module in modules:
+            for tensor in [*module.parameters(), *module.buffers()]:
+                if tensor.device.type != "meta":
+                    seen[tensor.data_ptr()] = tensor.numel() * tensor.element_size()
+        return sum(seen.values())
 
     def __repr__(self) -> str:
         return (

@@ -63,9 +63,8 @@ def load_model(
     label, source, local_only = _resolve(name)
     # Imported after the checks above, so a name that cannot load fails without waiting for
     # transformers (about 2 s the first time).
-    import torch
     from huggingface_hub.errors import StrictDataclassError
-    from transformers import AutoConfig, AutoModel, AutoTokenizer
+    from transformers import AutoConfig, AutoTokenizer
 
     try:
         config = AutoConfig.from_pretrained(source, local_files_only=local_only)
@@ -86,21 +85,39 @@ def load_model(
         )
     try:
         tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local_only)
-        encoder = AutoModel.from_pretrained(
-            source,
-            config=config,
-            local_files_only=local_only,
-            use_safetensors=use_safetensors,
-            dtype=torch.float32,
-            trust_remote_code=False,
-        )
+        encoder, masked_lm = _from_pretrained(source, config, local_only, use_safetensors)
     except (OSError, ValueError, KeyError) as error:
         raise ValueError(f"Could not load {label!r}: {error}") from None
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(
             f"{label!r} has no fast tokenizer (tokenizer.json), which character offsets need."
         )
-    return Model(label, str(source), tokenizer, encoder)
+    return Model(label, str(source), tokenizer, encoder, masked_lm)
+
+
+def _from_pretrained(source: str, config, local_only: bool, use_safetensors: bool):
+    """``(encoder, masked_lm)``: one copy of the weights. A checkpoint saved with a masked-LM
+    head loads as ``AutoModelForMaskedLM``; its encoder (``base_model``) serves every page and
+    the whole module serves the lens (``masked_lm`` is ``None`` without a head, or when the
+    head's weights are missing: its predictions would be random)."""
+    from transformers import AutoModel, AutoModelForMaskedLM
+
+    from explorer.lens import has_masked_lm_head
+
+    options = {
+        "config": config,
+        "local_files_only": local_only,
+        "use_safetensors": use_safetensors,
+        "dtype": torch.float32,
+        "trust_remote_code": False,
+    }
+    if not has_masked_lm_head(config):
+        return AutoModel.from_pretrained(source, **options), None
+    masked_lm, info = AutoModelForMaskedLM.from_pretrained(
+        source, output_loading_info=True, **options
+    )
+    missing = [key for key in info.get("missing_keys", ()) if "position_ids" not in key]
+    return masked_lm.base_model, (None if missing else masked_lm.eval())
 
 
 def bundled_model_path() -> Path | None:

@@ -71,20 +71,16 @@ def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
         return MEMO.get(key, compute)
 
 
-@st.cache_resource(show_spinner="Loading the masked-language-model head…", max_entries=1)
-def _masked_lm(source: str, label: str) -> lens.MaskedLM:
-    return lens.load_masked_lm(source, label)
-
-
 def masked_lm(model_name: str) -> lens.MaskedLM:
-    """The current model with its masked-LM head; ``ValueError`` (with what to do) when it has
-    none or carries random weights."""
+    """The current model with its masked-LM head (the loaded model's own: no second copy of
+    the weights); ``ValueError`` (with what to do) when it has none or carries random
+    weights."""
     if model_name.startswith(RANDOM_PREFIX):
         raise ValueError(
             "This model has random weights: its guesses for [MASK] would mean nothing. "
             "Choose a trained model with a masked-language-model head."
         )
-    return _masked_lm(load(model_name).source, settings().label_of(model_name))
+    return lens.masked_lm_of(load(model_name), settings().label_of(model_name))
 
 
 @st.cache_data(show_spinner="Asking every layer for the masked word…", max_entries=64)

@@ -16,6 +16,7 @@ import streamlit as st
 import explorer
 from explorer import settings as operator
 from explorer.defaults import DEFAULT_MODEL
+from explorer.model.cache import ModelCache
 from explorer.ui import messages
 from explorer.warmup import freeze_survivors
 
@@ -40,13 +41,31 @@ def settings() -> operator.Settings:
     return operator.from_environment()
 
 
-@st.cache_resource(show_spinner="Loading the model (once per server)…", max_entries=3)
+MODELS = ModelCache(operator.DEFAULT_MODEL_MEMORY)
+"""Every model the server keeps (trained and random-weights baselines), bounded by the bytes of
+their weights (``EXPLORER_MODEL_MEMORY``, read on every load)."""
+
+
+def _cached(key: tuple, load_model, spinner: str, disposable: bool = False) -> Model:
+    """``load_model()`` through :data:`MODELS`, with ``spinner`` while it loads (a model that
+    left the cache comes back the same way)."""
+    MODELS.max_bytes = settings().model_memory
+    if key in MODELS:
+        return MODELS.get(key, load_model, disposable)
+    with st.spinner(spinner):
+        return MODELS.get(key, load_model, disposable)
+
+
 def get_model(name: str = DEFAULT_MODEL, max_parameters: int | None = None) -> Model:
-    """The loaded model called ``name`` (refused above ``max_parameters``); raises
-    ``ValueError`` when it cannot be loaded."""
-    model = explorer.load_model(name, max_parameters=max_parameters)
-    _freeze_once()
-    return model
+    """The loaded model called ``name`` (refused above ``max_parameters``), kept in
+    :data:`MODELS`; raises ``ValueError`` when it cannot be loaded."""
+
+    def load_model() -> Model:
+        model = explorer.load_model(name, max_parameters=max_parameters)
+        _freeze_once()
+        return model
+
+    return _cached((name, max_parameters), load_model, "Loading the model…")
 
 
 _frozen = threading.Lock()
@@ -66,11 +85,17 @@ RANDOM_PREFIX = "random-weights:"
 """A model name ``random-weights:<name>`` is ``<name>``'s architecture with untrained weights."""
 
 
-@st.cache_resource(show_spinner="Building the same model with random weights…", max_entries=2)
 def _random_model(name: str, max_parameters: int | None) -> Model:
+    """The random-weights baseline of ``name``: built only when a page asks for it, and the
+    first model to leave :data:`MODELS`."""
     from explorer.model.loading import random_weights
 
-    return random_weights(get_model(name, max_parameters))
+    return _cached(
+        (RANDOM_PREFIX + name, max_parameters),
+        lambda: random_weights(get_model(name, max_parameters)),
+        "Building the same model with random weights…",
+        disposable=True,
+    )
 
 
 def load(name: str) -> Model:
