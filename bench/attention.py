@@ -1,7 +1,8 @@
 """Benchmarks of the Attention page (issue 12): attentions and the overview grid of a 128- and
 a 512-token text on the bundled model, the page's whole analysis (head statistics, rollout,
 norm-weighted attention) on top, and the masked-LM lens on a BERT-base-sized random
-``BertForMaskedLM`` (one mask, every layer).
+``BertForMaskedLM`` (one mask, every layer). ``--model FOLDER`` measures that model instead
+(``python -m bench.model_folders``), its own lens when it has a masked-LM head.
 
 Each case runs once untimed (the eager copy of the encoder is made then, and torch warms up),
 then ``repeat`` times; the table gives the median and fastest seconds against the target.
@@ -14,6 +15,8 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
+from pathlib import Path
 
 from bench.neighbors import timed
 
@@ -38,29 +41,28 @@ def _timed(fn, repeat: int) -> dict:
     return timed(fn, repeat)
 
 
-def _masked_lm():
-    """A BERT-base-sized ``BertForMaskedLM`` with random weights and the bundled vocab."""
-    import torch
-    from transformers import AutoTokenizer, BertConfig, BertForMaskedLM
+def _masked_lm(model):
+    """The lens of ``model`` when its checkpoint has a masked-LM head, else of a
+    BERT-base-sized ``BertForMaskedLM`` with random weights and the bundled vocab
+    (:mod:`bench.model_folders`, written once into the temporary folder)."""
+    import explorer
+    from bench.model_folders import write_folder
+    from explorer import lens
 
-    from explorer.lens import MaskedLM
-    from explorer.model import bundled_model_path
-
-    torch.manual_seed(0)
-    config = BertConfig(vocab_size=30522, hidden_size=768, num_hidden_layers=12)
-    model = BertForMaskedLM(config).eval()
-    return MaskedLM(
-        "random bert-base", AutoTokenizer.from_pretrained(bundled_model_path()), model, 512
-    )
+    if model.masked_lm is not None:
+        return lens.masked_lm_of(model)
+    folder = write_folder(Path(tempfile.gettempdir()) / "explorer-bench-models", "base")
+    return lens.masked_lm_of(explorer.load_model(str(folder)))
 
 
-def attention_bench(repeat: int = 3) -> list[dict]:
-    """Rows ``{"case", "tokens", "seconds", "seconds_min", "target"}`` for every case."""
+def attention_bench(repeat: int = 3, folder: str | None = None) -> list[dict]:
+    """Rows ``{"case", "tokens", "seconds", "seconds_min", "target"}`` for every case, with
+    the model in ``folder`` (default: the bundled model)."""
     import explorer
     from explorer import attention, lens
     from explorer.figures.attention import overview_grid
 
-    model = explorer.load_model()
+    model = explorer.load_model(folder)
     rows = []
     for tokens in (128, 512):
         text = _text(model, tokens)
@@ -82,7 +84,7 @@ def attention_bench(repeat: int = 3) -> list[dict]:
         rows.append(
             {"case": f"analysis_{tokens}", "tokens": tokens, **_timed(page, repeat), "target": None}
         )
-    lm = _masked_lm()
+    lm = _masked_lm(model)
     sentence = (
         "After stealing money from the bank [MASK], the robber was seen fishing on the river."
     )
@@ -112,7 +114,8 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         torch.set_num_threads(int(argv[argv.index("--threads") + 1]))
-    rows = attention_bench()
+    folder = argv[argv.index("--model") + 1] if "--model" in argv else None
+    rows = attention_bench(folder=folder)
     print(json.dumps(rows) if "--json" in argv else table(rows))
     return 0
 

@@ -37,10 +37,14 @@ from bench.sentences import sample_sentences
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def throughput(n_texts: int, rounds: int, chunk: int | None = None) -> dict:
+def throughput(
+    n_texts: int, rounds: int, chunk: int | None = None, folder: str | None = None
+) -> dict:
     """texts/s of ``embed_to_store`` (all layers, cls/mean/max, float32, on disk) vs
     ``SentenceTransformer.encode``, run in turn on ``chunk`` texts at a time (``None``: all of
-    them, one store per round); ratio = median over rounds of their time ratio."""
+    them, one store per round); ratio = median over rounds of their time ratio. ``folder``: a
+    model folder to use on both sides (``python -m bench.model_folders``; default the bundled
+    model; sentence-transformers reads a plain checkpoint with mean pooling)."""
     chunk = chunk or n_texts
     from sentence_transformers import SentenceTransformer
 
@@ -48,8 +52,8 @@ def throughput(n_texts: int, rounds: int, chunk: int | None = None) -> dict:
     from explorer.store import Settings, embed_to_store
 
     texts, info = sample_sentences(n_texts)
-    model = load_model()
-    st_model = SentenceTransformer(str(bundled_model_path()), device="cpu")
+    model = load_model(folder)
+    st_model = SentenceTransformer(folder or str(bundled_model_path()), device="cpu")
     work = Path(tempfile.mkdtemp(prefix="bench-store-"))
     calls = iter(range(10**9))
 
@@ -245,6 +249,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--memory-texts", type=int, default=200_000)
     parser.add_argument("--rows", type=int, default=1_000_000, help="synthetic store rows")
     parser.add_argument("--only", default="throughput,memory,large")
+    parser.add_argument("--model", help="throughput: a model folder (default: the bundled one)")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
@@ -254,7 +259,7 @@ def main(argv: list[str] | None = None) -> int:
     results = {}
     only = set(args.only.split(","))
     if "throughput" in only:
-        results["throughput"] = throughput(args.texts, args.rounds, args.chunk)
+        results["throughput"] = throughput(args.texts, args.rounds, args.chunk, args.model)
         print("throughput", json.dumps(results["throughput"]["texts_per_second"]),
               f"ratio {results['throughput']['ratio']:.2f}", flush=True)  # fmt: skip
     if "memory" in only:
