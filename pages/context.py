@@ -139,13 +139,7 @@ else:
         key="context.gap",
     )
     left_out = kinds.count("same sentence") + kinds.count("unlabelled")
-    st.caption(
-        f"Each line is the mean cosine of {kinds.count('same sense')} same-sense and "
-        f"{kinds.count('different senses')} different-sense pairs"
-        + (f" ({left_out} pairs from one sentence or without a sense left out)" if left_out else "")
-        + ". The shaded band is the gap: how much more alike the model makes two uses of the "
-        "word in one sense than in two. It opens as the layers mix in the context."
-    )
+    st.caption(ctx.gap_caption(gap, left_out))
 if not center:
     messages.caption(ctx.layer_zero_note(by_layer, word))
 

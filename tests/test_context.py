@@ -363,3 +363,31 @@ def test_layer_zero_note_gives_the_range_and_the_reason():
 def test_projections_link_names_the_words_view():
     link = ctx.projections_link(" bank ")
     assert link["projections.level"] == "words" and link["projections.word"] == "bank"
+
+
+@pytest.mark.parametrize(
+    ("gaps", "word"),
+    [
+        ([0.01, 0.05, 0.12, 0.20], "opens"),
+        ([0.20, 0.10, 0.05, 0.02], "narrows"),
+        ([0.03, 0.04, 0.02, 0.04], "barely changes"),
+    ],
+)
+def test_the_gap_caption_says_the_direction_the_numbers_take(gaps, word):
+    # The caption said "It opens as the layers mix in the context" whatever the numbers.
+    same = np.array(gaps) + 0.5
+    similarities = np.stack([same, np.full(4, 0.5)], axis=1)
+    gap = ctx.sense_gap(similarities, ["same sense", "different senses"])
+    caption = ctx.gap_caption(gap)
+    assert word in caption
+    assert f"{gaps[0]:.2f} at layer 0, {gaps[-1]:.2f} at layer 3" in caption
+    assert "1 same-sense and 1 different-sense pairs" in caption
+    others = {"opens", "narrows", "barely changes"} - {word}
+    assert not any(other in caption for other in others)
+
+
+def test_the_gap_caption_names_a_widest_layer_in_the_middle():
+    similarities = np.stack([np.array([0.51, 0.9, 0.6]), np.full(3, 0.5)], axis=1)
+    gap = ctx.sense_gap(similarities, ["same sense", "different senses"])
+    assert "widest at layer 1 (0.40)" in ctx.gap_caption(gap, left_out=2)
+    assert "2 pairs from one sentence" in ctx.gap_caption(gap, left_out=2)

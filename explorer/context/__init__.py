@@ -49,6 +49,7 @@ from explorer.context.labels import (
 )
 from explorer.context.notices import (
     SMALL_GAP,
+    gap_caption,
     layer_zero_note,
     projections_link,
     what_to_notice,
@@ -135,4 +136,5 @@ __all__ = [
     "strategy_table",
     "valid_strategies",
     "what_to_notice",
+    "gap_caption",
 ]

@@ -75,6 +75,34 @@ def what_to_notice(
     return text
 
 
+def gap_caption(gap, left_out: int = 0) -> str:
+    """The caption of the sense-gap chart (plain text): what the lines are, and how the gap
+    moves from layer 0 to the last layer, read from ``gap`` (:func:`sense_gap`'s table) and
+    said with the direction the numbers take. ``left_out``: pairs from one sentence or without
+    a sense, not in the means."""
+    same, different = int(gap.attrs.get("same", 0)), int(gap.attrs.get("different", 0))
+    counts = f"{same} same-sense and {different} different-sense" if same else "the"
+    start, end = float(gap["gap"].iloc[0]), float(gap["gap"].iloc[-1])
+    last = len(gap) - 1
+    widest = int(gap["gap"].idxmax())
+    text = (
+        f"Each line is the mean cosine of {counts} pairs"
+        + (f" ({left_out} pairs from one sentence or without a sense left out)" if left_out else "")
+        + ". The shaded band is the gap: how much more alike the model makes two uses of the "
+        "word in one sense than in two. "
+    )
+    moves = f"{start:.2f} at layer 0, {end:.2f} at layer {last}"
+    if end - start >= SMALL_GAP:
+        text += f"It opens as the layers mix in the context: {moves}"
+    elif start - end >= SMALL_GAP:
+        text += f"It narrows through the layers: {moves}"
+    else:
+        text += f"It barely changes from layer to layer: {moves}"
+    if widest not in (0, last):
+        text += f", widest at layer {widest} ({gap['gap'].iloc[widest]:.2f})"
+    return text + "."
+
+
 def layer_zero_note(similarities: np.ndarray, word: str) -> str:
     """Why layer 0 is not 1.00: the range of the pairs' cosines at layer 0 and its cause.
 

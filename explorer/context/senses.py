@@ -66,4 +66,5 @@ def sense_gap(similarities: np.ndarray, kinds: Sequence[str]) -> pd.DataFrame:
         index=pd.RangeIndex(similarities.shape[0], name="layer"),
     )
     table["gap"] = table["same sense"] - table["different senses"]
+    table.attrs.update(same=int(same.sum()), different=int(different.sum()))
     return table
