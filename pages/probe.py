@@ -183,10 +183,10 @@ probes.best_table(best, labels_for)
 st.subheader("One layer up close" + ("" if saved else ": linear probe vs a small CNN"))
 if not saved:
     st.markdown(
-        "The tutorials also feed a layer's output to a small **1-D CNN**: the token vectors of "
-        "a text, laid out as `(batch, hidden, tokens)`, with kernels sliding over neighbouring "
-        "tokens. Here it trains on frozen features with the same folds as the probe, when "
-        "you switch it on."
+        "A linear probe reads one pooled vector per text. A small **1-D CNN** reads every "
+        "token's vector instead, laid out as `(batch, hidden, tokens)`, with kernels sliding "
+        "over neighbouring tokens: does the layer hold more than its pooled vector shows? It "
+        "trains on the frozen vectors with the same folds as the probe, when you switch it on."
     )
 pick = st.columns(2)
 layers = tuple(int(k) for k in sorted(scores["layer"].unique()))

@@ -162,3 +162,40 @@ def test_probe_notice_says_when_nothing_beats_guessing():
     assert text.startswith("No layer reads the sense clearly better than always guessing")
     with pytest.raises(ValueError, match="No probe scores"):
         probe_notice(best_layers(_scores([0.5, 0.6])).iloc[:0])
+
+
+def test_a_layer_whose_error_bar_reaches_the_best_is_within_noise():
+    import pandas as pd
+
+    from explorer.probing.scores import layers_within_noise
+
+    # Layer 2's mean is below the best's band, but its own error bar reaches it: it cannot be
+    # told apart from the best either (the page read 'best at layers 1, 3–6' skipping it).
+    scores = pd.DataFrame(
+        {
+            "layer": range(5),
+            "accuracy_mean": [0.50, 0.86, 0.84, 0.88, 0.90],
+            "accuracy_std": [0.02, 0.03, 0.03, 0.03, 0.05],
+        }
+    )
+    assert layers_within_noise(scores) == [1, 2, 3, 4]
+
+
+def test_the_notice_says_which_layers_inside_the_band_dip_lower():
+    import pandas as pd
+
+    from explorer.probing.scores import best_layers, probe_notice
+
+    scores = pd.DataFrame(
+        {
+            "strategy": ["mean"] * 7,
+            "layer": range(7),
+            "accuracy_mean": [0.40, 0.86, 0.60, 0.87, 0.88, 0.89, 0.88],
+            "accuracy_std": [0.02, 0.03, 0.02, 0.03, 0.03, 0.03, 0.03],
+            "baseline": [0.25] * 7,
+        }
+    )
+    best = best_layers(scores)
+    assert best.iloc[0]["within_noise"] == "1, 3–6"
+    notice = probe_notice(best)
+    assert "layers 1, 3–6 (layer 2 in between dips lower)" in notice

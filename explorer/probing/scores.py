@@ -11,6 +11,7 @@ In the score tables a "strategy" is how the features were made: a pooling
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -122,12 +123,20 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
 
 def layers_within_noise(scores: pd.DataFrame) -> list[int]:
     """The layers of one strategy's ``scores`` (columns ``layer``, ``accuracy_mean``,
-    ``accuracy_std``) that cannot be told apart from the best one: their mean accuracy is within
-    one standard deviation (over folds) of the best layer's. Which single layer comes out best
-    flips between runs within that band; the band is what to report."""
+    ``accuracy_std``) that cannot be told apart from the best one: their error bars (mean ±
+    one standard deviation over folds) overlap the best layer's. Which single layer comes out
+    best flips between runs within that band; the band is what to report."""
     best = scores.sort_values(["accuracy_mean", "layer"], ascending=[False, True]).iloc[0]
     floor = float(best["accuracy_mean"]) - float(best["accuracy_std"])
-    return sorted(int(layer) for layer in scores.loc[scores["accuracy_mean"] >= floor, "layer"])
+    reach = scores["accuracy_mean"] + scores["accuracy_std"].fillna(0)
+    return sorted(int(layer) for layer in scores.loc[reach >= floor, "layer"])
+
+
+def layer_gaps(layers: Sequence[int]) -> list[int]:
+    """The layers missing between the first and the last of ``layers``: ``[1, 3, 4]`` ->
+    ``[2]``."""
+    present = set(layers)
+    return [k for k in range(min(present), max(present)) if k not in present] if present else []
 
 
 def layer_ranges(layers: Sequence[int]) -> str:
@@ -202,6 +211,12 @@ def probe_notice(
     baseline, embedding = float(top["baseline"]), float(top["embedding_layer"])
     band = str(top["within_noise"])
     layers = f"layer{'s' if '–' in band or ',' in band else ''} {band}"
+    dips = layer_gaps(_expand(band)) if re.search(r"\d", band) else []
+    if dips:
+        layers += (
+            f" (layer{'s' if len(dips) > 1 else ''} {layer_ranges(dips)} in between "
+            f"{'dip' if len(dips) > 1 else 'dips'} lower)"
+        )
     if accuracy - spread <= baseline:
         first = (
             f"No layer reads the {what} clearly better than always guessing the most common one "
@@ -231,6 +246,15 @@ def probe_notice(
         other = _lowered(labels.get(last["strategy"], last["strategy"]))
         second += f" The weakest choice, {other}, peaks at {float(last['accuracy_mean']):.2f}."
     return f"{first} {second}"
+
+
+def _expand(band: str) -> list[int]:
+    """``"1, 3–5"`` -> ``[1, 3, 4, 5]`` (the inverse of :func:`layer_ranges`)."""
+    layers: list[int] = []
+    for part in band.split(","):
+        ends = [int(k) for k in part.split("–")]
+        layers.extend(range(ends[0], ends[-1] + 1))
+    return layers
 
 
 def _lowered(label: object) -> str:
