@@ -79,16 +79,17 @@ class Corpus:
         self._shards = []
         start = 0
         for folder, rows in shards:
-            parquet = self.path / folder / "rows.parquet"
-            if not parquet.is_file():
+            relative = f"{folder}/rows.parquet"
+            parquet, real = self.path / relative, fmt.store_file(self.path, relative)
+            if not real.is_file():
                 raise ValueError(f"{parquet} is missing: the store is damaged.")
             try:
-                found = pq.ParquetFile(parquet).metadata.num_rows
+                found = pq.ParquetFile(real).metadata.num_rows
             except (OSError, pa.ArrowInvalid) as error:
                 raise ValueError(f"{parquet} is not a readable Parquet file: {error}") from None
             if found != rows:
                 raise ValueError(f"{parquet} has {found:,} rows; the manifest says {rows:,}.")
-            self._shards.append((start, rows, parquet))
+            self._shards.append((start, rows, real))
             start += rows
         shape = (self._n, self.hidden_size)
         self._vectors: dict[str, dict[int, np.ndarray]] = {}
@@ -166,12 +167,12 @@ class Corpus:
     @cached_property
     def num_tokens(self) -> np.ndarray:
         """``(n,)`` tokens per text, special tokens included, after truncation."""
-        return np.load(self.path / "vectors/num_tokens.npy", mmap_mode="r")
+        return fmt.open_npy(self.path, "vectors/num_tokens.npy", (self._n,), "int32")
 
     @cached_property
     def truncated(self) -> np.ndarray:
         """``(n,)`` bool: whether each text was cut to the model's ``max_length``."""
-        return np.load(self.path / "vectors/truncated.npy", mmap_mode="r")
+        return fmt.open_npy(self.path, "vectors/truncated.npy", (self._n,), "bool")
 
     # -- vectors ----------------------------------------------------------------------------
 

@@ -231,6 +231,32 @@ class GrowingNpy:
 # -- reading and checking ------------------------------------------------------------------------
 
 
+def _store_name(folder: str | os.PathLike) -> str:
+    """How messages name the store in ``folder``: its folder's name, never its path."""
+    folder = Path(folder)
+    return folder.name or Path(os.path.realpath(folder)).name
+
+
+def store_file(folder: str | os.PathLike, relative: str) -> Path:
+    """The real path (symbolic links followed) of the file ``relative`` (as a manifest names
+    it) of the store in ``folder``. Every file of a store is opened through here: one that
+    resolves outside the store folder's real path (through ``..``, an absolute path or a
+    symbolic link, of the file or of a folder above it) is refused with a ``ValueError`` that
+    names the store by its folder's name, never where the file leads."""
+    root = os.path.realpath(folder)
+    path = os.path.realpath(os.path.join(root, relative))
+    if os.path.commonpath([root, path]) != root or path == root:
+        raise _outside(folder)
+    return Path(path)
+
+
+def _outside(folder: str | os.PathLike) -> ValueError:
+    return ValueError(
+        f"The store {_store_name(folder)!r} names a file outside its folder (through '..', an "
+        "absolute path or a symbolic link): refused. Re-create the store with `explorer embed`."
+    )
+
+
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     """The manifest of the store in ``folder``, checked; ``ValueError`` naming the file when it
     is missing, not JSON, from a newer format version or missing a key."""
@@ -238,10 +264,11 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     path = folder / MANIFEST
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder: give the folder `explorer embed` wrote.")
-    if not path.is_file():
+    real = store_file(folder, MANIFEST)
+    if not real.is_file():
         raise ValueError(f"{folder} is not a corpus store: it has no {MANIFEST}.")
     try:
-        manifest = json.loads(path.read_text())
+        manifest = json.loads(real.read_text())
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
         raise ValueError(f"{path} is not valid JSON: {error}") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
@@ -260,14 +287,28 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     return manifest
 
 
+def check_folders(folder: str | os.PathLike, manifest: dict[str, Any]) -> None:
+    """Check that each top folder holding the files ``manifest`` names (``shards``,
+    ``vectors``, ``projections``, ...) resolves inside the store in ``folder``: a few real
+    paths, however many files (opening the store checks each file, :func:`store_file`)."""
+    named = [shard["dir"] for shard in manifest["shards"]]
+    named += [file for layers in manifest.get("vectors", {}).values() for file in layers.values()]
+    for entry in manifest.get("projections", []):
+        named += [entry["file"], *([entry["rows_file"]] if entry.get("rows_file") else [])]
+    for top in sorted({part for name in named for part in Path(name).parts[:1]} | {"vectors"}):
+        store_file(folder, top)
+
+
 def open_npy(folder: Path, relative: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
-    """``np.load(mmap_mode="r")`` of a store file, checked against the manifest's shape and
-    dtype; ``ValueError`` naming the file when it is missing, truncated or different."""
+    """``np.load(mmap_mode="r")`` of a store file (through :func:`store_file`), checked against
+    the manifest's shape and dtype; ``ValueError`` naming the file when it is missing,
+    truncated or different."""
+    real = store_file(folder, relative)
     path = folder / relative
-    if not path.is_file():
+    if not real.is_file():
         raise ValueError(f"{path} is missing: the store is damaged (rerun `explorer embed`).")
     try:
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
+        array = np.load(real, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError, EOFError) as error:
         raise ValueError(f"{path} is not a readable .npy file (truncated?): {error}") from None
     if array.shape != tuple(shape) or array.dtype != np.dtype(dtype):
