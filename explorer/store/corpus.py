@@ -54,28 +54,24 @@ class Corpus:
                 "command to finish it."
             )
         self.manifest = manifest
-        try:
-            model = manifest["model"]
-            self.model_name: str = model["name"]
-            self.num_layers: int = int(model["num_layers"])
-            self.hidden_size: int = int(model["hidden_size"])
-            self.poolings: tuple[str, ...] = tuple(manifest["poolings"])
-            self.layers: tuple[int, ...] = tuple(int(i) for i in manifest["layers"])
-            self.dtype: str = manifest["dtype"]
-            self.precision: str = manifest["precision"]
-            self.text_column: str = manifest["input"]["text_column"]
-            self.label_column: str | None = manifest["input"]["label_column"]
-            self._n = int(manifest["rows"])
-            shards = [(s["dir"], int(s["rows"])) for s in manifest["shards"]]
-            files = manifest["vectors"]
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"{where} is damaged: {error!r}") from None
+        # types and ranges checked by read_manifest (explorer.store.schema)
+        model = manifest["model"]
+        self.model_name: str = model["name"]
+        self.num_layers: int = model["num_layers"]
+        self.hidden_size: int = model["hidden_size"]
+        self.poolings: tuple[str, ...] = tuple(manifest["poolings"])
+        self.layers: tuple[int, ...] = tuple(manifest["layers"])
+        self.dtype: str = manifest["dtype"]
+        self.precision: str = manifest["precision"]
+        self.text_column: str = manifest["input"]["text_column"]
+        self.label_column: str | None = manifest["input"]["label_column"]
+        self._n: int = manifest["rows"]
+        shards = [(s["dir"], s["rows"]) for s in manifest["shards"]]
+        files = manifest.get("vectors") or {}
         if sum(rows for _, rows in shards) != self._n:
             raise ValueError(f"{where}: the shards' rows do not add up to {self._n:,}.")
-        if self.dtype not in fmt.STORED_DTYPES or any(
-            p not in BASE_POOLINGS for p in self.poolings
-        ):
-            raise ValueError(f"{where} names an unknown dtype or pooling.")
+        if any(p not in BASE_POOLINGS for p in self.poolings):
+            raise ValueError(f"{where} names an unknown pooling.")
         self._shards = []
         start = 0
         for folder, rows in shards:
@@ -324,7 +320,7 @@ class Corpus:
     def projections(self) -> list[dict]:
         """Saved projections: dicts with ``method``, ``pooling``, ``layers``, ``file``,
         ``rows_file`` (``None`` when every row is projected), ``points``."""
-        return list(self.manifest.get("projections", []))
+        return list(self.manifest.get("projections") or [])
 
     def projection(
         self, method: str, pooling: str = "mean", layers: Layers = "last"

@@ -258,8 +258,14 @@ def _outside(folder: str | os.PathLike) -> ValueError:
 
 
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
-    """The manifest of the store in ``folder``, checked; ``ValueError`` naming the file when it
-    is missing, not JSON, from a newer format version or missing a key."""
+    """The manifest of the store in ``folder``, checked against the schema
+    (:func:`explorer.store.schema.check_manifest`: every key a reader uses, of the right type
+    and range; file names inside the store); ``ValueError`` naming the file when it is
+    missing, larger than :data:`~explorer.store.schema.MAX_MANIFEST_BYTES`, not JSON, nested
+    deeper than :data:`~explorer.store.schema.MAX_NESTING`, from a newer format version or
+    not fitting the schema."""
+    from explorer.store import schema
+
     folder = Path(folder)
     path = folder / MANIFEST
     if not folder.is_dir():
@@ -268,14 +274,17 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     if not real.is_file():
         raise ValueError(f"{folder} is not a corpus store: it has no {MANIFEST}.")
     try:
-        manifest = json.loads(real.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is not valid JSON: {error}") from None
+        with open(real, "rb") as handle:
+            manifest = schema.parse(handle.read(schema.MAX_MANIFEST_BYTES + 1))
+    except OSError as error:
+        raise ValueError(f"{path} cannot be read: {error.strerror}") from None
+    except ValueError as error:
+        raise ValueError(f"{path} {error}: the store is damaged.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise ValueError(f"{path} is not the manifest of an explorer corpus store.")
     version = manifest.get("format_version")
-    if not isinstance(version, int) or version < 1:
-        raise ValueError(f"{path} has no valid format_version ({version!r}).")
+    if type(version) is not int or version < 1:
+        raise ValueError(f"{path} has no valid format_version.")
     if version > FORMAT_VERSION:
         raise ValueError(
             f"{path} is format version {version}, newer than this explorer reads "
@@ -284,6 +293,12 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     missing = [key for key in _REQUIRED if key not in manifest]
     if missing:
         raise ValueError(f"{path} lacks {', '.join(missing)}: the store is damaged.")
+    try:
+        schema.check_manifest(manifest)
+    except schema.Outside:
+        raise _outside(folder) from None
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}: the store is damaged.") from None
     return manifest
 
 
