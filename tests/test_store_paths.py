@@ -12,6 +12,7 @@ import pytest
 
 from explorer.cli import main
 from explorer.store import Settings, embed_to_store, open_corpus, save_projection
+from explorer.store.catalog import find_stores
 from tests.store_helpers import TEXTS, write_csv
 
 REFUSED = r"The store 'copy' names a file outside its folder"
@@ -121,6 +122,15 @@ def test_links_inside_the_store_are_followed(copy):
     corpus = open_corpus(copy)
     np.testing.assert_array_equal(corpus.vectors("mean", 4), corpus.vectors("mean", 3))
     assert len(corpus.texts) == 7
+
+
+def test_the_catalog_lists_a_store_leading_outside_as_unreadable(copy):
+    shutil.rmtree(copy / "vectors")
+    (copy / "vectors").symlink_to(copy.parents[1] / "private/store/vectors")
+    catalog = find_stores([copy.parent])
+    assert catalog.stores == ()
+    ((name, reason),) = [(bad.name, bad.reason) for bad in catalog.unreadable]
+    assert name == "copy" and "outside its folder" in reason and "private" not in reason
 
 
 def test_info_refuses_a_store_leading_outside(copy, capsys):
