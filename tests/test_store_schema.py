@@ -50,7 +50,12 @@ BAD = [
     ("rows", -7, r"rows must be an integer of at least 0, not -7"),
     ("rows", True, r"rows must be an integer of at least 0, not true"),
     ("rows", 7.0, r"rows must be an integer of at least 0, not a number"),
-    ("model.num_layers", False, r"model\.num_layers must be an integer of at least 1, not false"),
+    ("model.num_layers", False, r"model\.num_layers must be an integer from 1 to 256, not false"),
+    (
+        "model.num_layers",
+        10**6,
+        r"model\.num_layers must be an integer from 1 to 256, not 1,000,000",
+    ),
     ("model.hidden_size", "32", r"model\.hidden_size must be an integer"),
     ("model.name", ["x"], r"model\.name must be a string, not an array"),
     ("input", None, r"input must be an object, not null"),

@@ -30,6 +30,10 @@ MAX_NESTING = 16
 MAX_INT = 2**62
 """The largest integer a manifest may hold (row counts and sizes fit; NumPy shapes stay int64)."""
 
+MAX_LAYERS = 256
+"""The most layers a store's model may have (BERT-family models have 2 to 48): a reader sizes
+its per-layer blocks by the model's layer count, which no stored file bounds."""
+
 Check = Callable[[Any], None]
 """A checker: ``check(value)`` raises :class:`Invalid` when ``value`` does not fit."""
 
@@ -75,12 +79,15 @@ def _describe(value: Any) -> str:
     return kinds.get(type(value), type(value).__name__)
 
 
-def integer(minimum: int = 0) -> Check:
-    """An integer (not a boolean) from ``minimum`` (at least ``-MAX_INT``) to :data:`MAX_INT`."""
+def integer(minimum: int = 0, maximum: int = MAX_INT) -> Check:
+    """An integer (not a boolean) from ``minimum`` to ``maximum`` (within ``MAX_INT``)."""
+    expected = f"an integer of at least {minimum:,}"
+    if maximum < MAX_INT:
+        expected = f"an integer from {minimum:,} to {maximum:,}"
 
     def check(value: Any) -> None:
-        if type(value) is not int or not minimum <= value <= MAX_INT:
-            raise _wrong(f"an integer of at least {minimum:,}", value)
+        if type(value) is not int or not minimum <= value <= maximum:
+            raise _wrong(expected, value)
 
     return check
 
@@ -245,7 +252,7 @@ def _manifest_schema() -> Check:
             "format_version": positive,
             "model": record(
                 {"name": name, "fingerprint": name, "model_type": name,
-                 "num_layers": positive, "hidden_size": positive}
+                 "num_layers": integer(1, MAX_LAYERS), "hidden_size": positive}
             ),
             "tokenizer": record({"max_length": positive, "lowercase": boolean}),
             "input": record(
