@@ -5,6 +5,7 @@ as unreadable with why, and show no exception box and no server folder."""
 from __future__ import annotations
 
 import json
+import shutil
 
 import pytest
 
@@ -79,3 +80,26 @@ def test_only_bad_stores_say_none_can_be_opened(page, folders, monkeypatch, name
     assert not [s for s in at.selectbox if s.key == store]
     assert "No saved corpus can be opened" in _shown(at)
     assert str(root) not in _shown(at)
+
+
+@pytest.mark.parametrize(("name", "source", "store"), PAGES)
+def test_a_file_linked_outside_is_refused_when_the_store_opens(
+    page, folders, monkeypatch, name, source, store
+):
+    """A link on one file is found when the store opens (the catalog checks folders only):
+    the page says which store, not where the link leads, and draws nothing from it."""
+    root, allowed, _ = folders
+    linked = root / "linked-file"
+    if not linked.exists():
+        shutil.copytree(allowed / "good", linked / "linked")
+        target = linked / "linked/vectors/mean/layer_06.npy"
+        target.unlink()
+        target.symlink_to(root / "private/vectors/mean/layer_06.npy")
+    monkeypatch.setenv("EXPLORER_CORPORA", str(linked))
+    at = page(name)
+    at.radio(key=source).set_value("saved").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.selectbox(key=store).options == [GOOD.replace("good", "linked")]
+    errors = plain(" ".join(e.value for e in at.error))
+    assert "The store 'linked' names a file outside its folder" in errors, errors
+    assert str(root) not in _shown(at) and "private" not in _shown(at)
