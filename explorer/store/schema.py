@@ -258,7 +258,7 @@ def _manifest_schema() -> Check:
             "input": record(
                 {"name": name, "format": name, "text_column": name,
                  "label_column": optional(name), "columns": array(name)},
-                {"size": count, "mtime_ns": count},
+                {"size": count, "mtime_ns": integer(-MAX_INT)},
             ),
             "poolings": array(name, min_items=1),
             "layers": array(count, min_items=1),
