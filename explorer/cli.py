@@ -249,11 +249,13 @@ class _Bar:
 
 
 def _info(args: argparse.Namespace) -> int:
-    from explorer.store.format import read_manifest
+    from explorer.store.format import check_folders, read_manifest
 
     manifest = read_manifest(args.store)
     folder = Path(args.store)
-    size = sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+    check_folders(folder, manifest)
+    # links are not followed: they may lead outside the store
+    size = sum(f.stat().st_size for f in folder.rglob("*") if not f.is_symlink() and f.is_file())
     model = manifest["model"]
     source = manifest["input"]
     state = "complete" if manifest["complete"] else "UNFINISHED (rerun `explorer embed` to resume)"

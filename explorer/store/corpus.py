@@ -54,41 +54,38 @@ class Corpus:
                 "command to finish it."
             )
         self.manifest = manifest
-        try:
-            model = manifest["model"]
-            self.model_name: str = model["name"]
-            self.num_layers: int = int(model["num_layers"])
-            self.hidden_size: int = int(model["hidden_size"])
-            self.poolings: tuple[str, ...] = tuple(manifest["poolings"])
-            self.layers: tuple[int, ...] = tuple(int(i) for i in manifest["layers"])
-            self.dtype: str = manifest["dtype"]
-            self.precision: str = manifest["precision"]
-            self.text_column: str = manifest["input"]["text_column"]
-            self.label_column: str | None = manifest["input"]["label_column"]
-            self._n = int(manifest["rows"])
-            shards = [(s["dir"], int(s["rows"])) for s in manifest["shards"]]
-            files = manifest["vectors"]
-        except (KeyError, TypeError, ValueError) as error:
-            raise ValueError(f"{where} is damaged: {error!r}") from None
+        # types and ranges checked by read_manifest (explorer.store.schema)
+        model = manifest["model"]
+        self.model_name: str = model["name"]
+        self.num_layers: int = model["num_layers"]
+        self.hidden_size: int = model["hidden_size"]
+        self.poolings: tuple[str, ...] = tuple(manifest["poolings"])
+        self.layers: tuple[int, ...] = tuple(manifest["layers"])
+        self.dtype: str = manifest["dtype"]
+        self.precision: str = manifest["precision"]
+        self.text_column: str = manifest["input"]["text_column"]
+        self.label_column: str | None = manifest["input"]["label_column"]
+        self._n: int = manifest["rows"]
+        shards = [(s["dir"], s["rows"]) for s in manifest["shards"]]
+        files = manifest.get("vectors") or {}
         if sum(rows for _, rows in shards) != self._n:
             raise ValueError(f"{where}: the shards' rows do not add up to {self._n:,}.")
-        if self.dtype not in fmt.STORED_DTYPES or any(
-            p not in BASE_POOLINGS for p in self.poolings
-        ):
-            raise ValueError(f"{where} names an unknown dtype or pooling.")
+        if any(p not in BASE_POOLINGS for p in self.poolings):
+            raise ValueError(f"{where} names an unknown pooling.")
         self._shards = []
         start = 0
         for folder, rows in shards:
-            parquet = self.path / folder / "rows.parquet"
-            if not parquet.is_file():
+            relative = f"{folder}/rows.parquet"
+            parquet, real = self.path / relative, fmt.store_file(self.path, relative)
+            if not real.is_file():
                 raise ValueError(f"{parquet} is missing: the store is damaged.")
             try:
-                found = pq.ParquetFile(parquet).metadata.num_rows
+                found = pq.ParquetFile(real).metadata.num_rows
             except (OSError, pa.ArrowInvalid) as error:
                 raise ValueError(f"{parquet} is not a readable Parquet file: {error}") from None
             if found != rows:
                 raise ValueError(f"{parquet} has {found:,} rows; the manifest says {rows:,}.")
-            self._shards.append((start, rows, parquet))
+            self._shards.append((start, rows, real))
             start += rows
         shape = (self._n, self.hidden_size)
         self._vectors: dict[str, dict[int, np.ndarray]] = {}
@@ -166,12 +163,12 @@ class Corpus:
     @cached_property
     def num_tokens(self) -> np.ndarray:
         """``(n,)`` tokens per text, special tokens included, after truncation."""
-        return np.load(self.path / "vectors/num_tokens.npy", mmap_mode="r")
+        return fmt.open_npy(self.path, "vectors/num_tokens.npy", (self._n,), "int32")
 
     @cached_property
     def truncated(self) -> np.ndarray:
         """``(n,)`` bool: whether each text was cut to the model's ``max_length``."""
-        return np.load(self.path / "vectors/truncated.npy", mmap_mode="r")
+        return fmt.open_npy(self.path, "vectors/truncated.npy", (self._n,), "bool")
 
     # -- vectors ----------------------------------------------------------------------------
 
@@ -323,7 +320,7 @@ class Corpus:
     def projections(self) -> list[dict]:
         """Saved projections: dicts with ``method``, ``pooling``, ``layers``, ``file``,
         ``rows_file`` (``None`` when every row is projected), ``points``."""
-        return list(self.manifest.get("projections", []))
+        return list(self.manifest.get("projections") or [])
 
     def projection(
         self, method: str, pooling: str = "mean", layers: Layers = "last"

@@ -231,24 +231,60 @@ class GrowingNpy:
 # -- reading and checking ------------------------------------------------------------------------
 
 
+def _store_name(folder: str | os.PathLike) -> str:
+    """How messages name the store in ``folder``: its folder's name, never its path."""
+    folder = Path(folder)
+    return folder.name or Path(os.path.realpath(folder)).name
+
+
+def store_file(folder: str | os.PathLike, relative: str) -> Path:
+    """The real path (symbolic links followed) of the file ``relative`` (as a manifest names
+    it) of the store in ``folder``. Every file of a store is opened through here: one that
+    resolves outside the store folder's real path (through ``..``, an absolute path or a
+    symbolic link, of the file or of a folder above it) is refused with a ``ValueError`` that
+    names the store by its folder's name, never where the file leads."""
+    root = os.path.realpath(folder)
+    path = os.path.realpath(os.path.join(root, relative))
+    if os.path.commonpath([root, path]) != root or path == root:
+        raise _outside(folder)
+    return Path(path)
+
+
+def _outside(folder: str | os.PathLike) -> ValueError:
+    return ValueError(
+        f"The store {_store_name(folder)!r} names a file outside its folder (through '..', an "
+        "absolute path or a symbolic link): refused. Re-create the store with `explorer embed`."
+    )
+
+
 def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
-    """The manifest of the store in ``folder``, checked; ``ValueError`` naming the file when it
-    is missing, not JSON, from a newer format version or missing a key."""
+    """The manifest of the store in ``folder``, checked against the schema
+    (:func:`explorer.store.schema.check_manifest`: every key a reader uses, of the right type
+    and range; file names inside the store); ``ValueError`` naming the file when it is
+    missing, larger than :data:`~explorer.store.schema.MAX_MANIFEST_BYTES`, not JSON, nested
+    deeper than :data:`~explorer.store.schema.MAX_NESTING`, from a newer format version or
+    not fitting the schema."""
+    from explorer.store import schema
+
     folder = Path(folder)
     path = folder / MANIFEST
     if not folder.is_dir():
         raise ValueError(f"{folder} is not a folder: give the folder `explorer embed` wrote.")
-    if not path.is_file():
+    real = store_file(folder, MANIFEST)
+    if not real.is_file():
         raise ValueError(f"{folder} is not a corpus store: it has no {MANIFEST}.")
     try:
-        manifest = json.loads(path.read_text())
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
-        raise ValueError(f"{path} is not valid JSON: {error}") from None
+        with open(real, "rb") as handle:
+            manifest = schema.parse(handle.read(schema.MAX_MANIFEST_BYTES + 1))
+    except OSError as error:
+        raise ValueError(f"{path} cannot be read: {error.strerror}") from None
+    except ValueError as error:
+        raise ValueError(f"{path} {error}: the store is damaged.") from None
     if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
         raise ValueError(f"{path} is not the manifest of an explorer corpus store.")
     version = manifest.get("format_version")
-    if not isinstance(version, int) or version < 1:
-        raise ValueError(f"{path} has no valid format_version ({version!r}).")
+    if type(version) is not int or version < 1:
+        raise ValueError(f"{path} has no valid format_version.")
     if version > FORMAT_VERSION:
         raise ValueError(
             f"{path} is format version {version}, newer than this explorer reads "
@@ -257,17 +293,37 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     missing = [key for key in _REQUIRED if key not in manifest]
     if missing:
         raise ValueError(f"{path} lacks {', '.join(missing)}: the store is damaged.")
+    try:
+        schema.check_manifest(manifest)
+    except schema.Outside:
+        raise _outside(folder) from None
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}: the store is damaged.") from None
     return manifest
 
 
+def check_folders(folder: str | os.PathLike, manifest: dict[str, Any]) -> None:
+    """Check that each top folder holding the files ``manifest`` names (``shards``,
+    ``vectors``, ``projections``, ...) resolves inside the store in ``folder``: a few real
+    paths, however many files (opening the store checks each file, :func:`store_file`)."""
+    named = [shard["dir"] for shard in manifest["shards"]]
+    named += [file for layers in manifest.get("vectors", {}).values() for file in layers.values()]
+    for entry in manifest.get("projections", []):
+        named += [entry["file"], *([entry["rows_file"]] if entry.get("rows_file") else [])]
+    for top in sorted({part for name in named for part in Path(name).parts[:1]} | {"vectors"}):
+        store_file(folder, top)
+
+
 def open_npy(folder: Path, relative: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
-    """``np.load(mmap_mode="r")`` of a store file, checked against the manifest's shape and
-    dtype; ``ValueError`` naming the file when it is missing, truncated or different."""
+    """``np.load(mmap_mode="r")`` of a store file (through :func:`store_file`), checked against
+    the manifest's shape and dtype; ``ValueError`` naming the file when it is missing,
+    truncated or different."""
+    real = store_file(folder, relative)
     path = folder / relative
-    if not path.is_file():
+    if not real.is_file():
         raise ValueError(f"{path} is missing: the store is damaged (rerun `explorer embed`).")
     try:
-        array = np.load(path, mmap_mode="r", allow_pickle=False)
+        array = np.load(real, mmap_mode="r", allow_pickle=False)
     except (OSError, ValueError, EOFError) as error:
         raise ValueError(f"{path} is not a readable .npy file (truncated?): {error}") from None
     if array.shape != tuple(shape) or array.dtype != np.dtype(dtype):

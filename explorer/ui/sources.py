@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from explorer import context, corpora, uploads, vectorfiles
+from explorer.store.catalog import Catalog, find_stores
 from explorer.ui import messages
 from explorer.ui.widgets import URL, option_labels
 
@@ -64,12 +65,14 @@ def text_source(
     uploaded CSV (text column and optional label column chosen by the person).
 
     With ``saved``, also the corpus stores of the operator's folders (``EXPLORER_CORPORA``),
-    chosen by label: the Source then names the store and carries no texts. With ``vectors``,
+    chosen by label (:func:`saved_corpus`: the unreadable ones named apart): the Source then
+    names the store and carries no texts. With ``vectors``,
     also precomputed vectors uploaded with their texts (:mod:`explorer.ui.vectors`): the Source
     then carries them (``vectors``) beside their texts and labels (``data``).
 
     Draws a radio in ``columns[0]`` and the chosen source's widgets in ``columns[1]`` (the page
-    by default). Returns None while an upload is awaited (after saying what to upload).
+    by default). Returns None while an upload is awaited (after saying what to upload) or when
+    no saved corpus can be opened (after saying so).
     Raises ``ValueError`` from the library for a bad paste or file: show it with
     :func:`explorer.ui.messages.error`."""
     kinds = (
@@ -77,8 +80,8 @@ def text_source(
         + (["paste"] if paste_default is not None else [])
         + (["upload"] if upload else [])
     )
-    stores = saved_corpora() if saved else []
-    if stores:
+    catalog = saved_corpora() if saved else Catalog()
+    if catalog.stores or catalog.unreadable:
         kinds.append("saved")
     if vectors:
         kinds.append("vectors")
@@ -92,10 +95,11 @@ def text_source(
     )
     with right:
         if kind == "saved":
-            labels = [entry.label for entry in stores]
-            chosen = st.selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
+            path = saved_corpus(catalog, st, prefix)
+            if path is None:
+                return None
             st.caption("Embedded ahead of time with `explorer embed`: nothing runs the model.")
-            return Source(None, kind="saved", store=str(stores[labels.index(chosen)].path))
+            return Source(None, kind="saved", store=path)
         if kind == "vectors":
             from explorer.ui.vectors import upload as upload_vectors
 
@@ -230,26 +234,27 @@ def labelled_source(prefix: str, columns: Sequence):
     corpus (radio in ``columns[0]``, the rest in ``columns[1]``).
 
     Returns ``(frame, task, None)`` (task ``"word"`` or ``"sentence"``) or, for a saved corpus,
-    ``(None, "saved", folder)``; None while an upload is awaited. Raises ``ValueError`` for a
-    bad file."""
+    ``(None, "saved", folder)``; None while an upload is awaited or when no saved corpus can
+    be opened. Raises ``ValueError`` for a bad file."""
     from explorer import probing
 
-    stores = saved_corpora()
+    catalog = saved_corpora()
     kind = columns[0].radio(
         "Data",
-        ("builtin", "upload", *(("saved",) if stores else ())),
+        ("builtin", "upload", *(("saved",) if catalog.stores or catalog.unreadable else ())),
         format_func=PROBE_SOURCES.get,
         key=f"{prefix}.source",
         bind=URL,
     )
     if kind == "saved":
-        labels = [entry.label for entry in stores]
-        chosen = columns[1].selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
+        path = saved_corpus(catalog, columns[1], prefix)
+        if path is None:
+            return None
         columns[1].caption(
             "Embedded ahead of time with `explorer embed`: the probe reads its stored vectors, "
             "nothing runs the model."
         )
-        return None, "saved", str(stores[labels.index(chosen)].path)
+        return None, "saved", path
     if kind == "builtin":
         dataset = columns[1].selectbox(
             "Example set",
@@ -279,14 +284,28 @@ def labelled_source(prefix: str, columns: Sequence):
     return (*probing.read_labelled_csv(uploaded.getvalue()), None)
 
 
-def saved_corpora() -> list:
+def saved_corpora() -> Catalog:
     """The corpus stores in the operator's folders (:func:`explorer.store.catalog.find_stores`
-    over ``EXPLORER_CORPORA``), by label; empty when the operator named none."""
-    from explorer.store.catalog import find_stores
+    over ``EXPLORER_CORPORA``); empty when the operator named none."""
     from explorer.ui.model import settings
 
     folders = settings().corpora
-    return find_stores(folders) if folders else []
+    return find_stores(folders) if folders else Catalog()
+
+
+def saved_corpus(catalog: Catalog, where, prefix: str) -> str | None:
+    """A "Saved corpus" select box in ``where`` (a Streamlit container) over the readable
+    stores of ``catalog``, after a warning naming the unreadable ones and why: the chosen
+    store's folder (never shown), or ``None`` when none can be opened."""
+    if catalog.unreadable:
+        names = "; ".join(f"{bad.name} ({bad.reason})" for bad in catalog.unreadable)
+        messages.warning(f"Unreadable, not offered: {names}", where)
+    if not catalog.stores:
+        messages.info("No saved corpus can be opened: the operator can fix or remove them.", where)
+        return None
+    labels = [entry.label for entry in catalog.stores]
+    chosen = where.selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
+    return str(catalog.stores[labels.index(chosen)].path)
 
 
 def load_sense_example() -> None:
