@@ -26,8 +26,10 @@ from explorer.model import MAX_BATCH_TOKENS, Model
 from explorer.pooling import BASE_POOLINGS
 from explorer.store import format as fmt
 from explorer.store.engine import Engine, Job, Shards, make_engine
-from explorer.store.inputs import InputInfo, inspect_input, keep_texts, read_chunks
+from explorer.store.inputs import InputInfo, inspect_input
+from explorer.store.lock import LOCK_FILE, lock_store
 from explorer.store.shards import ShardWriter
+from explorer.store.slicing import ShardSizer, check_kept, shard_tables
 
 SHARD_BYTES = 128 << 20
 """Default shard size in bytes of float32 vectors (all stored poolings and layers): a shard's
@@ -51,12 +53,15 @@ class Settings:
 
 @dataclass(frozen=True)
 class Progress:
-    """Where a run is: rows done (of about ``total``), shards complete, rows skipped as blank."""
+    """Where a run is: rows done (of about ``total``), shards complete, rows skipped as blank,
+    and the rows an earlier run of this store committed (``kept``: this run resumes after
+    them; ``None``: a new store)."""
 
     rows: int
     total: int | None
     shards: int
     skipped: int
+    kept: int | None = None
 
 
 def parse_poolings(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -173,15 +178,17 @@ def embed_to_store(
     }
     if batch_tokens < 1:
         raise ValueError(f"batch_tokens must be at least 1, not {batch_tokens}.")
+    _prepare(out)
     if isinstance(engine, str):
         owned = make_engine(engine, **({"workers": workers} if engine == "local" else {}))
     else:
         owned = None
     try:
-        return _embed(
-            model, out, wanted, info, settings.limit, owned or engine, batch_tokens, progress,
-            on_shard,
-        )  # fmt: skip
+        with lock_store(out):
+            return _embed(
+                model, out, wanted, info, settings, owned or engine, batch_tokens, progress,
+                on_shard,
+            )  # fmt: skip
     finally:
         if owned is not None:
             owned.close()
@@ -192,30 +199,34 @@ def _embed(
     out: Path,
     wanted: dict,
     info: InputInfo,
-    limit: int | None,
+    settings: Settings,
     engine: Engine,
     batch_tokens: int,
     progress: Callable[[Progress], None] | None,
     on_shard: Callable[[int], None] | None,
 ) -> dict:
-    manifest = _start(out, wanted)
+    manifest, kept = _start(out, wanted)
     if manifest["complete"]:
         return manifest
     writer = ShardWriter(model, out, manifest, engine.name)
+    check_kept(info, settings.limit, manifest["shards"], str(out))
     start = done = manifest["rows"]
-    total = _total(info, limit)
+    total = _total(info, settings.limit)
     state = {"skipped": 0, "index": len(manifest["shards"])}
     report = progress or (lambda _: None)
-    report(Progress(done, total, state["index"], 0))
+    report(Progress(done, total, state["index"], 0, kept))
+    # --shard-rows given: shards of that size; else sized by time, under the memory cap
+    sizer = ShardSizer(manifest["shard_rows"], by_time=settings.shard_rows is None)
 
     def tables() -> Iterator[pa.Table]:
-        for table, blank in _rows(info, done, limit, manifest["shard_rows"]):
+        for table, blank in shard_tables(info, done, settings.limit, sizer):
             state["skipped"] += blank
             if table is not None:
                 yield table
 
     def step(rows: int) -> None:
-        report(Progress(start + rows, total, state["index"], state["skipped"]))
+        sizer.embedded(rows)
+        report(Progress(start + rows, total, state["index"], state["skipped"], kept))
 
     job = Job(tuple(manifest["poolings"]), tuple(manifest["layers"]), manifest["precision"],
               batch_tokens)  # fmt: skip
@@ -226,7 +237,7 @@ def _embed(
             writer.write(index, table, vectors)
             done += table.num_rows
             state["index"] = index + 1
-            report(Progress(done, total, index + 1, state["skipped"]))
+            report(Progress(done, total, index + 1, state["skipped"], kept))
             if on_shard is not None:
                 on_shard(index)
     finally:
@@ -248,56 +259,28 @@ def _total(info: InputInfo, limit: int | None) -> int | None:
     return total
 
 
-def _rows(
-    info: InputInfo, skip: int, limit: int | None, shard_rows: int
-) -> Iterator[tuple[pa.Table | None, int]]:
-    """``(shard table or None, blank rows dropped)`` pairs: the non-blank rows after the first
-    ``skip`` of them, ``shard_rows`` at a time, at most ``limit`` in all."""
-    pending: list[pa.Table] = []
-    pending_rows = 0
-    taken = 0
-    end = limit if limit is not None else None
-    for chunk in read_chunks(info):
-        chunk, blank = keep_texts(chunk, info.text_column)
-        if end is not None:
-            chunk = chunk.slice(0, max(0, end - taken))
-        if skip:
-            cut = min(skip, chunk.num_rows)
-            skip -= cut
-            taken += cut
-            chunk = chunk.slice(cut)
-        taken += chunk.num_rows
-        yield None, blank
-        if chunk.num_rows:
-            pending.append(chunk)
-            pending_rows += chunk.num_rows
-        while pending_rows >= shard_rows:
-            table = pa.concat_tables(pending, promote_options="permissive").combine_chunks()
-            yield table.slice(0, shard_rows), 0
-            rest = table.slice(shard_rows)
-            pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
-        if end is not None and taken >= end:
-            break
-    if pending_rows:
-        yield pa.concat_tables(pending, promote_options="permissive").combine_chunks(), 0
-
-
-def _start(out: Path, wanted: dict) -> dict:
-    """The manifest to go on from: a new one, or the existing one after checking it matches."""
+def _prepare(out: Path) -> None:
+    """Check that ``out`` is a store, an empty folder or nothing yet; create the folder."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder.")
+    if out.exists() and not (out / fmt.MANIFEST).exists():
+        if any(f.name != LOCK_FILE for f in out.iterdir()):
+            raise ValueError(
+                f"{out} is a folder with files but no {fmt.MANIFEST}: not a corpus store. "
+                "Give a new or empty folder for --out."
+            )
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def _start(out: Path, wanted: dict) -> tuple[dict, int | None]:
+    """The manifest to go on from and the rows an earlier run committed (``None``: a new
+    store): a new manifest, or the existing one after checking it matches."""
     if (out / fmt.MANIFEST).exists():
         manifest = fmt.read_manifest(out)
         for key in fmt.SETTINGS:
             if manifest[key] != wanted[key]:
                 raise ValueError(_mismatch(out, key, manifest[key], wanted[key]))
-        return manifest
-    if out.exists() and any(out.iterdir()):
-        raise ValueError(
-            f"{out} is a folder with files but no {fmt.MANIFEST}: not a corpus store. "
-            "Give a new or empty folder for --out."
-        )
-    out.mkdir(parents=True, exist_ok=True)
+        return manifest, manifest["rows"]
     manifest = {
         **wanted,
         "rows": 0,
@@ -309,7 +292,7 @@ def _start(out: Path, wanted: dict) -> dict:
         "projections": [],
     }
     fmt.write_manifest(out, manifest)
-    return manifest
+    return manifest, None
 
 
 def _mismatch(out: Path, key: str, stored, wanted) -> str:
