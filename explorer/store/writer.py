@@ -62,6 +62,8 @@ class Progress:
     shards: int
     skipped: int
     kept: int | None = None
+    saved: int = 0
+    """Rows committed to disk so far (what an interruption now would keep)."""
 
 
 def parse_poolings(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -214,19 +216,19 @@ def _embed(
     total = _total(info, settings.limit)
     state = {"skipped": 0, "index": len(manifest["shards"])}
     report = progress or (lambda _: None)
-    report(Progress(done, total, state["index"], 0, kept))
+    report(Progress(done, total, state["index"], 0, kept, done))
     # --shard-rows given: shards of that size; else sized by time, under the memory cap
     sizer = ShardSizer(manifest["shard_rows"], by_time=settings.shard_rows is None)
 
     def tables() -> Iterator[pa.Table]:
-        for table, blank in shard_tables(info, done, settings.limit, sizer):
+        for table, blank in shard_tables(info, start, settings.limit, sizer):
             state["skipped"] += blank
             if table is not None:
                 yield table
 
     def step(rows: int) -> None:
         sizer.embedded(rows)
-        report(Progress(start + rows, total, state["index"], state["skipped"], kept))
+        report(Progress(start + rows, total, state["index"], state["skipped"], kept, done))
 
     job = Job(tuple(manifest["poolings"]), tuple(manifest["layers"]), manifest["precision"],
               batch_tokens)  # fmt: skip
@@ -237,7 +239,7 @@ def _embed(
             writer.write(index, table, vectors)
             done += table.num_rows
             state["index"] = index + 1
-            report(Progress(done, total, index + 1, state["skipped"], kept))
+            report(Progress(done, total, index + 1, state["skipped"], kept, done))
             if on_shard is not None:
                 on_shard(index)
     finally:
