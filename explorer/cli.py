@@ -82,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
         "--ray-actors", type=int, metavar="N", help="model copies (default: one per Ray CPU)"
     )
     embed.add_argument("--limit", type=int, help="embed at most N texts")
-    embed.add_argument("--shard-rows", type=int, help="texts a shard (default: ~128 MB)")
+    embed.add_argument("--shard-rows", type=int, help="texts a shard (default: by time)")
     embed.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     embed.set_defaults(run=_embed)
 

@@ -18,12 +18,12 @@ import pyarrow as pa
 
 from explorer.store.inputs import InputInfo, keep_texts, read_chunks
 
-COMMIT_SECONDS = 2.0
+COMMIT_SECONDS = 5.0
 """Shortest time between two commits of a run whose shards are sized by time."""
 COMMIT_SHARE = 0.1
 """Longest time between commits, as a share of the time the run has taken so far: a long run
 commits less often, and an interruption loses at most this share of its work."""
-FIRST_SHARD_ROWS = 256
+FIRST_SHARD_ROWS = 512
 """Rows of a run's first shard, before its speed is known."""
 
 

@@ -1,16 +1,19 @@
 """Embedding a corpus file into a store, shard by shard, resumable.
 
 :func:`embed_to_store` reads the input in chunks (:mod:`explorer.store.inputs`), cuts it into
-shards of ``shard_rows`` texts, has an engine (:mod:`explorer.store.engine`: this process, or
+shards (:mod:`explorer.store.slicing`: sized to commit every few seconds, at most
+``shard_rows`` texts), has an engine (:mod:`explorer.store.engine`: this process, or
 Ray Data actors) embed them with :func:`explorer.store.engine.embed_texts`
 (:func:`explorer.model.forward_batches` and the masked poolings of
 :func:`explorer.pooling.pool_hidden`, as :func:`explorer.embed_corpus` does), and writes each
 shard's rows to a temporary folder that is renamed when complete and appends its vectors to
 one file per pooling and layer (:class:`explorer.store.shards.ShardWriter`); then the manifest
 lists it. Memory holds one shard's vectors, whatever the corpus size, and each vector is
-written once. Run again with the same settings (with either engine), it skips the rows of the
-complete shards and goes on; with other settings it refuses. When the input is exhausted the
-vector files get their final headers and the store is complete.
+written once. Run again with the same settings (with either engine), it checks the complete
+shards against the input and their recorded digests, skips their rows and goes on; with other
+settings, or rows that are not where they were committed, it refuses. One run at a time
+writes a store (:mod:`explorer.store.lock`). When the input is exhausted the vector files get
+their final headers and the store is complete.
 """
 
 from __future__ import annotations
@@ -40,8 +43,9 @@ vectors are held in memory while it is embedded."""
 class Settings:
     """What an ``explorer embed`` run stores: the poolings (of ``cls``, ``mean``, ``max``), the
     layers (``"all"``, ``"last"`` or layer numbers), the stored dtype, the forward-pass
-    precision, the most rows to embed (``None``: all) and the rows per shard (``None``: about
-    :data:`SHARD_BYTES` of vectors)."""
+    precision, the most rows to embed (``None``: all) and the rows per shard (``None``: sized
+    by time, :class:`explorer.store.slicing.ShardSizer`, up to about :data:`SHARD_BYTES` of
+    vectors)."""
 
     poolings: tuple[str, ...] = BASE_POOLINGS
     layers: str | Sequence[int] = "all"
@@ -134,7 +138,9 @@ def embed_to_store(
     folder ``out``; return its manifest.
 
     ``out`` is created, or resumed when it holds an unfinished store made with the same model,
-    input and settings (a complete one is returned as it is). ``progress(Progress)`` is called
+    input and settings whose kept shards check out (a complete one is returned as it is).
+    The run holds ``out``'s lock (:func:`explorer.store.lock.lock_store`): a second run on
+    the same folder is refused, naming the process that holds it. ``progress(Progress)`` is called
     after every batch, ``on_shard(index)`` after every shard is complete. Blank texts are
     skipped (and counted in the manifest's ``skipped``). Raises ``ValueError`` for a bad
     input or setting, an ``out`` folder that is not a store or a store made differently
