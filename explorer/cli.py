@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 import time
 from collections.abc import Sequence
@@ -81,7 +82,7 @@ def _parser() -> argparse.ArgumentParser:
         "--ray-actors", type=int, metavar="N", help="model copies (default: one per Ray CPU)"
     )
     embed.add_argument("--limit", type=int, help="embed at most N texts")
-    embed.add_argument("--shard-rows", type=int, help="texts a shard (default: ~128 MB)")
+    embed.add_argument("--shard-rows", type=int, help="texts a shard (default: by time)")
     embed.add_argument("--quiet", action="store_true", help="no progress bar and no summary")
     embed.set_defaults(run=_embed)
 
@@ -172,56 +173,90 @@ def _run_embed(args: argparse.Namespace, settings, engine) -> int:
     model = load_model(args.model)
     bar = None if args.quiet else _Bar()
     start = time.perf_counter()
-    first = [None]
+    first = []
 
     def progress(state) -> None:
-        if first[0] is None:
-            first[0] = state.rows
+        if not first:
+            first.append(state.rows)
+            if state.kept is not None and not args.quiet:
+                print(_resuming(args.out, state.kept), file=sys.stderr)
         if bar is not None:
             bar.update(state)
 
     try:
         manifest = embed_to_store(
-            model,
-            args.input,
-            args.out,
-            settings,
-            text_column=args.text_column,
-            label_column=args.label_column,
-            batch_tokens=args.batch_tokens,
-            progress=progress,
+            model, args.input, args.out, settings, text_column=args.text_column,
+            label_column=args.label_column, batch_tokens=args.batch_tokens, progress=progress,
             engine=engine,
-        )
+        )  # fmt: skip
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        print(
-            f"\nexplorer embed: interrupted; the complete shards are kept in {args.out}. "
-            "Run the same command again to resume.",
-            file=sys.stderr,
-        )
+        print(f"\nexplorer embed: interrupted; {_kept(args.out)}", file=sys.stderr)
         return 130
     finally:
         if bar is not None:
             bar.close()
     if not args.quiet:
-        seconds = time.perf_counter() - start
-        new = manifest["rows"] - (first[0] or 0)
-        size = sum(f.stat().st_size for f in Path(args.out).rglob("*") if f.is_file())
-        resumed = f", resumed after {first[0]:,}" if first[0] else ""
-        skipped = f", {manifest['skipped']:,} blank skipped" if manifest.get("skipped") else ""
-        on = " on Ray" if args.engine == "ray" else ""
-        print(
-            f"Embedded {manifest['rows']:,} texts{resumed}{skipped} in {_duration(seconds)} "
-            f"({new / max(seconds, 1e-9):,.0f} texts/s{on}) with {manifest['model']['name']}: "
-            f"{len(manifest['poolings'])} poolings x {len(manifest['layers'])} layers, "
-            f"{manifest['dtype']}, {_bytes(size)} in {args.out}"
-        )
+        print(_summary(args, manifest, first[0] if first else None, start))
     return 0
 
 
+def _resuming(out: str, kept: int) -> str:
+    if kept:
+        return f"Resuming {out}: {kept:,} texts were kept from an earlier run; going on from there."
+    return f"Starting {out} over: the earlier run kept no texts (none of its shards was complete)."
+
+
+def _kept(out: str) -> str:
+    """What an interrupted run leaves: how many texts are kept, and how to go on."""
+    from explorer.store.format import read_manifest
+
+    try:
+        rows = read_manifest(out)["rows"]
+    except ValueError:
+        rows = 0
+    if not rows:
+        return (
+            f"no texts were kept in {out} (no shard was complete). Run the same command to "
+            "start again."
+        )
+    return (
+        f"{rows:,} texts are kept in {out} (every complete shard). Run the same command again "
+        f"to resume from text {rows + 1:,}."
+    )
+
+
+def _summary(args: argparse.Namespace, manifest: dict, first: int | None, start: float) -> str:
+    """The line printed when ``explorer embed`` is done."""
+    from explorer.model import MAX_CHARS
+
+    if first is None:
+        return f"{args.out} is already complete: {manifest['rows']:,} texts, nothing to embed."
+    seconds = time.perf_counter() - start
+    new = manifest["rows"] - first
+    size = sum(f.stat().st_size for f in Path(args.out).rglob("*") if f.is_file())
+    resumed = f", resumed after {first:,}" if first else ""
+    skipped = f", {manifest['skipped']:,} blank skipped" if manifest.get("skipped") else ""
+    on = " on Ray" if args.engine == "ray" else ""
+    truncated, long = "", manifest.get("long", 0)
+    if manifest.get("truncated"):
+        over = f", {long:,} of them over {MAX_CHARS:,} characters (cut first)" if long else ""
+        truncated = (
+            f"\nTruncated to {manifest['tokenizer']['max_length']} tokens (all the model "
+            f"reads): {manifest['truncated']:,} texts{over}."
+        )
+    return (
+        f"Embedded {manifest['rows']:,} texts{resumed}{skipped} in {_duration(seconds)} "
+        f"({new / max(seconds, 1e-9):,.0f} texts/s{on}) with {manifest['model']['name']}: "
+        f"{len(manifest['poolings'])} poolings x {len(manifest['layers'])} layers, "
+        f"{manifest['dtype']}, {_bytes(size)} in {args.out}{truncated}"
+    )
+
+
 class _Bar:
-    """A tqdm bar over texts, with texts/s and time left (when the total is known)."""
+    """A tqdm bar over the texts embedded, with texts/s, time left (when the total is known)
+    and how many are saved (committed: what an interruption would keep)."""
 
     def __init__(self) -> None:
         self._bar = None
@@ -231,6 +266,7 @@ class _Bar:
 
         if self._bar is None:
             self._bar = tqdm(
+                desc="Embedding",
                 total=state.total,
                 initial=state.rows,
                 unit=" texts",
@@ -239,7 +275,7 @@ class _Bar:
             )
         if state.total is not None and state.rows > self._bar.total:
             self._bar.total = state.rows
-        self._bar.set_postfix_str(f"shard {state.shards}", refresh=False)
+        self._bar.set_postfix_str(f"{state.saved:,} saved", refresh=False)
         self._bar.update(state.rows - self._bar.n)
 
     def close(self) -> None:
@@ -304,10 +340,17 @@ def _project(args: argparse.Namespace) -> int:
     )
     for note in entry["notes"]:
         print(f"  note: {note}")
+    store = Path(args.store).resolve()
+    print(
+        f"To view it: EXPLORER_CORPORA={shlex.quote(str(store.parent))} streamlit run app.py, "
+        f"then Projections > Saved corpus > {store.name} ({args.method}, {args.pooling} "
+        f"pooling, layer {args.layer})."
+    )
     return 0
 
 
 def _search(args: argparse.Namespace) -> int:
+    from explorer.layers import layer_indices, layers_label
     from explorer.model import load_model
     from explorer.store.corpus import open_corpus
 
@@ -317,13 +360,23 @@ def _search(args: argparse.Namespace) -> int:
     model = load_model(args.model or corpus.model_name)
     found = corpus.search(model, args.query, args.k, pooling=args.pooling, layers=layers)
     rows = corpus.take(found.indices)
+    used = layer_indices(layers, corpus.num_layers)
+    which = f"layer{'s' * (len(used) > 1)} {', '.join(map(str, used))}"
+    print(
+        f"{len(found.indices)} nearest of {len(corpus):,} texts by cosine similarity, "
+        f"{args.pooling} pooling, {layers_label(layers).lower()} ({which}):"
+    )
+    label = corpus.label_column
+    labels = rows[label].astype(str).tolist() if label else [""] * len(rows)
+    label_width = max(map(len, labels), default=0)
     width = len(str(len(corpus)))
-    for rank, (row, score, text) in enumerate(
-        zip(found.indices, found.scores, rows[corpus.text_column], strict=True), start=1
+    for rank, (row, score, tag, text) in enumerate(
+        zip(found.indices, found.scores, labels, rows[corpus.text_column], strict=True), start=1
     ):
         text = " ".join(str(text).split())
         text = text if len(text) <= 100 else text[:99] + "…"
-        print(f"{rank:>3}  {score:.4f}  #{row:<{width}}  {text}")
+        tag = f"  {tag:<{label_width}}" if label else ""
+        print(f"{rank:>3}  {score:.4f}  #{row:<{width}}{tag}  {text}")
     return 0
 
 

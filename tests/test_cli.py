@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -60,12 +61,28 @@ def test_info_project_search(store, capsys):
     out = capsys.readouterr().out
     assert "10 in 3 shards" in out and "poolings cls, mean, max" in out
     assert main(["project", str(store), "--method", "pca", "--layer", "2"]) == 0
-    assert "Projected 10 of 10 rows with pca" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "Projected 10 of 10 rows with pca" in out
+    # issue 27.7: how to see the map it saved
+    parent, name = store.resolve().parent, store.name
+    assert f"EXPLORER_CORPORA={parent} streamlit run app.py" in out
+    assert f"Projections > Saved corpus > {name}" in out
     coords, rows = open_corpus(store).projection("pca", "mean", 2)
     assert coords.shape == (10, 2) and rows is None
     assert main(["search", str(store), TEXTS[4]["text"], "-k", "3"]) == 0
-    lines = capsys.readouterr().out.strip().splitlines()
+    header, *lines = capsys.readouterr().out.strip().splitlines()
     assert len(lines) == 3 and "#4" in lines[0] and TEXTS[4]["text"] in lines[0]
+    # issue 27.7: the label of each text, and which pooling and layers were used
+    assert f"  {TEXTS[4]['label']}  " in lines[0]
+    assert (
+        header == "3 nearest of 10 texts by cosine similarity, mean pooling, last layer (layer 4):"
+    )
+    assert (
+        main(["search", str(store), "q", "-k", "1", "--pooling", "cls", "--layer", "sum_last4"])
+        == 0
+    )
+    header = capsys.readouterr().out.splitlines()[0]
+    assert "cls pooling, sum of last four layers (layers 4, 3, 2, 1)" in header
 
 
 @pytest.mark.parametrize(
@@ -120,3 +137,69 @@ def test_python_m_explorer_runs(tmp_path):
         [sys.executable, "-m", "explorer", "embed"], cwd=ROOT, capture_output=True, text=True
     )
     assert usage.returncode == 2 and "--out" in usage.stderr
+
+
+def _interrupt_when(check):
+    """Patch the progress bar to raise KeyboardInterrupt (Ctrl-C) once ``check(state)``."""
+    from explorer import cli
+
+    update = cli._Bar.update
+
+    def patched(self, state) -> None:
+        update(self, state)
+        if check(state):
+            raise KeyboardInterrupt
+
+    return patched
+
+
+def test_ctrl_c_says_how_many_texts_are_kept_and_the_rerun_resumes(
+    tiny_bert_path, tmp_path, capsys, monkeypatch
+):
+    from explorer import cli
+
+    source = write_csv(tmp_path / "in.csv", TEXTS[:10])
+    args = ["embed", str(source), "--out", str(tmp_path / "s"), "--model", tiny_bert_path,
+            "--layers", "last", "--shard-rows", "4"]  # fmt: skip
+    with monkeypatch.context() as patch:
+        patch.setattr(cli._Bar, "update", _interrupt_when(lambda state: state.shards == 2))
+        assert main(args) == 130
+    err = capsys.readouterr().err
+    assert "interrupted; 8 texts are kept in" in err and "resume from text 9" in err
+    assert "Embedding" in err and "8 saved" in err and not re.search(r"shard \d", err)
+    assert main(args) == 0
+    out = capsys.readouterr()
+    assert f"Resuming {tmp_path / 's'}: 8 texts were kept from an earlier run" in out.err
+    assert out.out.startswith("Embedded 10 texts, resumed after 8 in ")
+    assert "10 saved" in out.err and not re.search(r"shard \d", out.err)
+    assert main(args) == 0
+    assert "is already complete: 10 texts" in capsys.readouterr().out
+
+
+def test_ctrl_c_before_any_shard_is_complete_says_nothing_is_kept(
+    tiny_bert_path, tmp_path, capsys, monkeypatch
+):
+    from explorer import cli
+
+    source = write_csv(tmp_path / "in.csv", TEXTS[:6])
+    args = ["embed", str(source), "--out", str(tmp_path / "s"), "--model", tiny_bert_path,
+            "--layers", "last", "--shard-rows", "4", "--batch-tokens", "16"]  # fmt: skip
+    with monkeypatch.context() as patch:
+        patch.setattr(cli._Bar, "update", _interrupt_when(lambda state: state.rows > 0))
+        assert main(args) == 130
+    assert "interrupted; no texts were kept in" in capsys.readouterr().err
+    assert main(args) == 0
+    err = capsys.readouterr().err
+    assert f"Starting {tmp_path / 's'} over: the earlier run kept no texts" in err
+
+
+def test_the_summary_counts_truncated_texts(tiny_bert_path, tmp_path, capsys):
+    from explorer.model import MAX_CHARS
+
+    long = "bank " * (MAX_CHARS // 5 + 1)
+    rows = [TEXTS[0], {**TEXTS[1], "text": long}, {**TEXTS[2], "text": "goal " * 600}]
+    source = write_csv(tmp_path / "in.csv", rows)
+    args = ["embed", str(source), "--out", str(tmp_path / "s"), "--model", tiny_bert_path]
+    assert main([*args, "--layers", "last"]) == 0
+    out = capsys.readouterr().out
+    assert "Truncated to 512 tokens (all the model reads): 2 texts, 1 of them over 100,000 " in out

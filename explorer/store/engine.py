@@ -88,7 +88,9 @@ def embed_texts(
 ) -> ShardVectors:
     """Embed ``texts`` (non-blank strings) for ``job``: see :class:`ShardVectors`.
 
-    Texts are tokenized (truncated to the model's ``max_length``), grouped into batches of
+    Texts are tokenized (truncated to the model's ``max_length``; a text longer than
+    :data:`explorer.model.MAX_CHARS` characters, far more than ``max_length`` tokens can
+    span, is first cut to that many and counted as truncated), grouped into batches of
     similar length (at most ``job.batch_tokens`` padded tokens) and run through
     :func:`explorer.model.forward_batches` on ``workers`` threads (``None``: its default);
     ``progress(done, total)`` is called after each batch. Raises ``ValueError`` naming the
@@ -96,9 +98,12 @@ def embed_texts(
     """
     import torch
 
-    from explorer.model import MAX_BATCH_SIZE, Batch, forward_batches
+    from explorer.model import MAX_BATCH_SIZE, MAX_CHARS, Batch, forward_batches
     from explorer.pooling import pool_hidden
 
+    long = np.array([len(text) > MAX_CHARS for text in texts], dtype=bool)
+    if long.any():
+        texts = [text[:MAX_CHARS] for text in texts]
     encoded = model.encode_batch(texts)
     shape = (len(job.layers), len(texts), model.hidden_size)
     pooled = {name: np.empty(shape, dtype=np.float32) for name in job.poolings}
@@ -117,7 +122,7 @@ def embed_texts(
     return ShardVectors(
         pooled=pooled,
         num_tokens=np.array([len(row["input_ids"]) for row in encoded], dtype=np.int32),
-        truncated=np.array([row["truncated"] for row in encoded], dtype=bool),
+        truncated=np.array([row["truncated"] for row in encoded], dtype=bool) | long,
     )
 
 

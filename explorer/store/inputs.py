@@ -2,15 +2,16 @@
 
 :func:`read_chunks` yields ``pyarrow.Table`` chunks of a few thousand rows, whatever the size
 of the file, so memory does not grow with the corpus. CSV and TSV go through pyarrow's
-streaming CSV reader with every column read as text (a column whose first block looks
-numeric cannot then fail on a later row; :class:`~explorer.store.corpus.Corpus` turns fully
-numeric columns back into numbers), JSON Lines through pyarrow's streaming JSON reader,
+streaming CSV reader with the column types :func:`csv_types` found in a first pass over the
+file (so a column whose first block looks numeric cannot fail on a later row, and a column of
+whole numbers is stored as integers, not text), JSON Lines through pyarrow's streaming JSON reader,
 Parquet row group by row group, and a plain text file line by line (one text a line, with
 its line number kept in a ``line`` column).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -85,6 +86,13 @@ def inspect_input(
     if not path.is_file():
         raise ValueError(f"No such input file: {path}")
     fmt = input_format(path)
+    if fmt != "parquet":
+        with open(path, "rb") as data:
+            if b"\x00" in data.read(1 << 16):
+                raise ValueError(
+                    f"{path.name} looks like a binary file (it holds NUL bytes), not {fmt} "
+                    "text: give a UTF-8 text file (or a .parquet file)."
+                )
     if fmt == "text":
         if label_column is not None:
             raise ValueError("A plain text file has no columns: --label-column needs CSV, TSV, ...")
@@ -150,13 +158,27 @@ def read_chunks(info: InputInfo, chunk_rows: int = CHUNK_ROWS) -> Iterator[pa.Ta
                 )
             yield table
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as error:
-        raise ValueError(f"Could not read {info.path}: {error}") from None
+        raise ValueError(f"Could not read {info.path}: {printable(str(error))}") from None
+
+
+def printable(text: str, limit: int = 200) -> str:
+    """``text`` safe to print on a terminal: control and other unprintable characters
+    escaped (``\\x1b``), at most ``limit`` characters kept."""
+    cut = len(text) > limit
+    text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text[:limit])
+    return text + (" ..." if cut else "")
+
+
+_NOTHING_TO_READ = r"^[\s\p{Cc}\p{Cf}\x{FFFD}]*$"
+"""A text of only spaces, control and format characters (and U+FFFD): the tokenizer drops
+them all, so there is nothing to embed."""
 
 
 def keep_texts(table: pa.Table, text_column: str) -> tuple[pa.Table, int]:
-    """``(rows whose text is not empty or blank, how many were dropped)``."""
+    """``(rows whose text has something to read, how many were dropped)``: empty texts and
+    those of only spaces, control or format characters are dropped (counted as blank)."""
     column = table.column(text_column)
-    blank = pc.fill_null(pc.equal(pc.utf8_trim_whitespace(column), ""), True)
+    blank = pc.fill_null(pc.match_substring_regex(column, _NOTHING_TO_READ), True)
     if not pc.any(blank).as_py():
         return table, 0
     kept = table.filter(pc.invert(blank))
@@ -166,14 +188,14 @@ def keep_texts(table: pa.Table, text_column: str) -> tuple[pa.Table, int]:
 def _first_chunk(path: Path, fmt: str) -> pa.Table:
     info = InputInfo(path, fmt, (), "", None)
     try:
-        for table in _tables(info, 16):
+        for table in _tables(info, 16, typed=False):
             return table
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as error:
-        raise ValueError(f"Could not read {path}: {error}") from None
+        raise ValueError(f"Could not read {path}: {printable(str(error))}") from None
     raise ValueError(f"{path} holds no rows.")
 
 
-def _tables(info: InputInfo, chunk_rows: int) -> Iterator[pa.Table]:
+def _tables(info: InputInfo, chunk_rows: int, typed: bool = True) -> Iterator[pa.Table]:
     path, fmt = info.path, info.format
     if fmt == "text":
         yield from _text_lines(path, chunk_rows)
@@ -187,9 +209,11 @@ def _tables(info: InputInfo, chunk_rows: int) -> Iterator[pa.Table]:
 
         parse = csv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",", newlines_in_values=True)
         read = csv.ReadOptions(block_size=_BLOCK_BYTES)
-        with csv.open_csv(path, read_options=read, parse_options=parse) as probe:
-            names = probe.schema.names
-        convert = csv.ConvertOptions(column_types=dict.fromkeys(names, pa.string()))
+        if typed:
+            types = csv_types(path, fmt, info.text_column, info.label_column)
+        else:  # only the column names are wanted
+            types = _csv_types(path, fmt, "", None, None, scan=False)
+        convert = csv.ConvertOptions(column_types=types)
         with csv.open_csv(
             path, read_options=read, parse_options=parse, convert_options=convert
         ) as reader:
@@ -216,3 +240,52 @@ def _text_lines(path: Path, chunk_rows: int) -> Iterator[pa.Table]:
                 texts, lines = [], []
     if texts:
         yield pa.table({"text": texts, "line": pa.array(lines, pa.int64())})
+
+
+_INTEGER = r"^-?(0|[1-9][0-9]{0,17})$"
+_DECIMAL = r"^-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?$"
+
+
+@functools.lru_cache(maxsize=8)
+def _csv_types(
+    path: Path, fmt: str, text: str, label: str | None, stamp: tuple | None, scan: bool = True
+) -> dict:
+    from pyarrow import csv
+
+    parse = csv.ParseOptions(delimiter="\t" if fmt == "tsv" else ",", newlines_in_values=True)
+    read = csv.ReadOptions(block_size=_BLOCK_BYTES)
+    with csv.open_csv(path, read_options=read, parse_options=parse) as probe:
+        names = probe.schema.names
+    types = dict.fromkeys(names, pa.string())
+    if not scan:
+        return types
+    convert = csv.ConvertOptions(column_types=types)
+    # per column: can every value so far be an integer / a decimal number; any value seen
+    can = {n: [True, True, False] for n in names if n not in (text, label)}
+    with csv.open_csv(
+        path, read_options=read, parse_options=parse, convert_options=convert
+    ) as rows:
+        for batch in rows:
+            for name, state in can.items():
+                column = pc.drop_null(batch.column(name))
+                column = column.filter(pc.not_equal(column, ""))
+                if not len(column):
+                    continue
+                state[2] = True
+                for slot, pattern in ((0, _INTEGER), (1, _DECIMAL)):
+                    if state[slot]:
+                        state[slot] = pc.all(pc.match_substring_regex(column, pattern)).as_py()
+    types = dict(types)
+    for name, (integer, decimal, seen) in can.items():
+        if seen and (integer or decimal):
+            types[name] = pa.int64() if integer else pa.float64()
+    return types
+
+
+def csv_types(path: Path, fmt: str, text: str, label: str | None) -> dict:
+    """The type of each column of a CSV or TSV file: ``int64`` for a column whose every value
+    is a whole number (no leading zeros: ``007`` stays text), ``float64`` for decimal numbers,
+    text otherwise and for the text and label columns; found by reading the whole file once
+    (remembered while the file does not change). Empty values are missing values."""
+    stat = path.stat()
+    return _csv_types(path, fmt, text, label, (stat.st_size, stat.st_mtime_ns))

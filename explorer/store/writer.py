@@ -1,16 +1,19 @@
 """Embedding a corpus file into a store, shard by shard, resumable.
 
 :func:`embed_to_store` reads the input in chunks (:mod:`explorer.store.inputs`), cuts it into
-shards of ``shard_rows`` texts, has an engine (:mod:`explorer.store.engine`: this process, or
+shards (:mod:`explorer.store.slicing`: sized to commit every few seconds, at most
+``shard_rows`` texts), has an engine (:mod:`explorer.store.engine`: this process, or
 Ray Data actors) embed them with :func:`explorer.store.engine.embed_texts`
 (:func:`explorer.model.forward_batches` and the masked poolings of
 :func:`explorer.pooling.pool_hidden`, as :func:`explorer.embed_corpus` does), and writes each
 shard's rows to a temporary folder that is renamed when complete and appends its vectors to
 one file per pooling and layer (:class:`explorer.store.shards.ShardWriter`); then the manifest
 lists it. Memory holds one shard's vectors, whatever the corpus size, and each vector is
-written once. Run again with the same settings (with either engine), it skips the rows of the
-complete shards and goes on; with other settings it refuses. When the input is exhausted the
-vector files get their final headers and the store is complete.
+written once. Run again with the same settings (with either engine), it checks the complete
+shards against the input and their recorded digests, skips their rows and goes on; with other
+settings, or rows that are not where they were committed, it refuses. One run at a time
+writes a store (:mod:`explorer.store.lock`). When the input is exhausted the vector files get
+their final headers and the store is complete.
 """
 
 from __future__ import annotations
@@ -26,8 +29,10 @@ from explorer.model import MAX_BATCH_TOKENS, Model
 from explorer.pooling import BASE_POOLINGS
 from explorer.store import format as fmt
 from explorer.store.engine import Engine, Job, Shards, make_engine
-from explorer.store.inputs import InputInfo, inspect_input, keep_texts, read_chunks
+from explorer.store.inputs import InputInfo, inspect_input
+from explorer.store.lock import LOCK_FILE, lock_store
 from explorer.store.shards import ShardWriter
+from explorer.store.slicing import ShardSizer, check_kept, shard_tables
 
 SHARD_BYTES = 128 << 20
 """Default shard size in bytes of float32 vectors (all stored poolings and layers): a shard's
@@ -38,8 +43,9 @@ vectors are held in memory while it is embedded."""
 class Settings:
     """What an ``explorer embed`` run stores: the poolings (of ``cls``, ``mean``, ``max``), the
     layers (``"all"``, ``"last"`` or layer numbers), the stored dtype, the forward-pass
-    precision, the most rows to embed (``None``: all) and the rows per shard (``None``: about
-    :data:`SHARD_BYTES` of vectors)."""
+    precision, the most rows to embed (``None``: all) and the rows per shard (``None``: sized
+    by time, :class:`explorer.store.slicing.ShardSizer`, up to about :data:`SHARD_BYTES` of
+    vectors)."""
 
     poolings: tuple[str, ...] = BASE_POOLINGS
     layers: str | Sequence[int] = "all"
@@ -51,12 +57,17 @@ class Settings:
 
 @dataclass(frozen=True)
 class Progress:
-    """Where a run is: rows done (of about ``total``), shards complete, rows skipped as blank."""
+    """Where a run is: rows done (of about ``total``), shards complete, rows skipped as blank,
+    and the rows an earlier run of this store committed (``kept``: this run resumes after
+    them; ``None``: a new store)."""
 
     rows: int
     total: int | None
     shards: int
     skipped: int
+    kept: int | None = None
+    saved: int = 0
+    """Rows committed to disk so far (what an interruption now would keep)."""
 
 
 def parse_poolings(value: str | Sequence[str]) -> tuple[str, ...]:
@@ -127,7 +138,9 @@ def embed_to_store(
     folder ``out``; return its manifest.
 
     ``out`` is created, or resumed when it holds an unfinished store made with the same model,
-    input and settings (a complete one is returned as it is). ``progress(Progress)`` is called
+    input and settings whose kept shards check out (a complete one is returned as it is).
+    The run holds ``out``'s lock (:func:`explorer.store.lock.lock_store`): a second run on
+    the same folder is refused, naming the process that holds it. ``progress(Progress)`` is called
     after every batch, ``on_shard(index)`` after every shard is complete. Blank texts are
     skipped (and counted in the manifest's ``skipped``). Raises ``ValueError`` for a bad
     input or setting, an ``out`` folder that is not a store or a store made differently
@@ -173,15 +186,17 @@ def embed_to_store(
     }
     if batch_tokens < 1:
         raise ValueError(f"batch_tokens must be at least 1, not {batch_tokens}.")
+    _prepare(out)
     if isinstance(engine, str):
         owned = make_engine(engine, **({"workers": workers} if engine == "local" else {}))
     else:
         owned = None
     try:
-        return _embed(
-            model, out, wanted, info, settings.limit, owned or engine, batch_tokens, progress,
-            on_shard,
-        )  # fmt: skip
+        with lock_store(out):
+            return _embed(
+                model, out, wanted, info, settings, owned or engine, batch_tokens, progress,
+                on_shard,
+            )  # fmt: skip
     finally:
         if owned is not None:
             owned.close()
@@ -192,30 +207,34 @@ def _embed(
     out: Path,
     wanted: dict,
     info: InputInfo,
-    limit: int | None,
+    settings: Settings,
     engine: Engine,
     batch_tokens: int,
     progress: Callable[[Progress], None] | None,
     on_shard: Callable[[int], None] | None,
 ) -> dict:
-    manifest = _start(out, wanted)
+    manifest, kept = _start(out, wanted)
     if manifest["complete"]:
         return manifest
     writer = ShardWriter(model, out, manifest, engine.name)
+    check_kept(info, settings.limit, manifest["shards"], str(out))
     start = done = manifest["rows"]
-    total = _total(info, limit)
+    total = _total(info, settings.limit)
     state = {"skipped": 0, "index": len(manifest["shards"])}
     report = progress or (lambda _: None)
-    report(Progress(done, total, state["index"], 0))
+    report(Progress(done, total, state["index"], 0, kept, done))
+    # --shard-rows given: shards of that size; else sized by time, under the memory cap
+    sizer = ShardSizer(manifest["shard_rows"], by_time=settings.shard_rows is None)
 
     def tables() -> Iterator[pa.Table]:
-        for table, blank in _rows(info, done, limit, manifest["shard_rows"]):
+        for table, blank in shard_tables(info, start, settings.limit, sizer):
             state["skipped"] += blank
             if table is not None:
                 yield table
 
     def step(rows: int) -> None:
-        report(Progress(start + rows, total, state["index"], state["skipped"]))
+        sizer.embedded(rows)
+        report(Progress(start + rows, total, state["index"], state["skipped"], kept, done))
 
     job = Job(tuple(manifest["poolings"]), tuple(manifest["layers"]), manifest["precision"],
               batch_tokens)  # fmt: skip
@@ -226,7 +245,7 @@ def _embed(
             writer.write(index, table, vectors)
             done += table.num_rows
             state["index"] = index + 1
-            report(Progress(done, total, index + 1, state["skipped"]))
+            report(Progress(done, total, index + 1, state["skipped"], kept, done))
             if on_shard is not None:
                 on_shard(index)
     finally:
@@ -248,56 +267,28 @@ def _total(info: InputInfo, limit: int | None) -> int | None:
     return total
 
 
-def _rows(
-    info: InputInfo, skip: int, limit: int | None, shard_rows: int
-) -> Iterator[tuple[pa.Table | None, int]]:
-    """``(shard table or None, blank rows dropped)`` pairs: the non-blank rows after the first
-    ``skip`` of them, ``shard_rows`` at a time, at most ``limit`` in all."""
-    pending: list[pa.Table] = []
-    pending_rows = 0
-    taken = 0
-    end = limit if limit is not None else None
-    for chunk in read_chunks(info):
-        chunk, blank = keep_texts(chunk, info.text_column)
-        if end is not None:
-            chunk = chunk.slice(0, max(0, end - taken))
-        if skip:
-            cut = min(skip, chunk.num_rows)
-            skip -= cut
-            taken += cut
-            chunk = chunk.slice(cut)
-        taken += chunk.num_rows
-        yield None, blank
-        if chunk.num_rows:
-            pending.append(chunk)
-            pending_rows += chunk.num_rows
-        while pending_rows >= shard_rows:
-            table = pa.concat_tables(pending, promote_options="permissive").combine_chunks()
-            yield table.slice(0, shard_rows), 0
-            rest = table.slice(shard_rows)
-            pending, pending_rows = ([rest] if rest.num_rows else []), rest.num_rows
-        if end is not None and taken >= end:
-            break
-    if pending_rows:
-        yield pa.concat_tables(pending, promote_options="permissive").combine_chunks(), 0
-
-
-def _start(out: Path, wanted: dict) -> dict:
-    """The manifest to go on from: a new one, or the existing one after checking it matches."""
+def _prepare(out: Path) -> None:
+    """Check that ``out`` is a store, an empty folder or nothing yet; create the folder."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder.")
+    if out.exists() and not (out / fmt.MANIFEST).exists():
+        if any(f.name != LOCK_FILE for f in out.iterdir()):
+            raise ValueError(
+                f"{out} is a folder with files but no {fmt.MANIFEST}: not a corpus store. "
+                "Give a new or empty folder for --out."
+            )
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def _start(out: Path, wanted: dict) -> tuple[dict, int | None]:
+    """The manifest to go on from and the rows an earlier run committed (``None``: a new
+    store): a new manifest, or the existing one after checking it matches."""
     if (out / fmt.MANIFEST).exists():
         manifest = fmt.read_manifest(out)
         for key in fmt.SETTINGS:
             if manifest[key] != wanted[key]:
                 raise ValueError(_mismatch(out, key, manifest[key], wanted[key]))
-        return manifest
-    if out.exists() and any(out.iterdir()):
-        raise ValueError(
-            f"{out} is a folder with files but no {fmt.MANIFEST}: not a corpus store. "
-            "Give a new or empty folder for --out."
-        )
-    out.mkdir(parents=True, exist_ok=True)
+        return manifest, manifest["rows"]
     manifest = {
         **wanted,
         "rows": 0,
@@ -309,7 +300,7 @@ def _start(out: Path, wanted: dict) -> dict:
         "projections": [],
     }
     fmt.write_manifest(out, manifest)
-    return manifest
+    return manifest, None
 
 
 def _mismatch(out: Path, key: str, stored, wanted) -> str:
