@@ -17,7 +17,7 @@ import torch
 from explorer.defaults import DEFAULT_MODEL
 from explorer.model.encoder import Model
 from explorer.model.hub import cached_snapshot, hub_reachable, offline, repo_files
-from explorer.model.size import check_size, estimate_parameters
+from explorer.model.size import check_size, count_parameters, estimate_parameters
 
 ENCODER_TYPES = (
     "albert",
@@ -52,8 +52,9 @@ def load_model(
     ``allow_pickle=True`` because unpickling can run code. ``trust_remote_code`` is never set.
     ``max_parameters`` refuses a larger model (``None``: no limit) before any weight is read
     or downloaded: the count is estimated from the configuration
-    (:func:`~explorer.model.size.estimate_parameters`) and from the sizes of the weight files
-    (the folder's, or the hub's metadata), whichever is larger.
+    (:func:`~explorer.model.size.estimate_parameters`), counted on the architecture built on
+    the meta device (:func:`~explorer.model.size.count_parameters`) and estimated from the
+    sizes of the weight files (the folder's, or the hub's metadata); each must fit.
 
     Raises ``ValueError`` with a message saying what to do when the name is malformed, the
     model is missing, the hub cannot be reached (checked within 2 s, no retries), the model
@@ -78,6 +79,8 @@ def load_model(
         )
     if max_parameters is not None:
         check_size(repr(label), estimate_parameters(config), max_parameters)
+        # The estimate trusts the config's fields; the meta-device count, the architecture.
+        check_size(repr(label), count_parameters(config), max_parameters)
     files = _weight_files(source, local_only)
     use_safetensors = _choose_weights(label, files, allow_pickle)
     if max_parameters is not None and files is not None:
