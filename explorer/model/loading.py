@@ -58,7 +58,8 @@ def load_model(
 
     Raises ``ValueError`` with a message saying what to do when the name is malformed, the
     model is missing, the hub cannot be reached (checked within 2 s, no retries), the model
-    is not an encoder of a supported type or is larger than ``max_parameters``.
+    is not an encoder of a supported type or is larger than ``max_parameters``, a weight
+    file is damaged or the weights do not fit the configuration.
     """
     max_parameters = _check_limit(max_parameters)
     label, source, local_only = _resolve(name)
@@ -66,6 +67,7 @@ def load_model(
     # transformers (about 2 s the first time).
     import torch
     from huggingface_hub.errors import StrictDataclassError
+    from safetensors import SafetensorError
     from transformers import AutoConfig, AutoModel, AutoTokenizer
 
     try:
@@ -99,6 +101,18 @@ def load_model(
         )
     except (OSError, ValueError, KeyError) as error:
         raise ValueError(f"Could not load {label!r}: {error}") from None
+    except SafetensorError as error:
+        raise ValueError(
+            f"Could not load {label!r}: a weight file is damaged or cut short ({error}). "
+            "Download or save the model again."
+        ) from None
+    except RuntimeError as error:  # transformers' size check, or torch running out of memory
+        if "mismatch" not in str(error):
+            raise ValueError(f"Could not load {label!r}: {error}") from None
+        raise ValueError(
+            f"Could not load {label!r}: its weights do not fit its config.json (tensor sizes "
+            "differ), so the two come from different models. Save the model again."
+        ) from None
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(
             f"{label!r} has no fast tokenizer (tokenizer.json), which character offsets need."
