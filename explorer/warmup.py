@@ -93,11 +93,12 @@ def import_umap(cache_dir: str | os.PathLike | None = None):
     if "umap" in sys.modules:
         return sys.modules["umap"]
     configure_numba_cache(cache_dir)
-    with warnings.catch_warnings():
-        # umap-learn announces that its optional TensorFlow extra is missing; numba warns
-        # about the few functions it cannot cache (they are compiled as before).
+    from explorer.projection.umap import quiet_numba_cache
+
+    # numba warns about the few functions it cannot cache (they are compiled as before).
+    with quiet_numba_cache(), warnings.catch_warnings():
+        # umap-learn announces that its optional TensorFlow extra is missing.
         warnings.filterwarnings("ignore", message="Tensorflow not installed")
-        warnings.filterwarnings("ignore", message=".*[Cc]annot cache")
         with _numba_caches_by_default():
             import umap
     return umap
