@@ -98,8 +98,8 @@ def decoded_bytes(array: pa.Array) -> int:
     taken row by row (8 bytes a row for an offset or pointer), any other array's buffers."""
     if not pa.types.is_dictionary(array.type):
         return array.nbytes
-    if not _is_text(array.type.value_type):
-        return array.dictionary.nbytes * len(array)
+    if not _is_text(array.type.value_type):  # a categorical of numbers, say: values' mean size
+        return array.dictionary.nbytes * len(array) // max(len(array.dictionary), 1)
     lengths = pc.take(pc.binary_length(array.dictionary), array.indices)
     return int(pc.sum(lengths).as_py() or 0) + 8 * len(array)
 

@@ -166,3 +166,21 @@ def test_decoded_size_decides_and_checking_stays_small(rows, length, distinct):
     # file really holds (repetition costs nothing while checking).
     allowed = CHECK_MEMORY + (4 * texts if distinct else 0)
     assert peak["arrow"] < allowed and peak["python"] < CHECK_MEMORY, peak
+
+
+def test_a_categorical_column_counts_its_values_not_its_dictionary_per_row():
+    """A pandas categorical of strings is written as a dictionary and read back as one."""
+    import pandas as pd
+
+    rows = 10_000
+    labels = pd.Categorical([f"topic {i % 1_000}" for i in range(rows)])
+    frame = pd.DataFrame({"text": [f"t{i}" for i in range(rows)], "label": labels})
+    table = pa.Table.from_pandas(frame, preserve_index=False)
+    table = table.append_column("vector", pa.array([[0.5, 1.0]] * rows, pa.list_(pa.float32())))
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer)
+    file = open_parquet(buffer.getvalue())
+    assert pa.types.is_dictionary(file.schema_arrow.field("label").type)
+    assert check_decoded(file, ["text", "label", "vector"]) < 1_000_000
+    data = read_vectors(buffer.getvalue(), label_column="label", max_rows=rows)
+    assert data.labels[:2] == ("topic 0", "topic 1") and len(data.labels) == rows
