@@ -65,14 +65,20 @@ def configure_numba_cache(cache_dir: str | os.PathLike | None = None) -> Path:
 
 @contextlib.contextmanager
 def _numba_caches_by_default() -> Iterator[None]:
-    """While active, ``numba.njit(...)`` and ``numba.jit(...)`` default to ``cache=True``."""
+    """While active, ``numba.njit(...)`` and ``numba.jit(...)`` called by this thread default
+    to ``cache=True``."""
     import numba
 
     originals = numba.njit, numba.jit
+    # Only this thread's decorations: another thread building numba functions meanwhile
+    # (pynndescent makes some per call) would otherwise ask numba to cache functions it
+    # cannot, and numba warns "Cannot cache compiled function ...".
+    importer = threading.get_ident()
 
     def cached(decorator):
         def decorate(*args, **kwargs):
-            kwargs.setdefault("cache", True)
+            if threading.get_ident() == importer:
+                kwargs.setdefault("cache", True)
             return decorator(*args, **kwargs)
 
         return decorate

@@ -88,6 +88,23 @@ def test_cache_default_is_restored():
     assert (numba.njit, numba.jit) == before
 
 
+def test_cache_default_is_only_the_importing_threads(fresh):
+    """Another thread's numba functions, made while umap-learn is imported, keep numba's
+    default (pynndescent makes some per call; asked to cache them, numba warned)."""
+    numba = pytest.importorskip("numba")
+
+    def caches(function) -> bool:
+        return type(function._cache).__name__ != "NullCache"
+
+    made = {}
+    with warmup._numba_caches_by_default():
+        made["here"] = numba.njit(lambda x: x + 1)
+        thread = threading.Thread(target=lambda: made.update(there=numba.njit(lambda x: x)))
+        thread.start()
+        thread.join(10)
+    assert caches(made["here"]) and not caches(made["there"])
+
+
 _STRIDED = np.arange(8.0)[::2]
 """A global array numba cannot freeze into compiled code (not contiguous): a function that
 reads it has a dynamic global, so, asked to be cached on disk, it warns at compile time."""
