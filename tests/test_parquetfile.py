@@ -184,3 +184,21 @@ def test_a_categorical_column_counts_its_values_not_its_dictionary_per_row():
     assert check_decoded(file, ["text", "label", "vector"]) < 1_000_000
     data = read_vectors(buffer.getvalue(), label_column="label", max_rows=rows)
     assert data.labels[:2] == ("topic 0", "topic 1") and len(data.labels) == rows
+
+
+def test_row_groups_with_their_own_dictionaries_read_in_order():
+    rows = 5_000
+    table = pa.table(
+        {
+            "text": [f"text {i % 7}" for i in range(rows)],
+            "label": [f"label {i % 3}" for i in range(rows)],
+            "vector": pa.array([[float(i), 1.0] for i in range(rows)], pa.list_(pa.float32())),
+        }
+    )
+    buffer = io.BytesIO()
+    pq.write_table(table, buffer, row_group_size=700)
+    assert pq.ParquetFile(pa.BufferReader(buffer.getvalue())).metadata.num_row_groups == 8
+    data = read_vectors(buffer.getvalue(), label_column="label", max_rows=rows)
+    assert data.texts == tuple(table.column("text").to_pylist())
+    assert data.labels == tuple(table.column("label").to_pylist())
+    assert data.vectors[:, 0].tolist() == list(range(rows))
