@@ -85,3 +85,25 @@ def test_an_unforeseen_failure_is_named_not_shown_as_a_traceback(
         "huge-model (local) could not be loaded (MemoryError); the server's log says why."
     ]
     assert at.selectbox(key="model").value == BUNDLED
+
+
+def test_a_config_that_hides_its_size_is_refused_before_loading(
+    page, tiny_bert_path, tmp_path, monkeypatch
+) -> None:
+    """Issue 23.5 on the page: "embedding_size": 1 made the estimate 8.7 M for a 776 M model."""
+    folder = tmp_path / "lying-model"
+    shutil.copytree(tiny_bert_path, folder)
+    config = json.loads((folder / "config.json").read_text())
+    config.update(vocab_size=1_000_000, hidden_size=768, embedding_size=1)
+    config.update(num_attention_heads=12, intermediate_size=3072, num_hidden_layers=1)
+    (folder / "config.json").write_text(json.dumps(config))
+    monkeypatch.setenv("EXPLORER_MODELS", str(folder))
+    monkeypatch.setenv("EXPLORER_MAX_PARAMETERS", "400M")
+    at = page("home")
+    at.selectbox(key="model").set_value("lying-model (local)").run()
+    assert not at.exception, [e.message for e in at.exception]
+    errors = [plain(e.value) for e in at.sidebar.error]
+    assert errors == [
+        "'lying-model (local)' has about 776 M parameters; this server allows at most 400 M."
+    ], errors
+    assert at.selectbox(key="model").value == BUNDLED
