@@ -37,10 +37,6 @@ MAX_BYTES = 20_000_000
 MAX_UPLOAD_MB = MAX_BYTES // 10**6
 """:data:`MAX_BYTES` in the unit of ``st.file_uploader(max_upload_size=...)``."""
 
-MAX_PARQUET_BYTES = 5 * MAX_BYTES
-"""Largest uncompressed Parquet data accepted: 100 MB, so a small, highly compressed file
-cannot unpack into gigabytes on the server."""
-
 GUESS = "(guess)"
 """``label_column`` value asking :meth:`VectorTable.select` to guess the label column."""
 
@@ -319,34 +315,23 @@ def _text_columns(frame: pd.DataFrame, candidates: list[str]) -> tuple[str, ...]
 def _read_parquet(data: bytes, vector_column: str | None) -> VectorTable:
     import pyarrow as pa
     import pyarrow.compute as pc
-    import pyarrow.parquet as pq
+
+    from explorer.parquetfile import open_parquet, read_columns, written_type
 
     _check_size(data, "The Parquet file")
-    try:
-        file = pq.ParquetFile(pa.BufferReader(data))
-        metadata = file.metadata
-        unpacked = sum(
-            metadata.row_group(i).total_byte_size for i in range(metadata.num_row_groups)
-        )
-        if unpacked > MAX_PARQUET_BYTES:
-            raise ValueError(
-                f"The Parquet file unpacks to {unpacked / 10**6:.0f} MB; the limit is "
-                f"{MAX_PARQUET_BYTES // 10**6} MB. Upload fewer rows."
-            )
-        table = file.read()
-    except (pa.ArrowException, OSError) as error:
-        raise ValueError(f"This is not a readable Parquet file: {error}") from None
-    if table.num_rows == 0:
+    file = open_parquet(data)
+    schema = file.schema_arrow
+    if file.metadata.num_rows == 0:
         raise ValueError("The Parquet file has no rows: add one row per text.")
     lists = [
         f.name
-        for f in table.schema
+        for f in schema
         if pa.types.is_list(f.type)
         or pa.types.is_large_list(f.type)
         or pa.types.is_fixed_size_list(f.type)
     ]
-    floats = [n for n in lists if pa.types.is_floating(table.schema.field(n).type.value_type)]
-    described = ", ".join(f"{f.name} ({f.type})" for f in table.schema)
+    floats = [n for n in lists if pa.types.is_floating(schema.field(n).type.value_type)]
+    described = ", ".join(f"{f.name} ({written_type(f.type)})" for f in schema)
     if not floats:
         raise ValueError(
             "The Parquet file has no column of float lists"
@@ -361,6 +346,12 @@ def _read_parquet(data: bytes, vector_column: str | None) -> VectorTable:
         raise ValueError(
             f"There is no column of float lists {vector_column!r}; those are: {floats}."
         )
+    # Other nested columns (structs, lists of other values) can hold neither texts nor
+    # labels: they are never decoded.
+    scalars = [f.name for f in schema if not pa.types.is_nested(f.type)]
+    table = read_columns(file, [*scalars, vector_column])
+    if table.num_rows == 0:
+        raise ValueError("The Parquet file has no rows: add one row per text.")
     column = table.column(vector_column).combine_chunks()
     if column.null_count:
         raise ValueError(f"{column.null_count:,} row(s) have no vector in {vector_column!r}.")
@@ -377,7 +368,6 @@ def _read_parquet(data: bytes, vector_column: str | None) -> VectorTable:
     width = int(lengths[0])
     _check_shape((len(column), width))
     array = values.to_numpy(zero_copy_only=False).reshape(len(column), width)
-    scalars = [f.name for f in table.schema if f.name not in lists]
     frame = pd.DataFrame(
         {
             name: table.column(name).to_pandas().astype(object).where(lambda s: s.notna(), "")
@@ -385,11 +375,11 @@ def _read_parquet(data: bytes, vector_column: str | None) -> VectorTable:
         }
     )
     frame = frame.astype(str).apply(lambda c: c.str.strip()) if scalars else frame
+    kinds = [written_type(schema.field(n).type) for n in scalars]
     strings = [
         n
-        for n in scalars
-        if pa.types.is_string(table.schema.field(n).type)
-        or pa.types.is_large_string(table.schema.field(n).type)
+        for n, k in zip(scalars, kinds, strict=True)
+        if pa.types.is_string(k) or pa.types.is_large_string(k)
     ]
     return VectorTable(
         frame.reset_index(drop=True),

@@ -65,14 +65,20 @@ def configure_numba_cache(cache_dir: str | os.PathLike | None = None) -> Path:
 
 @contextlib.contextmanager
 def _numba_caches_by_default() -> Iterator[None]:
-    """While active, ``numba.njit(...)`` and ``numba.jit(...)`` default to ``cache=True``."""
+    """While active, ``numba.njit(...)`` and ``numba.jit(...)`` called by this thread default
+    to ``cache=True``."""
     import numba
 
     originals = numba.njit, numba.jit
+    # Only this thread's decorations: another thread building numba functions meanwhile
+    # (pynndescent makes some per call) would otherwise ask numba to cache functions it
+    # cannot, and numba warns "Cannot cache compiled function ...".
+    importer = threading.get_ident()
 
     def cached(decorator):
         def decorate(*args, **kwargs):
-            kwargs.setdefault("cache", True)
+            if threading.get_ident() == importer:
+                kwargs.setdefault("cache", True)
             return decorator(*args, **kwargs)
 
         return decorate
@@ -93,11 +99,12 @@ def import_umap(cache_dir: str | os.PathLike | None = None):
     if "umap" in sys.modules:
         return sys.modules["umap"]
     configure_numba_cache(cache_dir)
-    with warnings.catch_warnings():
-        # umap-learn announces that its optional TensorFlow extra is missing; numba warns
-        # about the few functions it cannot cache (they are compiled as before).
+    from explorer.projection.umap import quiet_numba_cache
+
+    # numba warns about the few functions it cannot cache (they are compiled as before).
+    with quiet_numba_cache(), warnings.catch_warnings():
+        # umap-learn announces that its optional TensorFlow extra is missing.
         warnings.filterwarnings("ignore", message="Tensorflow not installed")
-        warnings.filterwarnings("ignore", message=".*[Cc]annot cache")
         with _numba_caches_by_default():
             import umap
     return umap

@@ -13,6 +13,7 @@ import torch
 import explorer
 from explorer.model import ENCODER_TYPES, estimate_parameters
 from explorer.model import loading as loading_module
+from explorer.model.size import count_parameters
 
 
 def _real_count(model: torch.nn.Module) -> int:
@@ -146,3 +147,47 @@ def test_config_json_with_a_wrong_type_is_a_value_error(tmp_path, tiny_bert_path
     (folder / "config.json").write_text(json.dumps(config))
     with pytest.raises(ValueError, match="configuration"):
         explorer.load_model(str(folder), max_parameters=200_000_000)
+
+
+def _lying_config_folder(source: str, folder: Path, **sizes) -> Path:
+    """A copy of a tiny random BERT (its small weights kept) whose config.json sets
+    ``sizes``: transformers would initialise every weight the files lack."""
+    shutil.copytree(source, folder)
+    config = json.loads((folder / "config.json").read_text())
+    config.update(sizes)
+    (folder / "config.json").write_text(json.dumps(config))
+    return folder
+
+
+def test_a_field_bert_ignores_cannot_shrink_the_count(tmp_path, tiny_bert_path, monkeypatch):
+    """Issue 23.5: vocab 1,000,000 x hidden 768 with "embedding_size": 1, which the estimate
+    trusts (8.7 M) but BertModel ignores (776 M): refused before any weight is allocated."""
+    lying = dict(vocab_size=1_000_000, hidden_size=768, embedding_size=1, num_attention_heads=12)
+    lying.update(intermediate_size=3072, num_hidden_layers=1)
+    folder = _lying_config_folder(tiny_bert_path, tmp_path / "lying", **lying)
+    assert estimate_parameters(json.loads((folder / "config.json").read_text())) < 10**7
+    _forbid_loading(monkeypatch)
+    with pytest.raises(ValueError, match=r"about 776 M parameters.*at most 200 M"):
+        explorer.load_model(str(folder), max_parameters=200_000_000)
+
+
+@pytest.mark.parametrize("model_type", ["bert", "distilbert", "albert", "modernbert"])
+def test_count_is_the_architectures(model_type):
+    from transformers import AutoConfig, AutoModel
+
+    config = AutoConfig.for_model(model_type)
+    with torch.device("meta"):
+        real = _real_count(AutoModel.from_config(config))
+    count_parameters(config)  # the type's modelling code imported: not part of the timing
+    start = time.perf_counter()
+    assert count_parameters(config) == real
+    assert time.perf_counter() - start < 1.0
+
+
+def test_count_refuses_configs_it_cannot_build_or_too_deep():
+    from transformers import BertConfig
+
+    with pytest.raises(ValueError, match="100,000 layers; this server sizes models of at most"):
+        count_parameters(BertConfig(num_hidden_layers=100_000, hidden_size=2))
+    with pytest.raises(ValueError, match="cannot be built"):
+        count_parameters(BertConfig(hidden_size=10, num_attention_heads=3))

@@ -10,10 +10,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from explorer import limits, vectorfiles
+from explorer import limits, parquetfile, vectorfiles
 from explorer.vectorfiles import (
     GUESS,
-    MAX_PARQUET_BYTES,
     UploadedVectors,
     load_npy,
     read_table,
@@ -251,13 +250,11 @@ def test_empty_or_unreadable_parquet():
 
 
 def test_a_parquet_that_unpacks_too_far_is_refused(monkeypatch):
-    import explorer.vectorfiles as vectorfiles
-
-    monkeypatch.setattr(vectorfiles, "MAX_PARQUET_BYTES", 100)
+    assert parquetfile.MAX_DECODED_BYTES == 5 * vectorfiles.MAX_BYTES
+    monkeypatch.setattr(parquetfile, "MAX_DECODED_BYTES", 100)
     table = pa.table({"text": ["a"] * 50, "v": pa.array([[0.0] * 8] * 50)})
     with pytest.raises(ValueError, match="unpacks to"):
         read_vectors(parquet(table))
-    assert MAX_PARQUET_BYTES == 5 * vectorfiles.MAX_BYTES
 
 
 def test_guess_is_the_default_label_choice(vectors):

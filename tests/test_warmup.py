@@ -6,7 +6,10 @@ import gc
 import os
 import sys
 import threading
+import types
+import warnings
 
+import numpy as np
 import pytest
 
 from explorer import warmup
@@ -83,6 +86,97 @@ def test_cache_default_is_restored():
     with warmup._numba_caches_by_default():
         assert numba.njit is not before[0]
     assert (numba.njit, numba.jit) == before
+
+
+def test_cache_default_is_only_the_importing_threads(fresh):
+    """Another thread's numba functions, made while umap-learn is imported, keep numba's
+    default (pynndescent makes some per call; asked to cache them, numba warned)."""
+    numba = pytest.importorskip("numba")
+
+    def caches(function) -> bool:
+        return type(function._cache).__name__ != "NullCache"
+
+    made = {}
+    with warmup._numba_caches_by_default():
+        made["here"] = numba.njit(lambda x: x + 1)
+        thread = threading.Thread(target=lambda: made.update(there=numba.njit(lambda x: x)))
+        thread.start()
+        thread.join(10)
+    assert caches(made["here"]) and not caches(made["there"])
+
+
+_STRIDED = np.arange(8.0)[::2]
+"""A global array numba cannot freeze into compiled code (not contiguous): a function that
+reads it has a dynamic global, so, asked to be cached on disk, it warns at compile time."""
+
+
+def _uncacheable():
+    """A new numba function, cached on disk as import_umap asks of umap-learn's, that numba
+    cannot cache: its first call compiles it and warns "Cannot cache compiled function"."""
+    import numba
+
+    @numba.njit(cache=True)
+    def first_value():
+        return _STRIDED[0]
+
+    return first_value
+
+
+def _cache_warnings(caught) -> list[str]:
+    return [str(w.message) for w in caught if "Cannot cache" in str(w.message)]
+
+
+def test_a_first_umap_shows_no_numba_cache_warning(fresh, monkeypatch):
+    """Issue 23.9: the first UMAP in a process compiles umap-learn's numba functions, and
+    Projector.fit turns every warning into a note on the page: numba's "Cannot cache compiled
+    function ..." reached visitors. UMAP here compiles a real uncacheable numba function."""
+    pytest.importorskip("numba")
+    from explorer import projection
+    from explorer.projection import umap as umap_module
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _uncacheable()()
+    assert _cache_warnings(caught), "numba no longer warns: this test reproduces nothing"
+
+    class CompilingUMAP:
+        """umap-learn's UMAP as fit_umap calls it; fitting compiles numba code."""
+
+        def __init__(self, n_components=2, **kwargs):
+            self.n_components = n_components
+
+        def fit_transform(self, X):
+            _uncacheable()()
+            return np.random.default_rng(0).normal(size=(len(X), self.n_components))
+
+    monkeypatch.setitem(sys.modules, "umap", types.SimpleNamespace(UMAP=CompilingUMAP))
+    monkeypatch.setattr(umap_module, "_compiled", umap_module.umap_compiled())
+    points = np.random.default_rng(1).normal(size=(30, 4))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        fitted = projection.Projector("umap", random_state=0).fit(points)
+    assert fitted.embedding_.shape == (30, 2)
+    assert not [n for n in fitted.notes_ if "Cannot cache" in n], fitted.notes_
+    assert not _cache_warnings(caught)
+
+
+def test_only_numbas_cache_warning_is_dropped():
+    numba = pytest.importorskip("numba")
+    from explorer.projection.umap import quiet_numba_cache
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with quiet_numba_cache():
+            for warning in (
+                UserWarning("Cannot cache compiled function, says someone else"),
+                numba.core.errors.NumbaWarning("Cannot cache compiled function x"),
+                numba.core.errors.NumbaWarning("Something else"),
+            ):
+                warnings.warn(warning, stacklevel=1)
+    assert [str(w.message) for w in caught] == [
+        "Cannot cache compiled function, says someone else",
+        "Something else",
+    ]
 
 
 @pytest.mark.slow

@@ -17,7 +17,7 @@ import torch
 from explorer.defaults import DEFAULT_MODEL
 from explorer.model.encoder import Model
 from explorer.model.hub import cached_snapshot, hub_reachable, offline, repo_files
-from explorer.model.size import check_size, estimate_parameters
+from explorer.model.size import check_size, count_parameters, estimate_parameters
 
 ENCODER_TYPES = (
     "albert",
@@ -52,18 +52,21 @@ def load_model(
     ``allow_pickle=True`` because unpickling can run code. ``trust_remote_code`` is never set.
     ``max_parameters`` refuses a larger model (``None``: no limit) before any weight is read
     or downloaded: the count is estimated from the configuration
-    (:func:`~explorer.model.size.estimate_parameters`) and from the sizes of the weight files
-    (the folder's, or the hub's metadata), whichever is larger.
+    (:func:`~explorer.model.size.estimate_parameters`), counted on the architecture built on
+    the meta device (:func:`~explorer.model.size.count_parameters`) and estimated from the
+    sizes of the weight files (the folder's, or the hub's metadata); each must fit.
 
     Raises ``ValueError`` with a message saying what to do when the name is malformed, the
     model is missing, the hub cannot be reached (checked within 2 s, no retries), the model
-    is not an encoder of a supported type or is larger than ``max_parameters``.
+    is not an encoder of a supported type or is larger than ``max_parameters``, a weight
+    file is damaged or the weights do not fit the configuration.
     """
     max_parameters = _check_limit(max_parameters)
     label, source, local_only = _resolve(name)
     # Imported after the checks above, so a name that cannot load fails without waiting for
     # transformers (about 2 s the first time).
     from huggingface_hub.errors import StrictDataclassError
+    from safetensors import SafetensorError
     from transformers import AutoConfig, AutoTokenizer
 
     try:
@@ -77,6 +80,8 @@ def load_model(
         )
     if max_parameters is not None:
         check_size(repr(label), estimate_parameters(config), max_parameters)
+        # The estimate trusts the config's fields; the meta-device count, the architecture.
+        check_size(repr(label), count_parameters(config), max_parameters)
     files = _weight_files(source, local_only)
     use_safetensors = _choose_weights(label, files, allow_pickle)
     if max_parameters is not None and files is not None:
@@ -88,6 +93,18 @@ def load_model(
         encoder, masked_lm = _from_pretrained(source, config, local_only, use_safetensors)
     except (OSError, ValueError, KeyError) as error:
         raise ValueError(f"Could not load {label!r}: {error}") from None
+    except SafetensorError as error:
+        raise ValueError(
+            f"Could not load {label!r}: a weight file is damaged or cut short ({error}). "
+            "Download or save the model again."
+        ) from None
+    except RuntimeError as error:  # transformers' size check, or torch running out of memory
+        if "mismatch" not in str(error):
+            raise ValueError(f"Could not load {label!r}: {error}") from None
+        raise ValueError(
+            f"Could not load {label!r}: its weights do not fit its config.json (tensor sizes "
+            "differ), so the two come from different models. Save the model again."
+        ) from None
     if not getattr(tokenizer, "is_fast", False):
         raise ValueError(
             f"{label!r} has no fast tokenizer (tokenizer.json), which character offsets need."

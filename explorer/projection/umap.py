@@ -8,7 +8,9 @@ are absolute).
 
 from __future__ import annotations
 
+import contextlib
 import warnings
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -21,6 +23,25 @@ EXACT_KNN_UP_TO = 10_000
 """Largest UMAP input given exact neighbours from :func:`umap_neighbors` (about 4 s of the 2
 cores at 10,000 x 384; 15 s at 20,000, where NN-descent's own search is faster once its
 per-process compilation is paid)."""
+
+
+NUMBA_CACHE_WARNING = "Cannot cache compiled function"
+"""How numba's ``NumbaWarning`` starts when a function asked to be cached on disk uses
+dynamic globals or lifted loops: it is compiled and runs as before, only not saved (the
+explorer asks umap-learn's functions to be cached, :func:`explorer.warmup.import_umap`)."""
+
+
+@contextlib.contextmanager
+def quiet_numba_cache() -> Iterator[None]:
+    """Within: numba's :data:`NUMBA_CACHE_WARNING` warnings are dropped (they say nothing a
+    visitor can act on); every other warning, numba's included, passes as before. Overrides a
+    ``warnings.simplefilter("always")`` around it, such as the one that turns a projection's
+    warnings into notes on the page."""
+    from numba.core.errors import NumbaWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=NUMBA_CACHE_WARNING, category=NumbaWarning)
+        yield
 
 
 def umap_neighbors(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
@@ -64,6 +85,13 @@ def fit_umap(
     ``n_neighbors`` must already be below ``n`` (:meth:`explorer.projection.Projector.fit`
     lowers it). Neighbours are exact up to :data:`EXACT_KNN_UP_TO` points, NN-descent's above.
     """
+    with quiet_numba_cache():  # numba compiles on a process's first fit
+        return _fit_umap(X, n_components, n_neighbors, random_state)
+
+
+def _fit_umap(
+    X: np.ndarray, n_components: int, n_neighbors: int, random_state: int | None
+) -> np.ndarray:
     with warnings.catch_warnings():
         # umap-learn announces at import that its optional TensorFlow extra is missing.
         warnings.filterwarnings("ignore", message="Tensorflow not installed")

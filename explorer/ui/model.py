@@ -8,6 +8,7 @@ the visitor saw it (never a server path).
 
 from __future__ import annotations
 
+import logging
 import threading
 from typing import TYPE_CHECKING
 
@@ -30,6 +31,8 @@ PICKER_KEY = "model"
 """Key of the picker (also its query parameter)."""
 
 OTHER_LABEL = "Other: type a Hugging Face id or a local folder…"
+
+_LOG = logging.getLogger(__name__)
 
 _RESET_KEY = "model.reset_to"
 _FAILED_KEY = "model.failed"
@@ -179,6 +182,12 @@ def model_picker():
                 load(wanted)
             except ValueError as error:
                 failed[wanted] = _refusal(wanted, label, error, config.free_entry)
+            except Exception as error:  # noqa: BLE001 - a failure the library did not foresee
+                _LOG.exception("Model %r failed to load", wanted)
+                failed[wanted] = (
+                    f"{label} could not be loaded ({type(error).__name__}); the server's log "
+                    "says why."
+                )
             else:
                 st.session_state[MODEL_KEY] = wanted
                 st.session_state.pop(_NOTICE_KEY, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+import time
 
 import numpy as np
 import pandas as pd
@@ -156,3 +157,19 @@ def test_similarity_embeds_a_query_when_the_vectors_are_the_models(page, bundled
     at.text_input(key="similarity.vector_query").input("  ").run()
     _ok(at)
     assert any("query is empty" in e.value for e in at.error)
+
+
+def test_a_tiny_parquet_that_unpacks_to_gigabytes_is_refused_on_the_page(page):
+    """Issue 23.1: 1.9 KB holding one 5,000-character text in 100,000 rows took the server
+    past 2.5 GB; now the page says so before decoding it."""
+    from tests.test_parquetfile import repeated_text
+
+    at = _choose_vectors(page("projections"), "projections")
+    data = repeated_text(100_000, 5_000)
+    at.file_uploader(key="projections.vectors").set_value(("tiny.parquet", data, "x"))
+    start = time.perf_counter()
+    at.run()
+    _ok(at)
+    assert time.perf_counter() - start < 10
+    assert "unpacks to more than 100 MB" in plain(at.error[0].value)
+    assert not at.get("plotly_chart")
