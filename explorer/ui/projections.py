@@ -10,6 +10,7 @@ import numpy as np
 
 from explorer import mapquality
 from explorer.layers import combine_layers
+from explorer.memo import checkpoint
 from explorer.projection import ProjectionParams, Projector
 from explorer.ui.compute import (
     cached,
@@ -176,7 +177,7 @@ def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -
         "projections",
         ("fit", points, params),
         points.vectors,  # embedded in their own turn, then mapped in the map's lane
-        lambda vectors: params.projector().fit(vectors),
+        lambda vectors: params.projector().fit(vectors, lambda done, total: checkpoint()),
         lambda vectors: heavy_points(len(vectors), params.method),
     )
 
