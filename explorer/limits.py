@@ -179,12 +179,15 @@ MAX_CNN_VALUES = 8_000_000
 core to train over 5 folds on a busy machine, the token vectors 7 s more."""
 
 
-MAX_MOTION_POINTS = 2_000
+MAX_MOTION_POINTS = 1_500
 """Most points Layers in motion maps at every layer (a random sample beyond,
-:func:`motion_rows`). Its map is one per layer, 7 of them for the bundled model: a saved
-corpus of 20,000 rows ran past 580 s with UMAP and 160 s with t-SNE, 5,000 pasted lines 55-90 s
-(issue 23). At 2,000 points x 7 layers (``python -m bench.animation 2000 --tsne``)
-MOTION_TIMES_PLACEHOLDER"""
+:func:`motion_rows`). It draws one map per layer, 7 for the bundled model: a saved corpus of
+20,000 rows ran past 580 s with UMAP and 160 s with t-SNE, 5,000 pasted lines 55-90 s (issue
+23). At 2,000 points x 7 layers (``python -m bench.animation 2000 --tsne``, load average 1.3
+rising to 4) AlignedUMAP took 26.1 s warm (32.6 s once the load rose), t-SNE 28.0 s, joint
+PCA 0.2 s: at the 30 s limit with nothing to spare. 1,500 leaves a quarter of it for a busy
+machine (PCA: 0.2 s; on a machine at load 5-12, UMAP 28-71 s and t-SNE 45 s, which no cap
+fixes)."""
 
 
 def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | None]:
