@@ -84,23 +84,30 @@ def _numba_caches_by_default() -> Iterator[None]:
         numba.njit, numba.jit = originals
 
 
+_IMPORTING = threading.RLock()
+"""Held while umap-learn is imported: a page's UMAP that came while the warm-up thread was
+importing it found the half-made module in ``sys.modules`` ("partially initialized module
+'umap' has no attribute 'AlignedUMAP'", ``python -m bench.soak --fairness``)."""
+
+
 def import_umap(cache_dir: str | os.PathLike | None = None):
     """Import umap-learn (and pynndescent) so that numba caches their functions on disk.
 
     Returns the ``umap`` module. If umap-learn is already imported, returns it unchanged
     (its functions keep whatever caching they were decorated with).
     """
-    if "umap" in sys.modules:
-        return sys.modules["umap"]
-    configure_numba_cache(cache_dir)
-    with warnings.catch_warnings():
-        # umap-learn announces that its optional TensorFlow extra is missing; numba warns
-        # about the few functions it cannot cache (they are compiled as before).
-        warnings.filterwarnings("ignore", message="Tensorflow not installed")
-        warnings.filterwarnings("ignore", message=".*[Cc]annot cache")
-        with _numba_caches_by_default():
-            import umap
-    return umap
+    with _IMPORTING:  # another thread's import in progress leaves "umap" half-made in sys.modules
+        if "umap" in sys.modules:
+            return sys.modules["umap"]
+        configure_numba_cache(cache_dir)
+        with warnings.catch_warnings():
+            # umap-learn announces that its optional TensorFlow extra is missing; numba warns
+            # about the few functions it cannot cache (they are compiled as before).
+            warnings.filterwarnings("ignore", message="Tensorflow not installed")
+            warnings.filterwarnings("ignore", message=".*[Cc]annot cache")
+            with _numba_caches_by_default():
+                import umap
+        return umap
 
 
 def _warm_up(cache_dir: str | os.PathLike | None, nn_descent: bool) -> None:
