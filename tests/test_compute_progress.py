@@ -56,3 +56,39 @@ def test_a_progress_callback_stops_a_corpus_nobody_waits_for_and_keeps_nothing(t
     assert len(batches) == 2 and "corpus" not in memo  # 8 batches, stopped after the 2nd
     assert pool.running == (0, 0)
     assert len(memo.get("corpus", compute, heavy=True)) == 64
+
+
+def test_the_asker_check_ends_work_of_a_rerun_or_a_gone_session(monkeypatch):
+    """``compute.asker()`` reads the script run of this thread: its check raises Streamlit's
+    rerun exception once a rerun is pending (the run's ``yield_check``) and its stop exception
+    once the session is no longer active in the runtime."""
+    import types
+
+    import pytest
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner_utils import script_run_context
+    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
+
+    from explorer.ui import compute
+
+    pending, active = [], {"session 1"}
+
+    def yield_check():
+        if pending:
+            raise RerunException(None)
+
+    ctx = types.SimpleNamespace(session_id="session 1", yield_check=yield_check)
+    monkeypatch.setattr(script_run_context, "get_script_run_ctx", lambda **_: ctx)
+    runtime = types.SimpleNamespace(is_active_session=lambda session: session in active)
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
+    owner, check = compute.asker()
+    assert owner == "session 1"
+    check()  # nothing pending, still connected
+    pending.append("rerun")
+    with pytest.raises(RerunException):
+        check()
+    pending.clear()
+    active.clear()
+    with pytest.raises(StopException):
+        check()
