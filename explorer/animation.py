@@ -5,18 +5,16 @@ an axis, UMAP and t-SNE may rotate or mirror the whole picture. :func:`layer_map
 layer ``0..L`` of the same texts (or word occurrences) so that consecutive frames share their
 frame of reference, and only what the model changed moves:
 
-- ``align="joint"`` (the default) uses each method's own way of aligning:
-  PCA is fitted once on all layers together; UMAP is umap-learn's ``AlignedUMAP`` (the same
-  point in consecutive layers is related, and a regularisation term keeps it close); t-SNE
-  starts each layer from the previous layer's map (openTSNE).
+- ``align="joint"`` (the default) uses each method's own way of aligning: PCA is fitted once
+  on all layers together; UMAP is umap-learn's ``AlignedUMAP`` (a regularisation term keeps
+  each point close to itself in the next layer); t-SNE starts from the previous layer's map.
 - ``align="procrustes"``: each layer is mapped on its own, then rotated/reflected onto the
   previous frame (orthogonal Procrustes over all points: the rotation that moves points least).
 - ``align="none"``: each layer mapped on its own (the baseline; frames may jump).
 
 Before any method sees them, each layer's vectors are centred and scaled to unit RMS spread:
-hidden states grow in size and drift from layer to layer, and without this a joint PCA would
-show mostly *that* drift (every layer a separate blob) instead of how the points are
-arranged within each layer.
+hidden states grow and drift from layer to layer, and a joint PCA would show mostly *that*
+drift (every layer a separate blob), not how the points are arranged within each layer.
 
 :func:`frame_motion` measures how much the points move between consecutive frames, relative to
 the frames' spread: aligned frames move less than unaligned ones (tested).
@@ -45,9 +43,8 @@ ALIGNMENT_LABELS = {
 Progress = Callable[[int, int], None]
 
 TRUSTWORTHINESS_QUERIES = 500
-"""Per-frame trustworthiness is estimated from this many random points above that many
-(each ranked against all points; about 0.005 from the exact value): seven exact scores of
-2,000 points cost more than the joint PCA itself."""
+"""Per-frame trustworthiness is estimated from this many random points above that many (about
+0.005 from the exact value): seven exact scores of 2,000 points cost more than a joint PCA."""
 
 TSNE_EXACT_BELOW = 1000
 """openTSNE finds exact neighbours below this many points (Annoy above)."""
@@ -189,8 +186,9 @@ def layer_maps(
     ``n_neighbors`` (UMAP) and ``perplexity`` (t-SNE) are lowered for small inputs (and
     ``notes`` says so). ``score=False`` skips the per-frame trustworthiness (``None``s; it
     is estimated from :data:`TRUSTWORTHINESS_QUERIES` random points per frame above that
-    many). ``progress(done, total)`` is called after each layer (UMAP with
-    ``align="joint"`` fits all layers in one call: it reports the start and the end).
+    many). ``progress(done, total)`` is called after each layer, and within a t-SNE layer
+    every 25 iterations (an exception it raises stops the work; UMAP with ``align="joint"``
+    fits all layers in one call: it reports the start and the end).
 
     Returns :class:`LayerMaps` with ``frames`` ``(L + 1, n, n_components)`` float32. Raises
     ``ValueError`` for an unknown method or alignment, non-finite vectors or too few points.
@@ -350,18 +348,16 @@ def _tsne_frames(X, n_components, random_state, align, perplexity, report, notes
         )
     frames = []
     for i, layer in enumerate(X):
+        within = lambda *_, i=i: report(i)  # noqa: E731 - called within layer i
         if align != "joint" or i == 0:
             # A map of its own: the page's t-SNE, whatever it runs on.
             projector = Projector("tsne", n_components, random_state, perplexity=used)
-            frames.append(projector.fit(layer).embedding_)
+            frames.append(projector.fit(layer, within).embedding_)
         else:
-            # Continue from the previous layer's map, scaled to unit spread: no early
-            # exaggeration (the clusters are already apart) and a short schedule, so points
-            # move only as far as this layer's neighbourhoods ask; then rotated onto the
-            # previous frame. (Shrunk to openTSNE's usual 1e-4 the layout was lost: frames
-            # moved as much as independent maps; left at full size, small maps barely
-            # adapted and lost trustworthiness.) openTSNE logs that a large initialisation
-            # may converge poorly: not from a converged map of a similar layer.
+            # From the previous map at unit spread (at openTSNE's usual 1e-4 the layout was
+            # lost; at full size small maps barely adapted), no early exaggeration and a short
+            # schedule, then rotated onto it. openTSNE's warning that a large initialisation
+            # may converge poorly does not apply to a converged map of a similar layer.
             previous = frames[-1]
             init = (previous - previous.mean(axis=0)) / max(float(previous[:, 0].std()), 1e-12)
             tsne = TSNE(
@@ -374,7 +370,8 @@ def _tsne_frames(X, n_components, random_state, align, perplexity, report, notes
                 neighbors="exact" if n < TSNE_EXACT_BELOW else "annoy",
                 negative_gradient_method="bh" if n < TSNE_FFT_ABOVE else "fft",
                 n_jobs=1,
-                verbose=False,
+                callbacks=within,
+                callbacks_every_iters=25,
             )
             logger = logging.getLogger("openTSNE.tsne")
             level = logger.level

@@ -254,3 +254,28 @@ MAX_CNN_VALUES = 8_000_000
 """Most ``texts x tokens x hidden`` values the "Which layer?" CNN head trains on in one request
 (20,833 token vectors of 384): 117 texts x 128 tokens x 384 (5.8 million) took 13-19 s of one
 core to train over 5 folds on a busy machine, the token vectors 7 s more."""
+
+
+MAX_MOTION_POINTS = 1_500
+"""Most points Layers in motion maps at every layer (a random sample beyond,
+:func:`motion_rows`). It draws one map per layer, 7 for the bundled model: a saved corpus of
+20,000 rows ran past 580 s with UMAP and 160 s with t-SNE, 5,000 pasted lines 55-90 s (issue
+23). At 2,000 points x 7 layers (``python -m bench.animation 2000 --tsne``, load average 1.3
+rising to 4) AlignedUMAP took 26.1 s warm (32.6 s once the load rose), t-SNE 28.0 s, joint
+PCA 0.2 s: at the 30 s limit with nothing to spare. 1,500 leaves a quarter of it for a busy
+machine (PCA: 0.2 s; on a machine at load 5-12, UMAP 28-71 s and t-SNE 45 s, which no cap
+fixes)."""
+
+
+def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | None]:
+    """Which of ``n`` points Layers in motion maps: all of them, or ``limit`` (default
+    :data:`MAX_MOTION_POINTS`) drawn at random (sorted, seed 0) with a note saying so."""
+    limit = MAX_MOTION_POINTS if limit is None else limit
+    rows, sampled = sample_points(n, limit)
+    if sampled is None:
+        return rows, None
+    return rows, (
+        f"Layers in motion shows {limit:,} of the {n:,} points, a random sample (seed 0): it "
+        f"maps every layer, which takes minutes for more on this server. The map view draws "
+        "all of them."
+    )

@@ -90,24 +90,31 @@ def _numba_caches_by_default() -> Iterator[None]:
         numba.njit, numba.jit = originals
 
 
+_IMPORTING = threading.RLock()
+"""Held while umap-learn is imported: a page's UMAP that came while the warm-up thread was
+importing it found the half-made module in ``sys.modules`` ("partially initialized module
+'umap' has no attribute 'AlignedUMAP'", ``python -m bench.soak --fairness``)."""
+
+
 def import_umap(cache_dir: str | os.PathLike | None = None):
     """Import umap-learn (and pynndescent) so that numba caches their functions on disk.
 
     Returns the ``umap`` module. If umap-learn is already imported, returns it unchanged
     (its functions keep whatever caching they were decorated with).
     """
-    if "umap" in sys.modules:
-        return sys.modules["umap"]
-    configure_numba_cache(cache_dir)
-    from explorer.projection.umap import quiet_numba_cache
+    with _IMPORTING:  # another thread's import in progress leaves "umap" half-made in sys.modules
+        if "umap" in sys.modules:
+            return sys.modules["umap"]
+        configure_numba_cache(cache_dir)
+        from explorer.projection.umap import quiet_numba_cache
 
-    # numba warns about the few functions it cannot cache (they are compiled as before).
-    with quiet_numba_cache(), warnings.catch_warnings():
-        # umap-learn announces that its optional TensorFlow extra is missing.
-        warnings.filterwarnings("ignore", message="Tensorflow not installed")
-        with _numba_caches_by_default():
-            import umap
-    return umap
+        # numba warns about the few functions it cannot cache (they are compiled as before).
+        with quiet_numba_cache(), warnings.catch_warnings():
+            # umap-learn announces that its optional TensorFlow extra is missing.
+            warnings.filterwarnings("ignore", message="Tensorflow not installed")
+            with _numba_caches_by_default():
+                import umap
+        return umap
 
 
 def _warm_up(cache_dir: str | os.PathLike | None, nn_descent: bool) -> None:

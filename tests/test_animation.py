@@ -169,3 +169,18 @@ def test_bad_vectors():
         layer_maps(X)
     with pytest.raises(ValueError, match="at least"):
         layer_maps(_layers(n=4), "umap")
+
+
+def test_an_exception_from_progress_stops_tsne_within_a_layer():
+    """A t-SNE layer reports every 25 iterations (with the layers done so far), so work whose
+    session has gone stops within the layer, not after it."""
+    calls = []
+
+    def progress(done, total):
+        calls.append(done)
+        raise RuntimeError("the session has gone")
+
+    X = np.random.default_rng(0).normal(size=(3, 60, 8)).astype(np.float32)
+    with pytest.raises(RuntimeError, match="gone"):
+        layer_maps(X, "tsne", progress=progress)
+    assert calls == [0]  # within layer 0, before its map was finished

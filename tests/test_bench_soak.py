@@ -34,3 +34,14 @@ def test_word_in_context_text_has_the_most_lines():
 
 def test_every_page_of_the_app_is_soaked():
     assert {step.page for step in soak.STEPS} == set(soak.PAGE_NAMES.values())
+
+
+def test_the_heavy_and_light_case_uploads_the_most_vectors_the_server_accepts(tmp_path):
+    from bench import fairness
+    from explorer import vectorfiles
+
+    npy, csv = fairness.vector_files(tmp_path)
+    assert max(npy.stat().st_size, csv.stat().st_size) <= vectorfiles.MAX_BYTES
+    data = vectorfiles.read_table(npy.read_bytes(), csv.read_bytes(), None).select("text", None)
+    assert data.vectors.shape == (limits.MAX_POINTS, fairness.DIMENSIONS)
+    assert len(fairness.LIGHT_SENTENCES.splitlines()) == 3  # Similarity's fewest

@@ -21,3 +21,74 @@ def test_throttled_with_no_period_passes_every_call():
     for done in range(1, 4):
         move(done, 3)
     assert calls == [(1, 3), (2, 3), (3, 3)]
+
+
+def test_a_progress_callback_stops_a_corpus_nobody_waits_for_and_keeps_nothing(tiny):
+    """The corpus embedding's ``(done, total)`` callback from :func:`progress_bar` runs the
+    pool's checkpoint: once the asker's check fails (its session has gone), the forward passes
+    stop at the next batch, nothing is kept and the turn is free again."""
+    import pytest
+
+    import explorer
+    from explorer.memo import Memo, Pool
+    from explorer.ui.progress import progress_bar
+
+    pool = Pool(max_bytes=2**30, max_running=2, max_heavy=1)
+    memo = Memo(2**30, pool=pool)
+    texts = [f"Text number {i} about the bank of the river." for i in range(64)]
+    batches = []
+
+    def check():
+        if len(batches) >= 2:
+            raise RuntimeError("the session has gone")
+
+    def compute():
+        with progress_bar("Embedding…") as report:
+
+            def step(done, total):
+                batches.append(done)
+                report(done, total)
+
+            return explorer.embed_corpus(tiny, texts, step, max_batch_size=8)
+
+    with pytest.raises(RuntimeError, match="gone"):
+        memo.get("corpus", compute, heavy=True, owner="session", check=check)
+    assert len(batches) == 2 and "corpus" not in memo  # 8 batches, stopped after the 2nd
+    assert pool.running == (0, 0)
+    assert len(memo.get("corpus", compute, heavy=True)) == 64
+
+
+def test_the_asker_check_ends_work_of_a_rerun_or_a_gone_session(monkeypatch):
+    """``compute.asker()`` reads the script run of this thread: its check raises Streamlit's
+    rerun exception once a rerun is pending (the run's ``yield_check``) and its stop exception
+    once the session is no longer active in the runtime."""
+    import types
+
+    import pytest
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner_utils import script_run_context
+    from streamlit.runtime.scriptrunner_utils.exceptions import RerunException, StopException
+
+    from explorer.ui import compute
+
+    pending, active = [], {"session 1"}
+
+    def yield_check():
+        if pending:
+            raise RerunException(None)
+
+    ctx = types.SimpleNamespace(session_id="session 1", yield_check=yield_check)
+    monkeypatch.setattr(script_run_context, "get_script_run_ctx", lambda **_: ctx)
+    runtime = types.SimpleNamespace(is_active_session=lambda session: session in active)
+    monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
+    owner, check = compute.asker()
+    assert owner == "session 1"
+    check()  # nothing pending, still connected
+    pending.append("rerun")
+    with pytest.raises(RerunException):
+        check()
+    pending.clear()
+    active.clear()
+    with pytest.raises(StopException):
+        check()

@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from explorer.memo import Memo, nbytes
+from explorer.memo import Cancelled, Memo, Pool, checkpoint, nbytes
 
 KEYS = 1024
 """Room for the keys of a test's results (a memo counts each key's bytes with its result)."""
@@ -88,7 +88,6 @@ def test_bad_budgets_are_refused():
 
 
 def test_memos_of_a_pool_share_its_budget_and_drop_the_oldest_result_of_any():
-    from explorer.memo import Pool
 
     pool = Pool(max_bytes=3 * 2**20 + KEYS)
     first, second = Memo(2 * 2**20 + KEYS, pool=pool), Memo(2 * 2**20 + KEYS, pool=pool)
@@ -115,7 +114,6 @@ def test_the_apps_caches_share_one_pool():
 
 
 def test_a_pool_computes_at_most_max_running_results_at_once_and_hits_never_wait():
-    from explorer.memo import Pool
 
     pool = Pool(max_bytes=2**30, max_running=1)
     first, second = Memo(2**30, pool=pool), Memo(2**30, pool=pool)
@@ -154,3 +152,144 @@ def test_a_pool_computes_at_most_max_running_results_at_once_and_hits_never_wait
     assert most[0] == 1 and first.get("b", pytest.fail) == 3 and first.get("a", pytest.fail) == 1
     with pytest.raises(ValueError, match="max_running"):
         Pool(1, max_running=0)
+
+
+class Holder:
+    """A computation in its own thread that holds its turn until ``release`` is set: ``started``
+    once it runs, ``outcome`` its result or exception once it ends."""
+
+    def __init__(self, memo: Memo, key: str, heavy: bool, owner=None, check=None) -> None:
+        self.started, self.release, self.ended = threading.Event(), threading.Event(), None
+        self.outcome: object = None
+
+        def compute():
+            self.started.set()
+            while not self.release.wait(0.01):
+                checkpoint()  # as a progress callback does
+            return key
+
+        def run():
+            try:
+                self.outcome = memo.get(key, compute, heavy=heavy, owner=owner, check=check)
+            except BaseException as error:  # noqa: BLE001 - the test reads it
+                self.outcome = error
+            self.ended = time.perf_counter()
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def finish(self) -> object:
+        self.release.set()
+        self.thread.join(5)
+        assert not self.thread.is_alive()
+        return self.outcome
+
+
+def _lanes() -> tuple[Pool, Memo]:
+    pool = Pool(max_bytes=2**30, max_running=2, max_heavy=1)
+    return pool, Memo(2**30, pool=pool)
+
+
+def _until(condition, timeout: float = 5.0) -> None:
+    end = time.perf_counter() + timeout
+    while not condition():
+        assert time.perf_counter() < end, "timed out"
+        time.sleep(0.01)
+
+
+def test_a_light_computation_never_waits_behind_heavy_ones_and_heavy_ones_queue():
+    pool, memo = _lanes()
+    first = Holder(memo, "heavy 1", heavy=True)
+    assert first.started.wait(5)
+    second = Holder(memo, "heavy 2", heavy=True)
+    _until(lambda: pool.waiting == (1, 1))
+    begun = time.perf_counter()
+    assert memo.get("light", lambda: "light") == "light"  # the reserved turn
+    assert time.perf_counter() - begun < 0.5
+    light = Holder(memo, "light 2", heavy=False)  # light ones may run beside a heavy one
+    assert light.started.wait(5) and light.finish() == "light 2"
+    assert not second.started.is_set() and pool.running == (1, 1)
+    assert first.finish() == "heavy 1"
+    assert second.started.wait(5) and second.finish() == "heavy 2"
+    assert pool.running == (0, 0) and pool.waiting == (0, 0)
+
+
+def test_a_waiter_whose_check_fails_leaves_the_queue():
+    pool, memo = _lanes()
+    first = Holder(memo, "heavy 1", heavy=True)
+    assert first.started.wait(5)
+    gone = threading.Event()
+
+    def check():
+        if gone.is_set():
+            raise RuntimeError("the session has gone")
+
+    waiter = Holder(memo, "heavy 2", heavy=True, check=check)
+    third = Holder(memo, "heavy 3", heavy=True)
+    _until(lambda: pool.waiting == (2, 2))
+    gone.set()
+    waiter.thread.join(5)
+    assert isinstance(waiter.outcome, RuntimeError) and not waiter.started.is_set()
+    assert pool.waiting == (1, 1) and "heavy 2" not in memo
+    first.finish()
+    assert third.started.wait(5) and third.finish() == "heavy 3"
+
+
+def test_a_computation_aborted_by_its_check_keeps_nothing_and_frees_its_turn():
+    pool, memo = _lanes()
+    gone = threading.Event()
+
+    def check():
+        if gone.is_set():
+            raise RuntimeError("the session has gone")
+
+    doomed = Holder(memo, "heavy", heavy=True, check=check)
+    assert doomed.started.wait(5)
+    gone.set()
+    doomed.thread.join(5)
+    assert isinstance(doomed.outcome, RuntimeError)
+    assert "heavy" not in memo and pool.running == (0, 0)
+    assert memo.get("heavy", lambda: "again", heavy=True) == "again"  # the turn is free
+
+
+def test_a_sessions_newer_heavy_request_cancels_its_older_one():
+    pool, memo = _lanes()
+    older = Holder(memo, "old map", heavy=True, owner="session 1")
+    assert older.started.wait(5)
+    other = Holder(memo, "other session", heavy=True, owner="session 2")
+    queued = Holder(memo, "queued map", heavy=True, owner="session 1")
+    _until(lambda: pool.waiting == (2, 2))
+    newer = Holder(memo, "new map", heavy=True, owner="session 1")
+    for cancelled in (older, queued):
+        cancelled.thread.join(5)
+        assert isinstance(cancelled.outcome, Cancelled)
+    assert "old map" not in memo and not queued.started.is_set()
+    assert other.started.wait(5) and not newer.started.is_set()  # the newer one queues
+    assert other.finish() == "other session"
+    assert newer.started.wait(5) and newer.finish() == "new map"
+    assert pool.running == (0, 0) and pool.waiting == (0, 0)
+
+
+def test_a_thread_waiting_for_another_threads_result_can_give_up():
+    pool = Pool(max_bytes=2**30, max_running=2)
+    memo = Memo(2**30, pool=pool)
+    first = Holder(memo, "shared", heavy=False)
+    assert first.started.wait(5)
+    gone = threading.Event()
+
+    def check():
+        if gone.is_set():
+            raise RuntimeError("the session has gone")
+
+    second = Holder(memo, "shared", heavy=False, check=check)
+    _until(lambda: pool.running == (2, 0))  # the second waits for the first's result
+    gone.set()
+    second.thread.join(5)
+    assert isinstance(second.outcome, RuntimeError)
+    assert first.finish() == "shared" and pool.running == (0, 0)
+
+
+@pytest.mark.parametrize(("running", "heavy"), [(2, 2), (2, 0), (None, 0)])
+def test_bad_lanes_are_refused(running, heavy):
+    with pytest.raises(ValueError, match="max_heavy"):
+        Pool(1, max_running=running, max_heavy=heavy)

@@ -189,3 +189,26 @@ def test_real_warm_up_compiles_umap(fresh):
     assert status["done"] and status["error"] is None, status
     assert set(status["steps"]) == {"import", "exact"}
     assert projection.umap_compiled()
+
+
+def test_import_umap_waits_for_an_import_in_progress_in_another_thread(monkeypatch):
+    """While one thread imports umap-learn, ``sys.modules`` holds the half-made module; another
+    thread's import_umap waits for the whole one (a page's AlignedUMAP during the warm-up's
+    import failed with "partially initialized module 'umap'")."""
+    import sys
+    import threading
+    import types
+
+    from explorer import warmup
+
+    half, whole = types.ModuleType("umap"), types.ModuleType("umap")
+    got = []
+    with warmup._IMPORTING:  # as the warm-up thread, mid-import
+        monkeypatch.setitem(sys.modules, "umap", half)
+        other = threading.Thread(target=lambda: got.append(warmup.import_umap()), daemon=True)
+        other.start()
+        other.join(0.3)
+        assert not got
+        sys.modules["umap"] = whole
+    other.join(5)
+    assert got == [whole]

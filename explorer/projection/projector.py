@@ -8,7 +8,7 @@ arguments (hashable, for caches). The methods themselves are :mod:`~explorer.pro
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
@@ -87,8 +87,10 @@ class Projector:
 
     # -- fitting ------------------------------------------------------------------------
 
-    def fit(self, X: np.ndarray) -> Projector:
-        """Fit the projection on ``X`` ``(n_samples, n_features)``; returns ``self``.
+    def fit(self, X: np.ndarray, progress: Callable[[int, int], None] | None = None) -> Projector:
+        """Fit the projection on ``X`` ``(n_samples, n_features)``; returns ``self``. t-SNE
+        calls ``progress(done, total)`` every few iterations (an exception it raises stops the
+        fit; PCA and UMAP do not call it).
 
         Raises ``ValueError`` for an unknown method, bad parameters, non-finite values, all
         rows identical, or fewer points than the method needs.
@@ -106,7 +108,7 @@ class Projector:
             elif self.method == "umap":
                 embedding = self._fit_umap(X)
             else:
-                embedding = self._fit_tsne(X)
+                embedding = self._fit_tsne(X, progress)
         for warning in caught:
             if not issubclass(warning.category, DeprecationWarning | FutureWarning):
                 self.notes_.append(f"{LABELS[self.method]}: {warning.message}")
@@ -177,7 +179,7 @@ class Projector:
             )
         return fit_umap(X, self.n_components, self.n_neighbors_, self.random_state)
 
-    def _fit_tsne(self, X: np.ndarray) -> np.ndarray:
+    def _fit_tsne(self, X: np.ndarray, progress=None) -> np.ndarray:
         n = X.shape[0]
         self.perplexity_ = float(self.perplexity)
         largest = (n - 1) / 3
@@ -188,7 +190,7 @@ class Projector:
                 f"{self.perplexity_:g} because there are only {n} points (it must stay well "
                 "below the number of points)."
             )
-        return fit_tsne(X, self.n_components, self.perplexity_, self.random_state)
+        return fit_tsne(X, self.n_components, self.perplexity_, self.random_state, progress)
 
 
 @dataclass(frozen=True)

@@ -5,6 +5,8 @@ Each setting below says what it was measured to cost and save (``python -m bench
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 TSNE_PCA_DIMENSIONS = 50
@@ -82,8 +84,17 @@ def tsne_reduce(X: np.ndarray, random_state: int | None) -> np.ndarray:
     return np.asarray(pca.fit_transform(X), dtype=np.float32)
 
 
+TSNE_PROGRESS_EVERY = 25
+"""Iterations between two calls of :func:`fit_tsne`'s ``progress`` (each also evaluates the
+error: a few per cent more time at 25)."""
+
+
 def fit_tsne(
-    X: np.ndarray, n_components: int, perplexity: float, random_state: int | None
+    X: np.ndarray,
+    n_components: int,
+    perplexity: float,
+    random_state: int | None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> np.ndarray:
     """t-SNE of ``X`` ``(n, d)`` with openTSNE: ``(n, n_components)`` float64 coordinates.
 
@@ -96,7 +107,8 @@ def fit_tsne(
     (``n / exaggeration``), a coarse FFT grid (:data:`TSNE_FFT`). On 5,000 sentence vectors
     this is 14-18x faster than scikit-learn's ``TSNE`` (Barnes-Hut, 1,000 iterations) at
     the same trustworthiness (``python -m bench.projections``). Deterministic for a given
-    ``random_state``.
+    ``random_state``. ``progress(done, total)`` is called every :data:`TSNE_PROGRESS_EVERY`
+    iterations; an exception it raises stops the optimisation.
     """
     from openTSNE import TSNEEmbedding, affinity, initialization
 
@@ -120,8 +132,23 @@ def fit_tsne(
         random_state=random_state,
         **TSNE_FFT,
     )
+    total = TSNE_EARLY_ITERATIONS + TSNE_ITERATIONS
+
+    def every(offset: int) -> dict:
+        if progress is None:
+            return {}
+        return {
+            "callbacks": lambda iteration, error, embedding: progress(offset + iteration, total),
+            "callbacks_every_iters": TSNE_PROGRESS_EVERY,
+        }
+
     embedding = embedding.optimize(
-        n_iter=TSNE_EARLY_ITERATIONS, exaggeration=TSNE_EARLY_EXAGGERATION, momentum=TSNE_MOMENTUM
+        n_iter=TSNE_EARLY_ITERATIONS,
+        exaggeration=TSNE_EARLY_EXAGGERATION,
+        momentum=TSNE_MOMENTUM,
+        **every(0),
     )
-    embedding = embedding.optimize(n_iter=TSNE_ITERATIONS, momentum=TSNE_MOMENTUM)
+    embedding = embedding.optimize(
+        n_iter=TSNE_ITERATIONS, momentum=TSNE_MOMENTUM, **every(TSNE_EARLY_ITERATIONS)
+    )
     return np.asarray(embedding)

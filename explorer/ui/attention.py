@@ -12,7 +12,7 @@ import streamlit as st
 from explorer import attention, lens
 from explorer.memo import Memo
 from explorer.model import Tokenization
-from explorer.ui.compute import POOL
+from explorer.ui.compute import POOL, asker
 from explorer.ui.model import RANDOM_PREFIX, load, settings
 
 MB = 1024 * 1024
@@ -68,7 +68,7 @@ def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
     if key in MEMO:
         return MEMO.get(key, compute)
     with st.spinner("Running the model with attention weights…"):
-        return MEMO.get(key, compute)
+        return MEMO.get(key, compute, False, *asker())  # one input: light
 
 
 def masked_lm(model_name: str) -> lens.MaskedLM:

@@ -9,6 +9,7 @@ visitors send. Arrays handed out are read-only, so sessions cannot change each o
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Hashable
 from typing import Any, TypeVar
 
@@ -19,18 +20,25 @@ import explorer
 from explorer import limits, uploads
 from explorer.embeddings import CorpusEmbeddings
 from explorer.malloc import trim_soon
-from explorer.memo import Memo, Pool
+from explorer.memo import Cancelled, Memo, Pool
 from explorer.model import Tokenization
+from explorer.ui import messages
 from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
 from explorer.words import Occurrence
 
 T = TypeVar("T")
+A = TypeVar("A")
 
 MB = 1024 * 1024
 
-POOL = Pool(max_bytes=448 * MB, max_running=2)
-"""What every cache of the server holds together (the memos below and the Attention page's).
+POOL = Pool(max_bytes=448 * MB, max_running=2, max_heavy=1)
+"""What every cache of the server holds together (the memos below and the Attention page's),
+and who computes: of the two turns (the machines have two cores), a heavy computation
+(:func:`heavy_texts`, :func:`heavy_points`) may take one, so the other is always free for light
+ones; heavy ones queue for theirs, one at a time. Before, two heavy requests (a t-SNE of
+20,000 uploaded vectors, an AlignedUMAP of every layer) held both turns and a two-sentence
+Similarity request waited 298 s (issue 23; ``python -m bench.soak --fairness``).
 A server with the bundled model loaded starts at 550-700 MB; on top of the results kept here
 come the results being computed (at most two at once, the machines have two cores: eight
 sessions computing word vectors of 10,000 tokens side by side took the server to 2.75 GB), each
@@ -53,23 +61,103 @@ BUDGETS = {
 PROGRESS_MIN_TEXTS = 32
 """Corpora at least this large show a progress bar while they are embedded."""
 
+LIGHT_TOKENS = 4_000
+"""Most tokens (estimated, :func:`estimated_tokens`) a light computation runs through the
+model: about 1 s of one core for the bundled model. More is heavy."""
 
-def cached(budget: str, key: Hashable, compute: Callable[[], T], spinner: str | None = None) -> T:
-    """``compute()`` through the memo ``BUDGETS[budget]``, keyed by ``key``; a spinner with
-    ``spinner`` while it runs (not on a hit)."""
+LIGHT_POINTS = 500
+"""Most points a light computation maps, clusters or compares (UMAP or t-SNE of 500 points:
+1-2 s). More is heavy; a PCA is light up to :data:`LIGHT_PCA_POINTS`."""
+
+LIGHT_PCA_POINTS = 20_000
+"""Most points of a light PCA (0.3 s for 20,000 x 384 with one thread)."""
+
+
+def estimated_tokens(texts) -> int:
+    """Tokens the model will read for ``texts``, estimated before tokenizing: 4 characters a
+    token, at most 512 per text (the models' length), 2 special tokens each."""
+    return sum(min(len(text) // 4, 510) + 2 for text in texts)
+
+
+def heavy_texts(texts) -> bool:
+    """Whether a forward pass over ``texts`` goes to the heavy lane (:data:`LIGHT_TOKENS`)."""
+    return estimated_tokens(texts) > LIGHT_TOKENS
+
+
+def heavy_points(n: int, method: str | None = None) -> bool:
+    """Whether a computation over ``n`` points (a map of ``method``, clusters, neighbours)
+    goes to the heavy lane (:data:`LIGHT_POINTS`, :data:`LIGHT_PCA_POINTS` for PCA)."""
+    return n > (LIGHT_PCA_POINTS if method == "pca" else LIGHT_POINTS)
+
+
+def asker() -> tuple[str | None, Callable[[], None] | None]:
+    """``(owner, check)`` of the script run of this thread (none outside one): the session's
+    id, and a check that raises Streamlit's rerun or stop exception when the run should end (a
+    rerun of the session is pending, it was stopped, or its browser has gone; the run then
+    ends quietly, as at an ``st`` call). :func:`explorer.memo.checkpoint` runs it."""
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
+    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+
+    ctx = get_script_run_ctx(suppress_warning=True)
+    if ctx is None:
+        return None, None
+    session, yield_check = ctx.session_id, ctx.yield_check
+
+    def check() -> None:
+        yield_check()  # raises if a rerun or stop is pending (a disconnect asks for a stop)
+        if Runtime.exists() and not Runtime.instance().is_active_session(session):
+            raise StopException()
+
+    return session, check
+
+
+def cached(
+    budget: str,
+    key: Hashable,
+    compute: Callable[[], T],
+    spinner: str | None = None,
+    heavy: bool = False,
+) -> T:
+    """``compute()`` through the memo ``BUDGETS[budget]``, keyed by ``key``, in a turn of the
+    heavy lane or the light one (``heavy``: the caller knows the request's size) for this
+    session; a spinner with ``spinner`` while it runs (not on a hit). A computation that needs
+    another result computes it in the same turn: ``heavy`` must cover what ``compute`` asks.
+    A computation whose session has gone or reran stops at its next progress callback; one
+    replaced by the session's newer heavy request stops the run with a note."""
     memo = BUDGETS[budget]
     if key in memo:
         return memo.get(key, compute)
+    owner, check = asker()
     try:
-        if spinner is None:
-            return memo.get(key, compute)
-        with st.spinner(spinner):
-            return memo.get(key, compute)
+        with st.spinner(spinner) if spinner is not None else contextlib.nullcontext():
+            return memo.get(key, compute, heavy, owner, check)
+    except Cancelled:
+        messages.info("This request was replaced by a newer one of yours.")
+        st.stop()
     finally:
         # A computation frees its working memory into the heap: hand the free pages back
         # now (in the background), not only when a run ends, since other visitors' long
         # runs are still going.
         trim_soon()
+
+
+def cached_from(
+    budget: str,
+    key: Hashable,
+    inputs: Callable[[], A],
+    compute: Callable[[A], T],
+    heavy: Callable[[A], bool],
+    spinner: str | None = None,
+) -> T:
+    """:func:`cached` ``compute(inputs())``, with ``inputs()`` (vectors to map, say) got first
+    in their own turns, and the lane chosen from them (``heavy(inputs)``); a hit runs
+    neither."""
+    memo = BUDGETS[budget]
+    if key in memo:
+        return memo.get(key, lambda: compute(inputs()))
+    ready = inputs()
+    return cached(budget, key, lambda: compute(ready), spinner, heavy(ready))
 
 
 def clear() -> None:
@@ -113,7 +201,13 @@ def word_layer_vectors(
         )
         return occurrences, _read_only(vectors), note
 
-    return cached("words", (model_name, texts, word, subwords), compute, "Running the model…")
+    return cached(
+        "words",
+        (model_name, texts, word, subwords),
+        compute,
+        "Running the model…",
+        heavy_texts(texts),
+    )
 
 
 def context_token_states(model_name: str, texts: tuple[str, ...]) -> np.ndarray:
@@ -126,6 +220,7 @@ def context_token_states(model_name: str, texts: tuple[str, ...]) -> np.ndarray:
         ("content", model_name, texts),
         lambda: _read_only(content_token_states(load(model_name), list(texts))),
         "Running the model…",
+        heavy_texts(texts),
     )
 
 
@@ -144,7 +239,9 @@ def embed_corpus(
                 model, list(texts), report, exclude_special=exclude_special
             )
 
-    return cached("corpora", (model_name, texts, exclude_special), compute)
+    return cached(
+        "corpora", (model_name, texts, exclude_special), compute, heavy=heavy_texts(texts)
+    )
 
 
 def cap_tokens(

@@ -17,7 +17,14 @@ from explorer.probing.heads import cnn_scores as scores
 from explorer.probing.sample import ProbeSample, probe_sample
 from explorer.probing.scores import score_layers
 from explorer.probing.stored import column_values, label_columns, probe_rows, stored_stack
-from explorer.ui.compute import cached, embed_corpus, open_store, store_rows
+from explorer.ui.compute import (
+    cached,
+    embed_corpus,
+    heavy_points,
+    heavy_texts,
+    open_store,
+    store_rows,
+)
 from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import URL, option_labels
@@ -75,7 +82,9 @@ def word_features(model_name: str, texts: tuple[str, ...], words: tuple[str, ...
         with progress_bar("Running the model…") as report:
             return features(load(model_name), texts, words, progress=report)
 
-    return cached("probes", ("features", model_name, texts, words), compute)
+    return cached(
+        "probes", ("features", model_name, texts, words), compute, heavy=heavy_texts(texts)
+    )
 
 
 def _stack(
@@ -102,7 +111,7 @@ def layer_scores(model_name: str, data: ProbeData, strategy: str) -> pd.DataFram
             return scores.assign(strategy=strategy)
 
     model = None if data.store is not None else model_name  # a store needs no model
-    return cached("probes", ("scores", model, data, strategy), compute).copy()
+    return cached("probes", ("scores", model, data, strategy), compute, heavy=_heavy(data)).copy()
 
 
 def layer_vectors(model_name: str, data: ProbeData, strategy: str, layer: int) -> np.ndarray:
@@ -125,7 +134,12 @@ def cnn_scores(model_name: str, data: ProbeData, layer: int) -> pd.DataFrame:
         with progress_bar("Training the CNN head… epoch") as report:
             return scores(sequences, mask, data.plan(), report)
 
-    return cached("probes", ("cnn", model_name, data, layer), compute).copy()
+    return cached("probes", ("cnn", model_name, data, layer), compute, heavy=_heavy(data)).copy()
+
+
+def _heavy(data: ProbeData) -> bool:
+    """Whether probing ``data`` (with the forward pass it may need) is heavy work."""
+    return heavy_points(len(data.labels)) or (data.store is None and heavy_texts(data.texts))
 
 
 def cnn_comparison(

@@ -1,4 +1,6 @@
-"""Progress bars for long work, as ``(done, total)`` callbacks the library accepts."""
+"""Progress bars for long work, as ``(done, total)`` callbacks the library accepts. Each call
+is also a checkpoint (:func:`explorer.memo.checkpoint`): work whose session has gone, reran or
+asked for something newer stops there, keeps nothing and frees its turn."""
 
 from __future__ import annotations
 
@@ -7,6 +9,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 import streamlit as st
+
+from explorer.memo import checkpoint
 
 Report = Callable[[int, int], None]
 
@@ -36,8 +40,9 @@ def throttled(
 @contextmanager
 def progress_bar(text: str) -> Iterator[Report]:
     """An ``st.progress`` bar for the duration of the block, yielding a ``(done, total)``
-    callback that moves it (at most once a second, :func:`throttled`); the bar is removed at
-    the end, also on error.
+    callback that moves it (at most once a second, :func:`throttled`) and first runs
+    :func:`explorer.memo.checkpoint` (every call); the bar is removed at the end, also on
+    error.
 
     Inside an ``st.cache_data`` function, make the bar there (not in the caller): Streamlit
     replays the elements a cached function touched on a cache hit, and a bar made by the
@@ -47,7 +52,13 @@ def progress_bar(text: str) -> Iterator[Report]:
     def report(done: int, total: int) -> None:
         bar.progress(min(done / max(total, 1), 1.0), text=f"{text} {done:,} of {total:,}")
 
+    move = throttled(report)
+
+    def step(done: int, total: int) -> None:
+        checkpoint()
+        move(done, total)
+
     try:
-        yield throttled(report)
+        yield step
     finally:
         bar.empty()

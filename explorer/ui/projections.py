@@ -10,8 +10,16 @@ import numpy as np
 
 from explorer import mapquality
 from explorer.layers import combine_layers
+from explorer.memo import checkpoint
 from explorer.projection import ProjectionParams, Projector
-from explorer.ui.compute import cached, cap_tokens, embed_corpus, word_layer_vectors
+from explorer.ui.compute import (
+    cached,
+    cached_from,
+    cap_tokens,
+    embed_corpus,
+    heavy_points,
+    word_layer_vectors,
+)
 
 
 @dataclass(frozen=True)
@@ -34,11 +42,14 @@ class Points:
         _, per_layer, _ = word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)
         return combine_layers(per_layer, self.layers)
 
-    def per_layer(self) -> np.ndarray:
-        """The points at every layer ``(L + 1, n, dim)`` (layer choice ignored)."""
+    def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The points (those of ``rows``, default all) at every layer ``(L + 1, n, dim)``
+        (layer choice ignored)."""
         if self.word is None:
-            return embed_corpus(self.model_name, self.texts).per_layer(self.pooling)
-        return word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)[1]
+            stack = embed_corpus(self.model_name, self.texts).per_layer(self.pooling)
+        else:
+            stack = word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)[1]
+        return stack if rows is None else stack[:, rows]
 
 
 @dataclass(frozen=True)
@@ -68,11 +79,13 @@ class StorePoints:
             ),
         )
 
-    def per_layer(self) -> np.ndarray:
-        """The rows at every stored layer ``(L + 1, n, dim)`` (needs every layer stored)."""
+    def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:
+        """The rows (those of ``rows``, positions in :attr:`rows`, default all) at every stored
+        layer ``(L + 1, n, dim)`` (needs every layer stored); only those rows are read."""
         from explorer.ui.compute import open_store
 
-        corpus, rows = open_store(self.path), np.array(self.rows)
+        corpus = open_store(self.path)
+        rows = np.array(self.rows) if rows is None else np.array(self.rows)[rows]
         if len(corpus.layers) != corpus.num_layers + 1:
             raise ValueError("Layers in motion need every layer: embed with --layers all.")
         return np.stack(
@@ -110,7 +123,7 @@ class VectorPoints:
             raise ValueError("The uploaded vectors are no longer in memory: upload them again.")
         return vectors
 
-    def per_layer(self) -> np.ndarray:
+    def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:
         """Never: uploaded vectors have one layer."""
         raise ValueError(
             "Layers in motion need texts embedded by the explorer: uploaded vectors hold one "
@@ -160,8 +173,12 @@ def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -
             ("saved fit", points),
             lambda: saved_projector(found, np.array(points.rows)),
         )
-    return cached(
-        "projections", ("fit", points, params), lambda: params.projector().fit(points.vectors())
+    return cached_from(
+        "projections",
+        ("fit", points, params),
+        points.vectors,  # embedded in their own turn, then mapped in the map's lane
+        lambda vectors: params.projector().fit(vectors, lambda done, total: checkpoint()),
+        lambda vectors: heavy_points(len(vectors), params.method),
     )
 
 
@@ -193,10 +210,12 @@ def word_projection(
 
 def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray:
     """:func:`explorer.mapquality.preservation` of the map of ``points``: ``(n,)`` in 0-1."""
-    return cached(
+    return cached_from(
         "projections",
         ("preservation", points, params, k),
-        lambda: mapquality.preservation(points.vectors(), fit(points, params).embedding_, k),
+        lambda: (points.vectors(), fit(points, params).embedding_),
+        lambda both: mapquality.preservation(*both, k),
+        lambda both: heavy_points(len(both[0])),
         "Comparing every point's neighbours in the full space and on the map…",
     )
 

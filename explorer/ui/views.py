@@ -8,11 +8,11 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from explorer import mapquality
+from explorer import limits, mapquality
 from explorer import projection as proj
 from explorer.projection import ProjectionParams
 from explorer.ui import messages
-from explorer.ui.compute import cached
+from explorer.ui.compute import cached, heavy_points
 from explorer.ui.progress import progress_bar
 
 VIEWS = {
@@ -23,11 +23,11 @@ VIEWS = {
 """What the Projections page draws of its points."""
 
 
-def _frames(points, params: ProjectionParams):
+def _frames(points, params: ProjectionParams, rows: np.ndarray):
     from explorer.animation import layer_maps
 
     def compute():
-        per_layer = points.per_layer()
+        per_layer = points.per_layer(rows)
         with progress_bar(f"{proj.LABELS[params.method]} of every layer…") as report:
             return layer_maps(
                 per_layer,
@@ -40,7 +40,13 @@ def _frames(points, params: ProjectionParams):
                 perplexity=params.perplexity,
             )
 
-    return cached("projections", ("motion", points, params), compute)
+    frames = len(rows) * 7  # the bundled model's layers; a larger model is heavier still
+    return cached(
+        "projections",
+        ("motion", points, params, limits.MAX_MOTION_POINTS),
+        compute,
+        heavy=heavy_points(frames, params.method),
+    )
 
 
 def motion(
@@ -53,10 +59,17 @@ def motion(
     trails: Sequence[int],
 ) -> None:
     """Layers in motion: one aligned frame per layer (layer slider and play button), trails
-    for the selected points, and what to notice computed from the frames."""
+    for the selected points, and what to notice computed from the frames. At most
+    :data:`explorer.limits.MAX_MOTION_POINTS` of the points (a random sample, with a note)."""
     from explorer.figures.animation import animated_map
 
-    layer_maps = _frames(points, params)
+    rows, sampled = limits.motion_rows(len(texts))
+    if sampled is not None:
+        messages.info(sampled)
+        texts = [texts[i] for i in rows]
+        labels = None if labels is None else [labels[i] for i in rows]
+        spans = None if spans is None else [spans[i] for i in rows]
+    layer_maps = _frames(points, params, rows)
     for note in layer_maps.notes:
         messages.info(note)
     figure = animated_map(
@@ -70,7 +83,7 @@ def motion(
         axes=(f"{proj.LABELS[params.method]} 1", f"{proj.LABELS[params.method]} 2"),
     )
     st.plotly_chart(figure, key="projections.motion", width="stretch")
-    st.markdown(_notice(points, labels))
+    st.markdown(_notice(points, labels, rows))
     st.caption(
         "Press play or drag the layer slider. The frames share one set of axes (PCA fitted on "
         "all layers together, AlignedUMAP, or t-SNE started from the previous layer), so a "
@@ -79,7 +92,7 @@ def motion(
     )
 
 
-def _notice(points, labels: Sequence[str] | None) -> str:
+def _notice(points, labels: Sequence[str] | None, rows: np.ndarray) -> str:
     """What to notice, from the numbers: how well the labels separate at the first and the
     last layer (share of each point's 5 nearest neighbours, full space, with its label)."""
     if labels is None or len(set(labels)) < 2:
@@ -89,10 +102,15 @@ def _notice(points, labels: Sequence[str] | None) -> str:
         )
 
     def compute():
-        per_layer = points.per_layer()
+        per_layer = points.per_layer(rows)
         return [mapquality.label_agreement(layer, labels, 5) for layer in per_layer]
 
-    agreement = cached("projections", ("agreement", points, tuple(labels)), compute)
+    agreement = cached(
+        "projections",
+        ("agreement", points, tuple(labels)),
+        compute,
+        heavy=heavy_points(len(rows) * 7),
+    )
     best = int(np.argmax(agreement))
     return (
         f"**What to notice:** at layer 0, {agreement[0]:.0%} of each point's 5 nearest "
@@ -179,7 +197,13 @@ def clusters(points, texts: Sequence[str]) -> tuple[list[str], np.ndarray, dict[
         names = cluster_names(texts, found.labels)
         return cluster_labels(found.labels, names), found.labels, names
 
-    return cached("projections", ("clusters", points), compute, "Clustering the vectors…")
+    return cached(
+        "projections",
+        ("clusters", points),
+        compute,
+        "Clustering the vectors…",
+        heavy_points(len(texts)),
+    )
 
 
 def show_projection_code(kind, name, texts, params, projector, pooling, layers, word, occurrences):

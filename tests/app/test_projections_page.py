@@ -258,3 +258,18 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page):
     legend = _legend(_figures(at)[0])
     assert len(legend) >= 2 and all(":" in name for name in legend)  # "1: word · word · word"
     assert any(b.proto.label.startswith("Points with clusters") for b in at.get("download_button"))
+
+
+def test_layers_in_motion_maps_a_sample_beyond_its_cap_and_says_so(page, monkeypatch):
+    from explorer import limits
+
+    monkeypatch.setattr(limits, "MAX_MOTION_POINTS", 6)
+    at = page("projections")
+    at.radio(key="projections.view").set_value("motion").run()
+    _ok(at)
+    motion = json.loads(
+        next(c for c in at.get("plotly_chart") if c.key == "projections.motion").proto.spec
+    )
+    drawn = sum(len(_values(trace["x"])) for trace in motion["frames"][0]["data"])
+    assert drawn == 6
+    assert any("Layers in motion shows 6 of the" in plain(i.value) for i in at.info)

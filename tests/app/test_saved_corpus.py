@@ -65,3 +65,23 @@ def test_a_damaged_store_is_named_without_its_server_folder(page, stores, tmp_pa
     assert "tickets/vectors/mean/layer_06.npy is not a readable .npy file" in errors, errors
     shown = plain(" ".join(e.value for e in [*at.error, *at.warning, *at.caption, *at.markdown]))
     assert str(tmp_path) not in shown
+
+
+def test_layers_in_motion_of_a_saved_corpus_maps_a_sample_beyond_its_cap(page, stores, monkeypatch):
+    from explorer import limits
+
+    allowed, _ = stores
+    monkeypatch.setenv("EXPLORER_CORPORA", str(allowed))
+    monkeypatch.setattr(limits, "MAX_MOTION_POINTS", 5)
+    at = page("projections")
+    at.radio(key="projections.source").set_value("saved").run()
+    at.radio(key="projections.view").set_value("motion").run()
+    assert not at.exception, [e.message for e in at.exception]
+    motion = json.loads(
+        next(c for c in at.get("plotly_chart") if c.key == "projections.motion").proto.spec
+    )
+    assert len(motion["frames"]) == 7
+    from tests.app.test_projections_page import _values
+
+    assert sum(len(_values(trace["x"])) for trace in motion["frames"][0]["data"]) == 5
+    assert any(f"shows 5 of the {len(TEXTS)} points" in plain(i.value) for i in at.info)
