@@ -158,8 +158,8 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown page(s) {', '.join(unknown)}; choose among {', '.join(paths)}")
     query, env = model_query(args.model)
-    if args.prewarm:
-        env[PREWARM_VARIABLE] = "1"
+    if args.prewarm:  # the model the class uses: the folder (by its label) or the default
+        env[PREWARM_VARIABLE] = urllib.parse.parse_qs(query)["model"][0] if query else "1"
     limit = LIMIT_S["folder" if args.model else "bundled"]
     log = artifacts_dir() / "classroom-server.log"
     load_start = os.getloadavg()
