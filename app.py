@@ -8,6 +8,7 @@ from explorer.malloc import return_freed_memory, trim_soon
 from explorer.ui.model import model_info, model_picker
 from explorer.ui.navigation import route
 from explorer.ui.presentation import sidebar_state, toggle
+from explorer.ui.prewarm import prewarm_soon
 from explorer.warmup import warm_up_umap
 
 st.set_page_config(page_title="Contextual Embedding Explorer", page_icon="🔎", layout="wide")
@@ -31,6 +32,9 @@ finally:
     # process, while the first page is read (started after the page is drawn, which it would
     # slow down; also after a page's st.stop()).
     warm_up_umap()
+    # EXPLORER_PREWARM: every page's built-in example, computed in the background once per
+    # process, after the first page is drawn.
+    prewarm_soon()
     # What this run replaced (figures, texts, tokens) was freed into the heap: give its free
     # pages back to the system, in the background and at most every few seconds.
     trim_soon()

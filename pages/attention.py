@@ -8,19 +8,13 @@ import streamlit as st
 
 from explorer import attention
 from explorer.codegen.attention import attention_snippet, lens_snippet
+from explorer.examples import ATTENTION_PAIR, MASKED, TUTORIAL
 from explorer.figures import attention as figures
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.ui import attention as cached
 from explorer.ui import messages
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import URL, header, option_labels, show_code
-
-TUTORIAL = (
-    "After stealing money from the bank vault, the bank robber was seen fishing on the "
-    "Mississippi river bank."
-)
-PAIR = "Where did the robber go?"
-MASKED = "After stealing money from the bank [MASK], the bank robber was seen fishing on the river."
 
 header("pages/attention.py")
 model = current_model()
@@ -34,7 +28,9 @@ if st.checkbox(
     bind=URL,
     help="With a pair, lines between the two sentences are orange in the head view.",
 ):
-    pair = st.text_area("Second sentence", PAIR, key="attention.pair", bind=URL, height=68)
+    pair = st.text_area(
+        "Second sentence", ATTENTION_PAIR, key="attention.pair", bind=URL, height=68
+    )
 
 try:
     result = cached.analysis(model_name, text, pair)

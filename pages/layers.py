@@ -6,16 +6,13 @@ import streamlit as st
 
 from explorer import corpora, layerstats
 from explorer.codegen.layers import layers_snippet
+from explorer.examples import TUTORIAL
 from explorer.figures import layers as figures
 from explorer.ui import compute, messages
 from explorer.ui import layers as layer_sections
 from explorer.ui.model import current_model_label, current_model_name
 from explorer.ui.widgets import header, option_labels, show_code
 
-TUTORIAL = (
-    "After stealing money from the bank vault, the bank robber was seen fishing on the "
-    "Mississippi river bank."
-)
 DEFAULT_LAYER = 5
 METRICS = {
     "mean": "mean",

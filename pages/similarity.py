@@ -6,6 +6,7 @@ import streamlit as st
 
 from explorer import corpora, export, search
 from explorer.codegen.similarity import search_snippet, similarity_snippet
+from explorer.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layer_choices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
@@ -22,17 +23,6 @@ from explorer.ui.widgets import (
     vector_downloads,
 )
 
-DEFAULT_SENTENCES = (
-    "The bank raised its interest rates again.\n"
-    "She opened a savings account at the bank.\n"
-    "We had a picnic on the grassy bank of the river.\n"
-    "The canoe drifted slowly towards the muddy bank.\n"
-    "The striker scored twice in the second half.\n"
-    "Our team lost the final on penalties."
-)
-DEFAULT_QUERY = "Which team won the game?"
-
-
 CORPORA = {"Remarks": sources.remarks()}
 
 
@@ -46,7 +36,7 @@ name = current_model_name()
 left, right = st.columns([3, 2])
 text = left.text_area(
     "Sentences, one per line",
-    DEFAULT_SENTENCES,
+    SIMILARITY_SENTENCES,
     height=170,
     key="similarity.text",
     bind=URL,
@@ -161,16 +151,16 @@ controls = st.columns([4, 2, 2])
 k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
 results = search_code = None
 if store is not None:
-    search_code = storesearch.section(store, layers, k, controls, DEFAULT_QUERY)
+    search_code = storesearch.section(store, layers, k, controls, SIMILARITY_QUERY)
 elif uploaded is None:
-    query = controls[0].text_input("Query", DEFAULT_QUERY, key="similarity.query", bind=URL)
+    query = controls[0].text_input("Query", SIMILARITY_QUERY, key="similarity.query", bind=URL)
     search_pooling = pooling_select(controls[1], "similarity.search_pooling")
 
 if corpus_texts:
     try:
         if uploaded is not None:
             results, search_code = search_vectors(
-                uploaded, source.files, model, name, layers, k, controls, DEFAULT_QUERY
+                uploaded, source.files, model, name, layers, k, controls, SIMILARITY_QUERY
             )
         elif not query.strip():
             raise ValueError("The query is empty: type what you are looking for.")

@@ -5,15 +5,13 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.codegen.tokens import tokens_snippet
+from explorer.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice, tokens_table
 from explorer.ui import compute, messages
 from explorer.ui.model import current_model
 from explorer.ui.navigation import leave_legacy_pages_mode
 from explorer.ui.widgets import show_code
 
-DEFAULT_TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
-DEFAULT_PAIR = "After stealing money from the bank vault, the bank robber went fishing."
-DEFAULT_WORD = "embeddings"
 LONG = 160  # more tokens than this: the chips and the table scroll instead of growing
 
 COLUMNS = {
@@ -49,7 +47,7 @@ st.markdown(
     "Every token gets its own contextual vector on the other pages."
 )
 
-text = st.text_area("Text", DEFAULT_TEXT, key="tokens.text", bind="query-params", height=100)
+text = st.text_area("Text", TOKENS_TEXT, key="tokens.text", bind="query-params", height=100)
 pair = None
 if st.checkbox(
     "Add a second sentence (sentence pair)",
@@ -58,7 +56,7 @@ if st.checkbox(
     help="BERT was trained on pairs of sentences; the second one gets segment id 1.",
 ):
     pair = st.text_area(
-        "Second sentence", DEFAULT_PAIR, key="tokens.pair", bind="query-params", height=68
+        "Second sentence", TOKENS_PAIR, key="tokens.pair", bind="query-params", height=68
     )
 
 try:
@@ -127,7 +125,7 @@ st.dataframe(
 st.subheader("Try a word")
 word = st.text_input(
     "A word to split",
-    DEFAULT_WORD,
+    TOKENS_WORD,
     key="tokens.word",
     bind="query-params",
     help="Words missing from the vocabulary are cut into the longest pieces it has.",

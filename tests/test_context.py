@@ -259,6 +259,28 @@ def test_anisotropy_baseline_shape_range_and_determinism():
     assert np.all(np.abs(centred) < 0.1)
 
 
+def test_anisotropy_baseline_of_a_large_model_works_one_layer_at_a_time():
+    """BERT-base's shapes at 2,000 pairs: the working memory is one layer's pairs in float64
+    (2 x 12 MB), not every layer's at once (2 x 160 MB, and 48 MB of unit vectors), which every
+    session opening Word in context allocated (bench.classroom: 30 sessions took 35-46 s)."""
+    import tracemalloc
+
+    states = np.random.default_rng(0).standard_normal((13, 600, 768), dtype=np.float32)
+    tracemalloc.start()
+    try:
+        baseline = ctx.anisotropy_baseline(states)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert baseline.shape == (13,) and peak < 64 * 2**20, f"{peak / 2**20:.0f} MB"
+    # the same numbers as normalising every vector first, then the dot products of the pairs
+    small = states[:4, :80] + 0.5
+    pairs = ctx.sample_pairs(80)
+    unit = small / np.linalg.norm(small.astype(np.float64), axis=-1, keepdims=True)
+    expected = np.einsum("lph,lph->lp", unit[:, pairs[:, 0]], unit[:, pairs[:, 1]]).mean(axis=1)
+    np.testing.assert_allclose(ctx.anisotropy_baseline(small), expected, rtol=1e-12)
+
+
 def test_anisotropy_baseline_accepts_per_sentence_lists_and_sees_identical_tokens():
     states = random_stack(layers=3, n=6, hidden=8)
     as_list = ctx.anisotropy_baseline([states[:, :2], states[:, 2:]])

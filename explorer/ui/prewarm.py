@@ -1,0 +1,153 @@
+"""The pages' built-in examples as warm-ups (:mod:`explorer.prewarm`), and the thread app.py
+starts when ``EXPLORER_PREWARM`` is set.
+
+Each warm-up makes the calls its page makes on a first visit with no input, with the same
+arguments, through the same caches (the widgets' defaults are written out here: a test runs
+every page after :data:`WARMUPS` and checks that the page ran the model no more). What a page
+draws from cached results (figures, tables) is per run and is not prewarmed.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+
+from explorer import examples, prewarm
+from explorer.ui.model import load, settings
+
+# The modules of the warm-ups are imported in them: app.py imports this module on every server,
+# and they bring torch and scikit-learn (4 s), which the first page drawn does not wait for.
+
+_LOG = logging.getLogger(__name__)
+
+
+def _tokens(name: str) -> None:
+    from explorer.ui import compute
+
+    model_name = load(name).name  # the Tokens page keys its cache by the model's own name
+    compute.tokenize(model_name, examples.TOKENS_TEXT, None)
+    compute.tokenize(model_name, examples.TOKENS_WORD)
+
+
+def _layers(name: str) -> None:
+    from explorer.ui import compute
+
+    compute.tokenize(name, examples.TUTORIAL)
+    compute.hidden_states(name, examples.TUTORIAL)
+
+
+def _attention(name: str) -> None:
+    from explorer.ui import attention
+
+    attention.analysis(name, examples.TUTORIAL, None)
+
+
+def _lens(name: str) -> None:
+    from explorer.ui import attention
+
+    try:
+        attention.masked_lm(name)
+    except ValueError:
+        return  # no masked-LM head: the page says so, nothing to compute
+    attention.layer_predictions(name, examples.MASKED, 10)
+
+
+def _context(name: str) -> None:
+    from explorer import context, limits, uploads
+    from explorer.ui import compute
+
+    lines, _ = context.parse_labelled_sentences(context.DEFAULT_TEXT)
+    kept = compute.cap_tokens(name, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS)
+    sentences = tuple(kept.data.texts)
+    compute.word_layer_vectors(name, sentences, context.DEFAULT_WORD, "mean")
+    compute.context_token_states(name, sentences)
+
+
+def _projections(name: str) -> None:
+    from explorer import limits
+    from explorer.projection import ProjectionParams
+    from explorer.ui import compute, projections, sources
+
+    source = sources.Source(sources.dataset("Topics").load())  # the page's default set
+    points, texts, *_ = projections.source_points(name, source, "last", "mean", None)
+    compute.embed_corpus(name, texts)
+    params, _ = limits.cap_3d(ProjectionParams("pca", 2), len(texts))
+    projections.fit(points, params)
+
+
+def _probe(name: str) -> None:
+    from explorer import corpora
+    from explorer.ui import probing, sources
+
+    frame = corpora.load_dataset(sources.PROBE_SETS["senses"][1])
+    words = tuple(frame["word"].str.strip())
+    kept = probing.sample_rows(
+        name, tuple(frame["text"]), tuple(frame["label"].astype(str).str.strip()), words
+    )
+    if kept.note:
+        frame = frame.iloc[kept.rows].reset_index(drop=True)
+    texts, words = tuple(frame["text"]), tuple(frame["word"].str.strip())
+    labels = tuple(str(label).strip() for label in frame["label"])
+    data = probing.ProbeData(texts, labels, words, 5)
+    features = probing.word_features(name, texts, words)
+    for strategy in ["mean"] if features.num_split == 0 else ["first", "mean", "max"]:
+        probing.layer_scores(name, data, strategy)
+
+
+def _similarity(name: str) -> None:
+    from explorer import search
+    from explorer.ui import compute, sources
+
+    compute.embed_corpus(name, tuple(search.sentence_lines(examples.SIMILARITY_SENTENCES)))
+    kept = compute.cap_tokens(name, sources.remarks().load())
+    compute.embed_corpus(name, tuple(kept.data.texts))
+    compute.embed_corpus(name, (examples.SIMILARITY_QUERY.strip(),))
+
+
+WARMUPS = (
+    prewarm.Warmup("pages/home.py", "the model", load),
+    prewarm.Warmup("pages/tokens.py", "the text's and the word's tokens", _tokens),
+    prewarm.Warmup("pages/layers.py", "the tutorial's hidden states", _layers),
+    prewarm.Warmup("pages/attention.py", "the tutorial's attentions", _attention),
+    prewarm.Warmup("pages/attention.py", "the masked-LM lens", _lens),
+    prewarm.Warmup("pages/context.py", "the word in its sentences", _context),
+    prewarm.Warmup("pages/projections.py", "the topics' PCA map", _projections),
+    prewarm.Warmup("pages/probe.py", "a probe on every layer, word senses", _probe),
+    prewarm.Warmup("pages/similarity.py", "the sentences, the remarks, the query", _similarity),
+)
+"""Every page's built-in example, in menu order."""
+
+
+class _ThisThreadOnly(logging.Filter):
+    """Drops Streamlit's "missing ScriptRunContext" warnings of the prewarm thread: it calls
+    the pages' cached functions outside any session, on purpose."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return record.threadName != "explorer-prewarm"
+
+
+def _log_done(report: prewarm.Report) -> None:
+    print(report.summary(), file=sys.stderr, flush=True)
+
+
+_once = threading.Lock()
+
+
+def prewarm_soon() -> None:
+    """Start the prewarm thread (:func:`explorer.prewarm.start`) if the operator set
+    ``EXPLORER_PREWARM``; call it after a page is drawn (app.py does, on every run: only the
+    first call does anything). A malformed value is said once in the server's log, and the
+    server runs without prewarm."""
+    if not _once.acquire(blocking=False):
+        return
+    try:
+        models = prewarm.prewarm_models(settings())
+    except ValueError as error:
+        _LOG.error("%s", error)
+        return
+    if models:
+        from streamlit.runtime.scriptrunner_utils import script_run_context
+
+        logging.getLogger(script_run_context.__name__).addFilter(_ThisThreadOnly())
+        prewarm.start(WARMUPS, models, _log_done)
