@@ -21,6 +21,7 @@ server. It uses ``websockets`` (a dependency of Streamlit itself).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import time
 import urllib.parse
@@ -193,5 +194,14 @@ def visit_together(
     spread_s: float = 0.0,
     timeout_s: float = RUN_TIMEOUT_S,
 ) -> list[Visit]:
-    """:func:`class_visit`, from synchronous code."""
-    return asyncio.run(class_visit(base_url, page, query, sessions, spread_s, timeout_s))
+    """:func:`class_visit`, from synchronous code (on a thread of its own when this thread
+    already runs an event loop, as Playwright's synchronous API does in a test session)."""
+    visit = lambda: asyncio.run(  # noqa: E731
+        class_visit(base_url, page, query, sessions, spread_s, timeout_s)
+    )
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return visit()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(visit).result()
