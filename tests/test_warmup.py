@@ -172,6 +172,9 @@ def test_only_numbas_cache_warning_is_dropped():
                 UserWarning("Cannot cache compiled function, says someone else"),
                 numba.core.errors.NumbaWarning("Cannot cache compiled function x"),
                 numba.core.errors.NumbaWarning("\x1b[1mCannot cache compiled function y\x1b[0m"),
+                numba.core.errors.NumbaWarning(
+                    "\x1b[1m\x1b[1mCannot cache compiled function z\x1b[0m\x1b[0m"
+                ),
                 numba.core.errors.NumbaWarning("Something else"),
             ):
                 warnings.warn(warning, stacklevel=1)

@@ -25,7 +25,7 @@ cores at 10,000 x 384; 15 s at 20,000, where NN-descent's own search is faster o
 per-process compilation is paid)."""
 
 
-NUMBA_CACHE_WARNING = r"(\x1b\[[0-9;]*m)?Cannot cache compiled function"
+NUMBA_CACHE_WARNING = r"(\x1b\[[0-9;]*m)*Cannot cache compiled function"
 """How numba's ``NumbaWarning`` starts (after the terminal's bold code, which numba adds once
 its error highlighting is set up) when a function asked to be cached on disk uses
 dynamic globals or lifted loops: it is compiled and runs as before, only not saved (the
