@@ -118,6 +118,19 @@ def _forms(folder: Path) -> set[str]:
     return {form.rstrip(os.sep) for form in forms if form.strip(os.sep)}
 
 
+def _size(value: str, variable: str, pattern: re.Pattern, units: Mapping[str, int], hint: str):
+    """``value`` of the environment ``variable``, a number with one of ``units``' suffixes
+    matched by ``pattern``, as an int of at least 1; ``ValueError`` naming the variable with
+    ``hint`` (what to write) otherwise."""
+    match = pattern.match(value)
+    if not match:
+        raise ValueError(f"{variable}={value!r} is not a size: {hint}")
+    count = int(float(match.group(1)) * units[match.group(2).lower()])
+    if count < 1:
+        raise ValueError(f"{variable}={value!r} must be at least 1.")
+    return count
+
+
 def parse_parameters(value: str | None) -> int | None:
     """``EXPLORER_MAX_PARAMETERS`` as an int (``"350M"`` -> 350,000,000); unset or empty gives
     the default, ``"none"`` no limit. Raises ``ValueError`` for anything else."""
@@ -125,16 +138,13 @@ def parse_parameters(value: str | None) -> int | None:
         return DEFAULT_MAX_PARAMETERS
     if value.strip().lower() in ("none", "unlimited"):
         return None
-    match = _SIZE.match(value)
-    if not match:
-        raise ValueError(
-            f"EXPLORER_MAX_PARAMETERS={value!r} is not a size: use an integer or a number with "
-            "K, M or B (e.g. 350M), or 'none' for no limit."
-        )
-    count = int(float(match.group(1)) * _SUFFIXES[match.group(2).lower()])
-    if count < 1:
-        raise ValueError(f"EXPLORER_MAX_PARAMETERS={value!r} must be at least 1.")
-    return count
+    return _size(
+        value,
+        "EXPLORER_MAX_PARAMETERS",
+        _SIZE,
+        _SUFFIXES,
+        "use an integer or a number with K, M or B (e.g. 350M), or 'none' for no limit.",
+    )
 
 
 def parse_bytes(value: str | None) -> int:
@@ -142,16 +152,13 @@ def parse_bytes(value: str | None) -> int:
     integer); unset or empty gives the default. Raises ``ValueError`` for anything else."""
     if value is None or not value.strip():
         return DEFAULT_MODEL_MEMORY
-    match = _BYTES_SIZE.match(value)
-    if not match:
-        raise ValueError(
-            f"EXPLORER_MODEL_MEMORY={value!r} is not a size: use bytes or a number with K, M "
-            "or G (e.g. 1G or 768M)."
-        )
-    count = int(float(match.group(1)) * _BYTES[match.group(2).lower()])
-    if count < 1:
-        raise ValueError(f"EXPLORER_MODEL_MEMORY={value!r} must be at least 1 byte.")
-    return count
+    return _size(
+        value,
+        "EXPLORER_MODEL_MEMORY",
+        _BYTES_SIZE,
+        _BYTES,
+        "use bytes or a number with K, M or G (e.g. 1G or 768M).",
+    )
 
 
 def _is_folder(entry: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pandas as pd
@@ -38,3 +39,35 @@ TEXTS = [
 def write_csv(path: Path, rows: list[dict], sep: str = ",") -> Path:
     pd.DataFrame(rows).to_csv(path, index=False, sep=sep)
     return path
+
+
+def small_store(model, folder: Path) -> Path:
+    """``folder / "store"``: the first 7 rows of :data:`TEXTS` embedded by ``model`` with mean
+    pooling, in shards of 3 rows (three shards, the last one short)."""
+    from explorer.store import Settings, embed_to_store
+
+    source = write_csv(folder / "in.csv", TEXTS[:7])
+    embed_to_store(model, source, folder / "store", Settings(poolings=("mean",), shard_rows=3))
+    return folder / "store"
+
+
+def edit_manifest(folder: Path, change) -> None:
+    """Rewrite ``folder``'s manifest.json with ``change(manifest)`` applied to its dict."""
+    path = folder / "manifest.json"
+    manifest = json.loads(path.read_text())
+    change(manifest)
+    path.write_text(json.dumps(manifest))
+
+
+class Killed(Exception):
+    """Raised by :func:`kill_after` to stop a run as a kill would."""
+
+
+def kill_after(shard: int):
+    """An ``on_shard`` callback that raises :class:`Killed` once shard ``shard`` is committed."""
+
+    def on_shard(index: int) -> None:
+        if index == shard:
+            raise Killed
+
+    return on_shard

@@ -214,16 +214,23 @@ def test_a_light_computation_never_waits_behind_heavy_ones_and_heavy_ones_queue(
     assert pool.running == (0, 0) and pool.waiting == (0, 0)
 
 
-def test_a_waiter_whose_check_fails_leaves_the_queue():
-    pool, memo = _lanes()
-    first = Holder(memo, "heavy 1", heavy=True)
-    assert first.started.wait(5)
+def _session_check():
+    """``(gone, check)``: ``check()`` raises once the ``gone`` event is set, as a Streamlit
+    session's check does once its visitor has left."""
     gone = threading.Event()
 
     def check():
         if gone.is_set():
             raise RuntimeError("the session has gone")
 
+    return gone, check
+
+
+def test_a_waiter_whose_check_fails_leaves_the_queue():
+    pool, memo = _lanes()
+    first = Holder(memo, "heavy 1", heavy=True)
+    assert first.started.wait(5)
+    gone, check = _session_check()
     waiter = Holder(memo, "heavy 2", heavy=True, check=check)
     third = Holder(memo, "heavy 3", heavy=True)
     _until(lambda: pool.waiting == (2, 2))
@@ -237,12 +244,7 @@ def test_a_waiter_whose_check_fails_leaves_the_queue():
 
 def test_a_computation_aborted_by_its_check_keeps_nothing_and_frees_its_turn():
     pool, memo = _lanes()
-    gone = threading.Event()
-
-    def check():
-        if gone.is_set():
-            raise RuntimeError("the session has gone")
-
+    gone, check = _session_check()
     doomed = Holder(memo, "heavy", heavy=True, check=check)
     assert doomed.started.wait(5)
     gone.set()
@@ -275,12 +277,7 @@ def test_a_thread_waiting_for_another_threads_result_can_give_up():
     memo = Memo(2**30, pool=pool)
     first = Holder(memo, "shared", heavy=False)
     assert first.started.wait(5)
-    gone = threading.Event()
-
-    def check():
-        if gone.is_set():
-            raise RuntimeError("the session has gone")
-
+    gone, check = _session_check()
     second = Holder(memo, "shared", heavy=False, check=check)
     _until(lambda: pool.running == (2, 0))  # the second waits for the first's result
     gone.set()

@@ -8,17 +8,14 @@ import shutil
 import numpy as np
 import pytest
 
-from explorer.store import FORMAT_VERSION, Settings, embed_to_store, open_corpus, save_projection
+from explorer.store import FORMAT_VERSION, open_corpus, save_projection
 from explorer.store.format import NPY_HEADER_BYTES, model_fingerprint, npy_header
-from tests.store_helpers import TEXTS, write_csv
+from tests.store_helpers import edit_manifest, small_store
 
 
 @pytest.fixture(scope="module")
 def store(tiny, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("store-format")
-    source = write_csv(folder / "in.csv", TEXTS[:7])
-    embed_to_store(tiny, source, folder / "store", Settings(poolings=("mean",), shard_rows=3))
-    return folder / "store"
+    return small_store(tiny, tmp_path_factory.mktemp("store-format"))
 
 
 @pytest.fixture
@@ -26,13 +23,6 @@ def copy(store, tmp_path):
     target = tmp_path / "copy"
     shutil.copytree(store, target)
     return target
-
-
-def _edit_manifest(folder, change):
-    path = folder / "manifest.json"
-    manifest = json.loads(path.read_text())
-    change(manifest)
-    path.write_text(json.dumps(manifest))
 
 
 def test_opens(store):
@@ -79,7 +69,7 @@ def test_shard_with_other_rows(copy):
 
 
 def test_newer_version(copy):
-    _edit_manifest(copy, lambda m: m.update(format_version=FORMAT_VERSION + 1))
+    edit_manifest(copy, lambda m: m.update(format_version=FORMAT_VERSION + 1))
     with pytest.raises(ValueError, match=r"manifest\.json is format version 2, newer"):
         open_corpus(copy)
 
@@ -91,7 +81,7 @@ def test_bad_json(copy):
 
 
 def test_missing_keys(copy):
-    _edit_manifest(copy, lambda m: m.pop("shards"))
+    edit_manifest(copy, lambda m: m.pop("shards"))
     with pytest.raises(ValueError, match=r"manifest\.json lacks shards"):
         open_corpus(copy)
 

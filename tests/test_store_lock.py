@@ -17,22 +17,10 @@ import pytest
 from explorer.store import Settings, embed_to_store, open_corpus
 from explorer.store.format import NPY_HEADER_BYTES
 from explorer.store.lock import LOCK_FILE, lock_store
-from tests.store_helpers import TEXTS, write_csv
+from tests.store_helpers import TEXTS, Killed, kill_after, write_csv
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = Settings(poolings=("cls", "mean"), layers="all", shard_rows=4)
-
-
-class Killed(Exception):
-    pass
-
-
-def _kill_after(shard: int):
-    def on_shard(index: int) -> None:
-        if index == shard:
-            raise Killed
-
-    return on_shard
 
 
 def test_a_second_run_on_the_same_out_is_refused_while_the_first_runs(tiny, tmp_path):
@@ -134,7 +122,7 @@ def test_the_lock_is_released_on_error_and_interrupt(tiny, tmp_path, stop):
 def _killed_store(tiny, tmp_path) -> Path:
     source = write_csv(tmp_path / "in.csv", TEXTS)
     with pytest.raises(Killed):
-        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(1))
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=kill_after(1))
     return source
 
 

@@ -4,27 +4,24 @@ links say; the refusal names the store by its folder's name, never where the fil
 
 from __future__ import annotations
 
-import json
 import shutil
 
 import numpy as np
 import pytest
 
 from explorer.cli import main
-from explorer.store import Settings, embed_to_store, open_corpus, save_projection
+from explorer.store import open_corpus, save_projection
 from explorer.store.catalog import find_stores
-from tests.store_helpers import TEXTS, write_csv
+from tests.store_helpers import edit_manifest, small_store
 
 REFUSED = r"The store 'copy' names a file outside its folder"
 
 
 @pytest.fixture(scope="module")
 def store(tiny, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("store-paths")
-    source = write_csv(folder / "in.csv", TEXTS[:7])
-    embed_to_store(tiny, source, folder / "store", Settings(poolings=("mean",), shard_rows=3))
-    save_projection(folder / "store", "pca", "mean", "last", sample=5)
-    return folder / "store"
+    store = small_store(tiny, tmp_path_factory.mktemp("store-paths"))
+    save_projection(store, "pca", "mean", "last", sample=5)
+    return store
 
 
 @pytest.fixture
@@ -34,13 +31,6 @@ def copy(store, tmp_path):
     shutil.copytree(store, tmp_path / "allowed/copy")
     shutil.copytree(store, tmp_path / "private/store")
     return tmp_path / "allowed/copy"
-
-
-def _edit_manifest(folder, change):
-    path = folder / "manifest.json"
-    manifest = json.loads(path.read_text())
-    change(manifest)
-    path.write_text(json.dumps(manifest))
 
 
 def _read_projection(corpus):
@@ -59,12 +49,12 @@ def _vectors(path: str):
 
 
 def test_a_dot_dot_vector_path_is_refused(copy):
-    _edit_manifest(copy, _vectors("../../private/store/vectors/mean/layer_04.npy"))
+    edit_manifest(copy, _vectors("../../private/store/vectors/mean/layer_04.npy"))
     _refused(copy)
 
 
 def test_a_dot_dot_shard_path_is_refused(copy):
-    _edit_manifest(copy, lambda m: m["shards"][0].update(dir="../../private/store/shards/00000"))
+    edit_manifest(copy, lambda m: m["shards"][0].update(dir="../../private/store/shards/00000"))
     _refused(copy)
 
 
@@ -72,13 +62,13 @@ def test_a_dot_dot_projection_path_is_refused(copy):
     def outside(manifest):
         manifest["projections"][0]["file"] = "../../private/store/projections/pca-mean-last.npy"
 
-    _edit_manifest(copy, outside)
+    edit_manifest(copy, outside)
     _refused(copy, open_it=_read_projection)
 
 
 def test_an_absolute_path_is_refused(copy):
     outside = copy.parents[1] / "private/store/vectors/mean/layer_04.npy"
-    _edit_manifest(copy, _vectors(str(outside)))
+    edit_manifest(copy, _vectors(str(outside)))
     _refused(copy)
 
 
@@ -134,7 +124,7 @@ def test_the_catalog_lists_a_store_leading_outside_as_unreadable(copy):
 
 
 def test_info_refuses_a_store_leading_outside(copy, capsys):
-    _edit_manifest(copy, lambda m: m["shards"][0].update(dir="../../private/store/shards/00000"))
+    edit_manifest(copy, lambda m: m["shards"][0].update(dir="../../private/store/shards/00000"))
     assert main(["info", str(copy)]) == 2
     err = capsys.readouterr().err
     assert "names a file outside its folder" in err and "private" not in err

@@ -9,21 +9,9 @@ import pytest
 
 from explorer.store import Settings, embed_to_store, open_corpus
 from explorer.store.format import read_manifest
-from tests.store_helpers import TEXTS, write_csv
+from tests.store_helpers import TEXTS, Killed, kill_after, write_csv
 
 SETTINGS = Settings(poolings=("cls", "mean"), layers="all", shard_rows=4)
-
-
-class Killed(Exception):
-    pass
-
-
-def _kill_after(shard: int):
-    def on_shard(index: int) -> None:
-        if index == shard:
-            raise Killed
-
-    return on_shard
 
 
 def _same_store(a, b) -> None:
@@ -41,7 +29,7 @@ def test_resume_after_a_kill_equals_one_clean_run(tiny, tmp_path):
     embed_to_store(tiny, source, tmp_path / "clean", SETTINGS)
 
     with pytest.raises(Killed):
-        embed_to_store(tiny, source, tmp_path / "resumed", SETTINGS, on_shard=_kill_after(1))
+        embed_to_store(tiny, source, tmp_path / "resumed", SETTINGS, on_shard=kill_after(1))
     manifest = read_manifest(tmp_path / "resumed")
     assert not manifest["complete"] and manifest["rows"] == 8 and len(manifest["shards"]) == 2
     with pytest.raises(ValueError, match="unfinished.*Rerun the same"):
@@ -67,7 +55,7 @@ def test_vectors_of_a_shard_whose_commit_was_cut_short_are_dropped(tiny, tmp_pat
     source = write_csv(tmp_path / "in.csv", TEXTS)
     embed_to_store(tiny, source, tmp_path / "clean", SETTINGS)
     with pytest.raises(Killed):
-        embed_to_store(tiny, source, tmp_path / "resumed", SETTINGS, on_shard=_kill_after(0))
+        embed_to_store(tiny, source, tmp_path / "resumed", SETTINGS, on_shard=kill_after(0))
     for file in (tmp_path / "resumed/vectors").rglob("*.npy"):
         with open(file, "ab") as handle:
             handle.write(b"\x01" * 3000)  # more than a shard's rows, not a whole row
@@ -79,7 +67,7 @@ def test_vectors_of_a_shard_whose_commit_was_cut_short_are_dropped(tiny, tmp_pat
 def test_a_vector_file_with_fewer_rows_than_its_manifest_is_refused(tiny, tmp_path, damage):
     source = write_csv(tmp_path / "in.csv", TEXTS)
     with pytest.raises(Killed):
-        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(1))
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=kill_after(1))
     file = tmp_path / "s/vectors/mean/layer_01.npy"
     if damage == "missing":
         file.unlink()
@@ -95,7 +83,7 @@ def test_a_vector_file_with_fewer_rows_than_its_manifest_is_refused(tiny, tmp_pa
 def test_an_unfinished_store_of_an_earlier_version_is_refused(tiny, tmp_path):
     source = write_csv(tmp_path / "in.csv", TEXTS)
     with pytest.raises(Killed):
-        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(0))
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=kill_after(0))
     manifest = json.loads((tmp_path / "s/manifest.json").read_text())
     manifest["shards"][0]["files"] = ["rows.parquet", "cls.npy", "mean.npy"]
     (tmp_path / "s/manifest.json").write_text(json.dumps(manifest))
@@ -106,7 +94,7 @@ def test_an_unfinished_store_of_an_earlier_version_is_refused(tiny, tmp_path):
 def test_a_complete_store_is_returned_as_it_is(tiny, tmp_path):
     source = write_csv(tmp_path / "in.csv", TEXTS[:5])
     first = embed_to_store(tiny, source, tmp_path / "s", SETTINGS)
-    again = embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(0))
+    again = embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=kill_after(0))
     assert again["finished"] == first["finished"]
 
 
@@ -123,7 +111,7 @@ def test_a_complete_store_is_returned_as_it_is(tiny, tmp_path):
 def test_resuming_with_other_settings_is_refused(tiny, tmp_path, change, message):
     source = write_csv(tmp_path / "in.csv", TEXTS[:9])
     with pytest.raises(Killed):
-        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(0))
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=kill_after(0))
     other = Settings(**{**SETTINGS.__dict__, **change})
     with pytest.raises(ValueError, match=f"made with {message}.*cannot be resumed"):
         embed_to_store(tiny, source, tmp_path / "s", other)
@@ -132,7 +120,7 @@ def test_resuming_with_other_settings_is_refused(tiny, tmp_path, change, message
 def test_resuming_with_another_model_or_input_is_refused(tiny, bundled, tmp_path):
     source = write_csv(tmp_path / "in.csv", TEXTS[:9])
     with pytest.raises(Killed):
-        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=_kill_after(0))
+        embed_to_store(tiny, source, tmp_path / "s", SETTINGS, on_shard=kill_after(0))
     with pytest.raises(ValueError, match="made with model .*cannot be resumed"):
         embed_to_store(bundled, source, tmp_path / "s", SETTINGS)
     write_csv(source, TEXTS[:10])

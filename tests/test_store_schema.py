@@ -10,18 +10,15 @@ import shutil
 import pytest
 
 from explorer.cli import main
-from explorer.store import Settings, embed_to_store, open_corpus
+from explorer.store import open_corpus
 from explorer.store.format import read_manifest, shard_dir, write_manifest
 from explorer.store.schema import MAX_MANIFEST_BYTES, MAX_NESTING
-from tests.store_helpers import TEXTS, write_csv
+from tests.store_helpers import small_store
 
 
 @pytest.fixture(scope="module")
 def store(tiny, tmp_path_factory):
-    folder = tmp_path_factory.mktemp("store-schema")
-    source = write_csv(folder / "in.csv", TEXTS[:7])
-    embed_to_store(tiny, source, folder / "store", Settings(poolings=("mean",), shard_rows=3))
-    return folder / "store"
+    return small_store(tiny, tmp_path_factory.mktemp("store-schema"))
 
 
 @pytest.fixture

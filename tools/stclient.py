@@ -196,9 +196,10 @@ def visit_together(
 ) -> list[Visit]:
     """:func:`class_visit`, from synchronous code (on a thread of its own when this thread
     already runs an event loop, as Playwright's synchronous API does in a test session)."""
-    visit = lambda: asyncio.run(  # noqa: E731
-        class_visit(base_url, page, query, sessions, spread_s, timeout_s)
-    )
+
+    def visit() -> list[Visit]:
+        return asyncio.run(class_visit(base_url, page, query, sessions, spread_s, timeout_s))
+
     try:
         asyncio.get_running_loop()
     except RuntimeError:
