@@ -1,7 +1,7 @@
 """The soak's heavy-and-light case: two visitors' heavy requests never make a third visitor's
 small one wait (issue 23, finding 2).
 
-``python -m bench.soak --fairness`` starts the server and three browser sessions: session 0
+``python -m bench.fairness [--timeout S]`` starts the server and three browser sessions: session 0
 uploads 20,000 vectors (float16, 384 dimensions: 15 MB, under the 20 MB limit) for a t-SNE
 map; session 1 pastes 5,000 lines of 40 words (the row limit: a forward pass over about
 80,000 tokens) and asks for Layers in motion with UMAP (capped at
@@ -14,14 +14,28 @@ request from its action to the end of its run, any error on the page, and the lo
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import json
 import os
 import random
+import tempfile
 import time
 from pathlib import Path
 
 import numpy as np
 
-from bench.soak import Session, _finish, goto, lines, type_into
+from bench.soak import (
+    STEP_TIMEOUT_S,
+    Session,
+    _finish,
+    goto,
+    lines,
+    open_sessions,
+    type_into,
+)
+from tools.browser import browser_unavailable, chromium
+from tools.server import artifacts_dir, streamlit_server
 from tools.widgets import widget
 
 LIGHT_LIMIT_S = 5.0
@@ -132,3 +146,39 @@ def heavy_and_light(sessions: list[Session], url: str, timeout_s: float) -> dict
     )
     result["ok"] = verdict
     return result
+
+
+def fairness(timeout_s: float) -> int:
+    """:func:`heavy_and_light` on a fresh server; 0 when the light request was answered in
+    time."""
+    log = artifacts_dir() / "soak-fairness-server.log"
+    with (
+        tempfile.TemporaryDirectory() as folder,
+        chromium() as browser,
+        streamlit_server(log) as url,
+        contextlib.ExitStack() as stack,
+    ):
+        result = heavy_and_light(
+            open_sessions(stack, browser, url, 3, Path(folder)), url, timeout_s
+        )
+    out = artifacts_dir() / "soak-fairness.json"
+    out.write_text(json.dumps(result, indent=1) + "\n")
+    print(f"written {out}; server log {log}")
+    return 0 if result["ok"] else 1
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.fairness", description=__doc__.split("\n")[0]
+    )
+    parser.add_argument("--timeout", type=float, default=STEP_TIMEOUT_S, help="seconds per step")
+    args = parser.parse_args(argv)
+    reason = browser_unavailable()
+    if reason:
+        print(f"cannot run: {reason}")
+        return 2
+    return fairness(args.timeout)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,7 +1,7 @@
 """Soak test: the largest input each page accepts, from several browser sessions at once.
 
 ``python -m bench.soak [--sessions 8] [--rounds 1] [--pages tokens,projections] [--solo]``
-(``--fairness``: only the heavy-and-light case of :mod:`bench.fairness`)
+(the heavy-and-light case is :mod:`bench.fairness`)
 starts ``streamlit run app.py`` (:func:`tools.server.streamlit_server`), opens one Chromium tab
 per session and walks every session through the same steps together: each step is started in
 every tab before any is waited for, so the server runs them all at once. A step is one request
@@ -513,18 +513,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--solo", action="store_true", help="first one session alone")
     parser.add_argument("--timeout", type=float, default=STEP_TIMEOUT_S, help="seconds per step")
-    parser.add_argument(
-        "--fairness",
-        action="store_true",
-        help="only the heavy-and-light case (bench.fairness): two heavy requests, one light",
-    )
     args = parser.parse_args(argv)
     reason = browser_unavailable()
     if reason:
         print(f"cannot run: {reason}")
         return 2
-    if args.fairness:
-        return fairness(args.timeout)
     order = [PAGE_NAMES[p.strip()] for p in args.pages.split(",") if p.strip()]
     steps = tuple(s for page in order for s in STEPS if s.page == page) if order else STEPS
     log = artifacts_dir() / "soak-server.log"
@@ -599,27 +592,6 @@ def main(argv: list[str] | None = None) -> int:
     if any(r.errors for records in results.values() for r in records):
         print("--- server log tail ---\n" + log_tail(log, 30))
     return 0
-
-
-def fairness(timeout_s: float) -> int:
-    """:func:`bench.fairness.heavy_and_light` on a fresh server; 0 when the light request was
-    answered in time."""
-    from bench.fairness import heavy_and_light
-
-    log = artifacts_dir() / "soak-fairness-server.log"
-    with (
-        tempfile.TemporaryDirectory() as folder,
-        chromium() as browser,
-        streamlit_server(log) as url,
-        contextlib.ExitStack() as stack,
-    ):
-        result = heavy_and_light(
-            open_sessions(stack, browser, url, 3, Path(folder)), url, timeout_s
-        )
-    out = artifacts_dir() / "soak-fairness.json"
-    out.write_text(json.dumps(result, indent=1) + "\n")
-    print(f"written {out}; server log {log}")
-    return 0 if result["ok"] else 1
 
 
 if __name__ == "__main__":

@@ -139,6 +139,7 @@ def synthetic_store(
 
     from explorer.nearest import row_norms
     from explorer.store import format as fmt
+    from explorer.store import schema
 
     if rows < 1 or dim < 1 or clusters < 0:
         raise ValueError(f"Need rows >= 1, dim >= 1, clusters >= 0; got {rows}, {dim}, {clusters}.")
@@ -184,7 +185,7 @@ def synthetic_store(
     fmt.save_npy(folder / "vectors/truncated.npy", np.zeros(rows, bool))
     label_column = "label" if clusters else None
     manifest = {
-        "format": fmt.FORMAT,
+        "format": schema.FORMAT,
         "format_version": fmt.FORMAT_VERSION,
         "model": {"name": "synthetic", "fingerprint": "sha256:none", "model_type": "bert",
                   "num_layers": 6, "hidden_size": dim},

@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import torch
 
+from explorer.model.loading import has_masked_lm_head
+
 if TYPE_CHECKING:
     from explorer.model import Model
 
@@ -68,12 +70,6 @@ class Lens:
     top_tokens: list[list[list[str]]]
     probabilities: np.ndarray
     truncated: bool
-
-
-def has_masked_lm_head(config) -> bool:
-    """True when a configuration names a masked-LM (or pre-training) architecture."""
-    names = getattr(config, "architectures", None) or []
-    return any("MaskedLM" in name or name.endswith("ForPreTraining") for name in names)
 
 
 def _no_head(name: str, config) -> ValueError:

@@ -93,7 +93,7 @@ def _numba_caches_by_default() -> Iterator[None]:
 _IMPORTING = threading.RLock()
 """Held while umap-learn is imported: a page's UMAP that came while the warm-up thread was
 importing it found the half-made module in ``sys.modules`` ("partially initialized module
-'umap' has no attribute 'AlignedUMAP'", ``python -m bench.soak --fairness``)."""
+'umap' has no attribute 'AlignedUMAP'", ``python -m bench.fairness``)."""
 
 
 def import_umap(cache_dir: str | os.PathLike | None = None):

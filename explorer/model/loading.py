@@ -112,14 +112,18 @@ def load_model(
     return Model(label, str(source), tokenizer, encoder, masked_lm)
 
 
+def has_masked_lm_head(config) -> bool:
+    """True when a configuration names a masked-LM (or pre-training) architecture."""
+    names = getattr(config, "architectures", None) or []
+    return any("MaskedLM" in name or name.endswith("ForPreTraining") for name in names)
+
+
 def _from_pretrained(source: str, config, local_only: bool, use_safetensors: bool):
     """``(encoder, masked_lm)``: one copy of the weights. A checkpoint saved with a masked-LM
     head loads as ``AutoModelForMaskedLM``; its encoder (``base_model``) serves every page and
     the whole module serves the lens (``masked_lm`` is ``None`` without a head, or when the
     head's weights are missing: its predictions would be random)."""
     from transformers import AutoModel, AutoModelForMaskedLM
-
-    from explorer.lens import has_masked_lm_head
 
     options = {
         "config": config,

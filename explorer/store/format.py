@@ -35,12 +35,12 @@ from typing import Any
 
 import numpy as np
 
-FORMAT = "explorer-corpus-store"
+from explorer.store import schema
+
 FORMAT_VERSION = 1
 """Bumped when a reader of an older version could misread the store."""
 
 MANIFEST = "manifest.json"
-STORED_DTYPES = ("float32", "float16")
 
 SETTINGS = (
     "model",
@@ -264,8 +264,6 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
     missing, larger than :data:`~explorer.store.schema.MAX_MANIFEST_BYTES`, not JSON, nested
     deeper than :data:`~explorer.store.schema.MAX_NESTING`, from a newer format version or
     not fitting the schema."""
-    from explorer.store import schema
-
     folder = Path(folder)
     path = folder / MANIFEST
     if not folder.is_dir():
@@ -280,7 +278,7 @@ def read_manifest(folder: str | os.PathLike) -> dict[str, Any]:
         raise ValueError(f"{path} cannot be read: {error.strerror}") from None
     except ValueError as error:
         raise ValueError(f"{path} {error}: the store is damaged.") from None
-    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+    if not isinstance(manifest, dict) or manifest.get("format") != schema.FORMAT:
         raise ValueError(f"{path} is not the manifest of an explorer corpus store.")
     version = manifest.get("format_version")
     if type(version) is not int or version < 1:

@@ -19,6 +19,12 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+FORMAT = "explorer-corpus-store"
+"""The ``format`` every manifest names."""
+
+STORED_DTYPES = ("float32", "float16")
+"""The dtypes a store's vectors may have."""
+
 MAX_MANIFEST_BYTES = 4 << 20
 """The largest ``manifest.json`` read. A million-row store's manifest is 0.44 MB at the
 smallest default shard (256 rows), 3.4 MB with ``--shard-rows 32`` (measured: the manifest
@@ -240,8 +246,6 @@ def parse(data: bytes) -> Any:
 
 
 def _manifest_schema() -> Check:
-    from explorer.store.format import FORMAT, STORED_DTYPES
-
     count = integer(0)
     positive = integer(1)
     name = text()

@@ -28,6 +28,7 @@ import pyarrow as pa
 from explorer.model import MAX_BATCH_TOKENS, Model
 from explorer.pooling import BASE_POOLINGS
 from explorer.store import format as fmt
+from explorer.store import schema
 from explorer.store.engine import Engine, Job, Shards, make_engine
 from explorer.store.inputs import InputInfo, inspect_input
 from explorer.store.lock import LOCK_FILE, lock_store
@@ -156,8 +157,8 @@ def embed_to_store(
     info = inspect_input(source, text_column, label_column)
     poolings = parse_poolings(settings.poolings)
     layers = parse_layers(settings.layers, model.num_layers)
-    if settings.dtype not in fmt.STORED_DTYPES:
-        raise ValueError(f"Unknown dtype {settings.dtype!r}; choose one of {fmt.STORED_DTYPES}.")
+    if settings.dtype not in schema.STORED_DTYPES:
+        raise ValueError(f"Unknown dtype {settings.dtype!r}; choose one of {schema.STORED_DTYPES}.")
     model.autocast(settings.precision)  # validates the precision
     if settings.limit is not None and settings.limit < 1:
         raise ValueError(f"--limit must be at least 1, not {settings.limit}.")
@@ -165,7 +166,7 @@ def embed_to_store(
     if shard_rows < 1:
         raise ValueError(f"shard_rows must be at least 1, not {shard_rows}.")
     wanted = {
-        "format": fmt.FORMAT,
+        "format": schema.FORMAT,
         "format_version": fmt.FORMAT_VERSION,
         "model": {
             "name": model.name,

@@ -38,7 +38,7 @@ and who computes: of the two turns (the machines have two cores), a heavy comput
 (:func:`heavy_texts`, :func:`heavy_points`) may take one, so the other is always free for light
 ones; heavy ones queue for theirs, one at a time. Before, two heavy requests (a t-SNE of
 20,000 uploaded vectors, an AlignedUMAP of every layer) held both turns and a two-sentence
-Similarity request waited 298 s (issue 23; ``python -m bench.soak --fairness``).
+Similarity request waited 298 s (issue 23; ``python -m bench.fairness``).
 A server with the bundled model loaded starts at 550-700 MB; on top of the results kept here
 come the results being computed (at most two at once, the machines have two cores: eight
 sessions computing word vectors of 10,000 tokens side by side took the server to 2.75 GB), each
