@@ -102,7 +102,7 @@ def influence_notice(
         return "This input has no special tokens to follow." + rollout
     name = max(shares, key=lambda token: shares[token][0])
     raw, weighted = shares[name]
-    others = [f"`{other}` {shares[other][0]:.0%}" for other in shares if other != name]
+    others = [f"{shares[other][0]:.0%} to `{other}`" for other in shares if other != name]
     sentence = (
         f"In layer {influence.layer} (heads averaged), **{raw:.0%}** of the raw attention "
         f"goes to `{name}`" + (f" ({', '.join(others)})" if others else "")
