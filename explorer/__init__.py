@@ -22,7 +22,7 @@ _HOMES = {
     "CorpusEmbeddings": "explorer.embeddings",
     "embed_corpus": "explorer.embeddings",
     "sentence_embeddings": "explorer.embeddings",
-    "LAYER_STRATEGIES": "explorer.layers",
+    "LAYER_CHOICES": "explorer.layers",
     "combine_layers": "explorer.layers",
     "layer_indices": "explorer.layers",
     "DEFAULT_MODEL": "explorer.defaults",
@@ -46,7 +46,7 @@ _HOMES = {
 if TYPE_CHECKING:
     from explorer.defaults import DEFAULT_MODEL
     from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
-    from explorer.layers import LAYER_STRATEGIES, combine_layers, layer_indices
+    from explorer.layers import LAYER_CHOICES, combine_layers, layer_indices
     from explorer.model import Model, Tokenization, estimate_parameters, load_model
     from explorer.nearest import Neighbors, neighbors
     from explorer.pooling import POOLINGS
@@ -73,7 +73,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_MODEL",
-    "LAYER_STRATEGIES",
+    "LAYER_CHOICES",
     "POOLINGS",
     "SUBWORD_MODES",
     "CorpusEmbeddings",

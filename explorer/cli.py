@@ -20,7 +20,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from explorer.layers import LAYER_STRATEGIES
+from explorer.layers import LAYER_CHOICES
 
 ENGINES = ("local", "ray")
 PRECISIONS = ("float32", "bfloat16")
@@ -111,7 +111,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _layer_help() -> str:
-    return f"{', '.join(LAYER_STRATEGIES)} or a layer number (default: last)"
+    return f"{', '.join(LAYER_CHOICES)} or a layer number (default: last)"
 
 
 def _layers(value: str):

@@ -92,7 +92,7 @@ if not by_vectors:
     layers = layers_select(
         middle[1],
         "projections.layers",
-        explorer.LAYER_STRATEGIES,
+        explorer.LAYER_CHOICES,
         help="Which hidden layers are used, and how they are combined (after pooling each one).",
     )
     compare = choose(

@@ -37,7 +37,7 @@ def test_embed_round_trip_equals_embed_corpus(store, tiny):
     corpus = open_corpus(store)
     reference = explorer.embed_corpus(tiny, corpus.texts)
     for pooling in explorer.POOLINGS:
-        for layers in (*explorer.LAYER_STRATEGIES, 0, 2, -1):
+        for layers in (*explorer.LAYER_CHOICES, 0, 2, -1):
             np.testing.assert_allclose(
                 corpus.sentence(pooling, layers), reference.sentence(pooling, layers), atol=1e-5
             )

@@ -194,5 +194,5 @@ def test_combine_expressions():
     assert combine_expression("last") == "x[L]"
     assert combine_expression(0) == "x[0]"
     assert combine_expression("sum_all", "mean") == "mean[1:].sum(dim=0)"
-    with pytest.raises(ValueError, match="Unknown layer strategy"):
+    with pytest.raises(ValueError, match="Unknown layer choice"):
         combine_expression("middle")

@@ -8,7 +8,7 @@ import pytest
 
 import explorer
 from explorer import context as ctx
-from explorer.layers import LAYER_STRATEGIES, combine_layers, layers_label
+from explorer.layers import LAYER_CHOICES, combine_layers, layer_choices, layers_label
 from explorer.words import Occurrence
 from tests.conftest import TUTORIAL
 
@@ -91,9 +91,9 @@ def test_sense_examples_reject_unknown_words():
         ctx.sense_examples("bank", per_sense=0)
 
 
-def test_valid_strategies_drop_what_a_shallow_model_cannot_do():
-    assert ctx.valid_strategies(6) == list(LAYER_STRATEGIES)
-    shallow = ctx.valid_strategies(2)
+def test_layer_choices_drop_what_a_shallow_model_cannot_do():
+    assert layer_choices(6) == list(LAYER_CHOICES)
+    shallow = layer_choices(2)
     assert "sum_last4" not in shallow and "concat_last4" not in shallow
     assert "last" in shallow and "second_to_last" in shallow
 
@@ -140,11 +140,6 @@ def test_highlight_html_escapes_user_text():
     assert out.count("<") == 4  # only the <mark><b> tags are HTML
 
 
-def test_escape_markdown_neutralises_specials():
-    assert ctx.escape_markdown("**a**_b_") == "\\*\\*a\\*\\*\\_b\\_"
-    assert ctx.escape_markdown("<b>") == "&lt;b&gt;"
-
-
 # -- similarities -----------------------------------------------------------------------
 
 
@@ -162,7 +157,7 @@ def test_identical_vectors_have_similarity_one():
     vector = np.random.default_rng(1).normal(size=(5, 1, 8)).astype(np.float32)
     stack = np.concatenate([vector, vector, 2 * vector], axis=1)
     np.testing.assert_allclose(ctx.pair_similarities(stack), 1.0, atol=1e-6)
-    for layers in LAYER_STRATEGIES:
+    for layers in LAYER_CHOICES:
         np.testing.assert_allclose(ctx.similarity_matrix(stack, layers), 1.0, atol=1e-6)
 
 
@@ -176,7 +171,7 @@ def test_centring_changes_values_and_zero_centre_does_not():
     np.testing.assert_allclose(ctx.pair_similarities(stack, np.zeros_like(means)), raw)
 
 
-@pytest.mark.parametrize("layers", [*LAYER_STRATEGIES, 2, -3])
+@pytest.mark.parametrize("layers", [*LAYER_CHOICES, 2, -3])
 def test_centring_under_a_layer_choice_equals_combining_the_means(layers):
     stack = random_stack(layers=6) + 1.0
     means = random_stack(layers=6, n=1, seed=5)[:, 0]
@@ -205,20 +200,20 @@ def test_bad_shapes_are_rejected():
         ctx.pair_similarities(np.zeros((3, 4)))
     with pytest.raises(ValueError, match="centre must have shape"):
         ctx.pair_similarities(random_stack(), np.zeros((5, 3)))
-    with pytest.raises(ValueError, match="Unknown layer strategy"):
+    with pytest.raises(ValueError, match="Unknown layer choice"):
         ctx.similarity_matrix(random_stack(), "middle")
 
 
 def test_layers_table_has_pairs_as_rows_and_layer_choices_as_columns():
     stack = random_stack(layers=7, n=4)
-    table = ctx.layers_table(stack, LAYER_STRATEGIES)
+    table = ctx.layers_table(stack, LAYER_CHOICES)
     assert isinstance(table, pd.DataFrame)
     assert list(table.index) == ctx.pair_labels(4) and table.index.name == "Pair"
-    assert list(table.columns) == [layers_label(s) for s in LAYER_STRATEGIES]
+    assert list(table.columns) == [layers_label(s) for s in LAYER_CHOICES]
     matrix = ctx.similarity_matrix(stack, "concat_last4")
     assert table.loc["#2 vs #4", layers_label("concat_last4")] == pytest.approx(matrix[1, 3])
     means = stack.mean(axis=1)
-    centred = ctx.layers_table(stack, LAYER_STRATEGIES, means)
+    centred = ctx.layers_table(stack, LAYER_CHOICES, means)
     assert centred.shape == table.shape and not np.allclose(centred, table)
 
 

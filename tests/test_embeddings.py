@@ -26,7 +26,7 @@ def test_corpus_shapes_order_and_truncation(tiny):
 
 
 @pytest.mark.parametrize("pooling", explorer.POOLINGS)
-@pytest.mark.parametrize("layers", [*explorer.LAYER_STRATEGIES, 1, -2])
+@pytest.mark.parametrize("layers", [*explorer.LAYER_CHOICES, 1, -2])
 def test_corpus_matches_sentence_embeddings(tiny, pooling, layers):
     corpus = explorer.embed_corpus(tiny, TEXTS[:3], max_batch_size=2)
     direct = explorer.sentence_embeddings(tiny, TEXTS[:3], pooling=pooling, layers=layers)

@@ -86,7 +86,7 @@ def test_input_helpers():
     with pytest.raises(ValueError, match="no 'text' column"):
         search.corpus_texts(pd.DataFrame({"a": ["x"], "b": ["y"]}))
     assert search.layer_choices(3) == ["last", "second_to_last", "sum_all", "embeddings"]
-    assert len(search.layer_choices(6)) == len(explorer.LAYER_STRATEGIES)
+    assert len(search.layer_choices(6)) == len(explorer.LAYER_CHOICES)
 
 
 def test_too_many_sentences_raise(tiny):

@@ -25,7 +25,7 @@ def test_every_pooling_and_layer_choice_equals_embed_corpus(bundled, bundled_sto
     assert len(corpus) == 12 and len(corpus.manifest["shards"]) == 3
     reference = explorer.embed_corpus(bundled, corpus.texts)
     choices = [
-        *explorer.LAYER_STRATEGIES,
+        *explorer.LAYER_CHOICES,
         *range(-(bundled.num_layers + 1), bundled.num_layers + 1),
     ]
     for pooling in explorer.POOLINGS:

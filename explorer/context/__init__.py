@@ -86,8 +86,6 @@ from explorer.context.similarity import (
     similarity_matrix,
     strategy_table,
 )
-from explorer.layers import layer_choices as valid_strategies  # old name
-from explorer.markup import escape_markdown  # was importable from here; kept for old imports
 
 __all__ = [
     "BASELINE_PAIRS",
@@ -109,7 +107,6 @@ __all__ = [
     "content_token_states",
     "context_window",
     "describe_baseline_pairs",
-    "escape_markdown",
     "highlight_html",
     "labelled_examples",
     "labelled_lines",
@@ -134,7 +131,6 @@ __all__ = [
     "similarity_matrix",
     "split_sense",
     "strategy_table",
-    "valid_strategies",
     "what_to_notice",
     "gap_caption",
 ]

@@ -360,7 +360,7 @@ def second_map(
     saved: bool = False,
 ) -> None:
     """The comparison the person chose in "Compare with" (:data:`COMPARISONS`), under the map."""
-    from explorer.layers import LAYER_STRATEGIES, layers_label
+    from explorer.layers import LAYER_CHOICES, layers_label
     from explorer.ui.model import RANDOM_PREFIX
     from explorer.ui.widgets import layers_select
 
@@ -383,7 +383,7 @@ def second_map(
         titles = ("the trained model", "the same model with random weights")
     else:
         other_layers = layers_select(
-            st, "projections.compare_layers", LAYER_STRATEGIES, label="Compare with layers"
+            st, "projections.compare_layers", LAYER_CHOICES, label="Compare with layers"
         )
         other = dataclasses.replace(points, layers=other_layers)
         titles = (layers_label(points.layers).lower(), layers_label(other_layers).lower())

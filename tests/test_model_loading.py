@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer.backend import clean_text
+from explorer.model.tokenization import MAX_CHARS, clean_text
 from tests.conftest import TUTORIAL
 
 
@@ -103,7 +103,7 @@ def test_hidden_states_batch_equals_single(bundled):
         np.testing.assert_allclose(states, bundled.hidden_states(text), atol=1e-5)
 
 
-@pytest.mark.parametrize("text", ["", "   \n\t ", None, 42, "x" * (explorer.backend.MAX_CHARS + 1)])
+@pytest.mark.parametrize("text", ["", "   \n\t ", None, 42, "x" * (MAX_CHARS + 1)])
 def test_bad_text_raises_value_error(bundled, text):
     with pytest.raises(ValueError):
         bundled.tokenize(text)
