@@ -9,15 +9,9 @@ import numpy as np
 import torch
 
 from explorer.layers import Layers, validate_layers
-from explorer.model import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, Model
-from explorer.model.forward import (  # noqa: F401 - re-exported: forward_batches lived here
-    _PARALLEL,
-    PARALLEL_MIN_BATCHES,
-    Progress,
-    _run_workers,
-    default_workers,
-    forward_batches,
-)
+from explorer.model import Batch, Model
+from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS
+from explorer.model.forward import Progress, forward_batches
 from explorer.pooling import (
     BASE_POOLINGS,
     combine_pooled,

@@ -21,7 +21,8 @@ import numpy as np
 import torch
 
 from explorer.layers import Layers, combine_layers, validate_layers
-from explorer.model import Batch, Model, Tokenization, forward_batches
+from explorer.model import Batch, Model, Tokenization
+from explorer.model.forward import forward_batches
 
 SUBWORD_MODES = ("first", "last", "mean", "max", "sum")
 
@@ -203,7 +204,7 @@ def occurrence_layer_vectors(
     """Every layer's vector of each occurrence, under every subword mode, in one forward pass.
 
     ``occurrences[j].text_index`` indexes ``texts``; only texts holding an occurrence run
-    through the model, batched by :func:`explorer.embeddings.forward_batches` (``progress``,
+    through the model, batched by :func:`explorer.model.forward.forward_batches` (``progress``,
     ``precision`` and ``workers`` go there; ``progress(texts_done, texts_total)``). Returns
     ``{mode: (num_layers + 1, len(occurrences), hidden)}`` float32 for every mode in
     ``subwords``. Memory grows with the occurrences, not with the texts' tokens.

@@ -5,10 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import context as ctx
-from explorer import corpora, limits, uploads
 from explorer.codegen.context import context_snippet
+from explorer.data import corpora, uploads
 from explorer.figures.context import layer_similarity_chart, sense_gap_chart, similarity_heatmap
 from explorer.layers import layer_choices, layers_label
+from explorer.server import limits
 from explorer.ui import compute, messages, sources
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import export, probing
+from explorer import probing
 from explorer.codegen.probe import probe_snippet
+from explorer.data import export
 from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.probing.scores import probe_notice

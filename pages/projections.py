@@ -5,10 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 import explorer
-from explorer import corpora, limits
-from explorer import projection as proj
+from explorer import maps as proj
+from explorer.data import corpora
 from explorer.figures.projections import projection_title
-from explorer.mapquality import DEFAULT_K
+from explorer.maps._quality import DEFAULT_K
+from explorer.server import limits
 from explorer.ui import compute, maps, mapview, messages, savedmap, sources, vectors, views
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.projections import fit, preservation, source_points

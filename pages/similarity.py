@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import corpora, export, search
+from explorer import similarity as search
 from explorer.codegen.similarity import search_snippet, similarity_snippet
-from explorer.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
+from explorer.data import corpora, export
+from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layer_choices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS

@@ -13,7 +13,7 @@ import pytest
 
 import explorer
 from explorer.cli import main
-from explorer.store import open_corpus
+from explorer.data.store import open_corpus
 from tests.store_helpers import TEXTS, write_csv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -117,7 +117,7 @@ def test_engine_ray_without_ray_says_how_to_install(tmp_path, capsys, monkeypatc
 
 def test_precisions_agree_with_the_library():
     from explorer.cli import PRECISIONS
-    from explorer.model import PRECISIONS as LIBRARY
+    from explorer.model.precision import PRECISIONS as LIBRARY
 
     assert tuple(PRECISIONS) == tuple(LIBRARY)
 
@@ -194,7 +194,7 @@ def test_ctrl_c_before_any_shard_is_complete_says_nothing_is_kept(
 
 
 def test_the_summary_counts_truncated_texts(tiny_bert_path, tmp_path, capsys):
-    from explorer.model import MAX_CHARS
+    from explorer.model.tokenization import MAX_CHARS
 
     long = "bank " * (MAX_CHARS // 5 + 1)
     rows = [TEXTS[0], {**TEXTS[1], "text": long}, {**TEXTS[2], "text": "goal " * 600}]

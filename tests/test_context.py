@@ -74,7 +74,7 @@ def test_parse_sentences_rejects_too_many_lines():
 
 
 def test_sense_examples_take_a_few_sentences_of_every_sense():
-    senses = explorer.corpora.load_senses("bat")
+    senses = explorer.data.corpora.load_senses("bat")
     examples = ctx.sense_examples("bat", per_sense=3)
     assert len(examples) == 3 * senses["sense"].nunique()
     assert all("bat" in text.lower() for text in examples)

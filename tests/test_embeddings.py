@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import explorer
-from explorer.model import PARALLEL_MIN_BATCHES, default_workers, forward_batches
+from explorer.model.forward import PARALLEL_MIN_BATCHES, default_workers, forward_batches
 from tests.conftest import TUTORIAL
 
 TEXTS = [TUTORIAL, "Short.", "Another sentence about a bat and a ball.", "word " * 700]

@@ -9,8 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import corpora, probing
+from explorer import probing
 from explorer.codegen.probe import probe_snippet
+from explorer.data import corpora
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
 from tests.snippets import run_snippet
 from tests.test_probing_scores import toy_set

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 import explorer
-from explorer import corpora
+from explorer.data import corpora
 from explorer.layers import layer_indices, layers_dim, validate_layers
-from explorer.model import MAX_CHARS, clean_text
+from explorer.model.tokenization import MAX_CHARS, clean_text
 
 CHEAP = settings(
     max_examples=200,

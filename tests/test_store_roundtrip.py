@@ -1,4 +1,5 @@
-"""explorer.store: the stored vectors equal embed_corpus's for every pooling and layer choice."""
+"""explorer.data.store: the stored vectors equal embed_corpus's for every pooling and layer
+choice."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.nearest import neighbors
-from explorer.store import Settings, embed_to_store, open_corpus
+from explorer.data.store import Settings, embed_to_store, open_corpus
+from explorer.similarity._nearest import neighbors
 from tests.store_helpers import TEXTS, write_csv
 
 
@@ -43,8 +44,8 @@ def test_every_pooling_and_layer_choice_equals_embed_corpus(bundled, bundled_sto
 
 
 def test_each_layer_file_is_a_plain_npy_with_its_row_norms(bundled_store):
-    from explorer.nearest import row_norms
-    from explorer.store import format as fmt
+    from explorer.data.store import format as fmt
+    from explorer.similarity._nearest import row_norms
 
     corpus, folder = bundled_store, bundled_store.path
     for pooling, layers in corpus.manifest["vectors"].items():

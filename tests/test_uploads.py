@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer import uploads
+from explorer.data import uploads
 
 
 def test_lines_are_stripped_and_empty_lines_dropped():
@@ -25,7 +25,8 @@ def test_too_many_lines_is_an_error():
 
 def test_every_text_box_uses_the_one_parser():
     """The pages' three names for pasted lines differ only in their limit."""
-    from explorer import context, search
+    from explorer import context
+    from explorer.similarity import _search as search
 
     assert context.parse_sentences(" a \n\n b") == search.sentence_lines(" a \n\n b") == ["a", "b"]
     with pytest.raises(ValueError, match="at most 100"):

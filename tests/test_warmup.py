@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 import pytest
 
-from explorer import warmup
+from explorer.server import warmup
 
 
 @pytest.fixture
@@ -132,8 +132,8 @@ def test_a_first_umap_shows_no_numba_cache_warning(fresh, monkeypatch):
     Projector.fit turns every warning into a note on the page: numba's "Cannot cache compiled
     function ..." reached visitors. UMAP here compiles a real uncacheable numba function."""
     pytest.importorskip("numba")
-    from explorer import projection
-    from explorer.projection import umap as umap_module
+    from explorer import maps as projection
+    from explorer.maps import _umap as umap_module
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -163,7 +163,7 @@ def test_a_first_umap_shows_no_numba_cache_warning(fresh, monkeypatch):
 
 def test_only_numbas_cache_warning_is_dropped():
     numba = pytest.importorskip("numba")
-    from explorer.projection.umap import quiet_numba_cache
+    from explorer.maps._umap import quiet_numba_cache
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -187,7 +187,7 @@ def test_only_numbas_cache_warning_is_dropped():
 
 @pytest.mark.slow
 def test_real_warm_up_compiles_umap(fresh):
-    from explorer import projection
+    from explorer import maps as projection
 
     thread = warmup.warm_up_umap()
     thread.join(600)
@@ -205,7 +205,7 @@ def test_import_umap_waits_for_an_import_in_progress_in_another_thread(monkeypat
     import threading
     import types
 
-    from explorer import warmup
+    from explorer.server import warmup
 
     half, whole = types.ModuleType("umap"), types.ModuleType("umap")
     got = []

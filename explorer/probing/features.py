@@ -17,7 +17,8 @@ import numpy as np
 import torch
 
 from explorer.layers import validate_layers
-from explorer.model import Batch, Model, forward_batches
+from explorer.model import Batch, Model
+from explorer.model.forward import forward_batches
 from explorer.words import (
     SUBWORD_MODES,
     Occurrence,
@@ -97,7 +98,7 @@ def token_sequences(
     ``max_tokens - 1`` tokens and its closing special token *before* the model runs (as the
     tokenizer's own truncation would), so the model reads no token the head does not (for 512
     token texts and ``max_tokens=128`` the forward pass is over 4 times cheaper).
-    One batched forward pass (:func:`explorer.embeddings.forward_batches`). Raises
+    One batched forward pass (:func:`explorer.model.forward.forward_batches`). Raises
     ``ValueError`` when the array would exceed ``max_values`` values (default
     :data:`MAX_VALUES`), before the model runs.
     """

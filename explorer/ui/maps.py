@@ -9,10 +9,10 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import mapquality
-from explorer import projection as proj
+from explorer import maps as mapquality
+from explorer import maps as proj
 from explorer.context import highlight_html
-from explorer.projection import ProjectionParams, Projector
+from explorer.maps import ProjectionParams, Projector
 from explorer.ui import messages
 from explorer.ui.projections import Points, StorePoints, inspect
 from explorer.ui.widgets import option_labels
@@ -321,7 +321,7 @@ def pooling_comparison(
 
 
 def map_notice(points, params: ProjectionParams, projector: Projector, labels) -> str:
-    """:func:`explorer.mapquality.map_notice` of the map of ``points``, cached (it indexes the
+    """:func:`explorer.maps._quality.map_notice` of the map of ``points``, cached (it indexes the
     map's neighbours: 0.1 s of every rerun at 20,000 points)."""
     from explorer.ui.compute import cached
 

@@ -31,8 +31,8 @@ from explorer.figures.projections import (
     projection_figure,
     selected_rows,
 )
-from explorer.mapquality import DEFAULT_K
-from explorer.projection import Projector
+from explorer.maps import Projector
+from explorer.maps._quality import DEFAULT_K
 from explorer.ui import maps
 from explorer.ui.projections import ProjectionParams
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.markup import escape_markdown
+from explorer._markup import escape_markdown
 
 __all__ = ["caption", "error", "escape", "info", "markdown", "warning"]
 
@@ -21,7 +21,7 @@ escape = escape_markdown
 
 def _text(message: str | Exception) -> str:
     """``message`` escaped, with the operator's server folders left out
-    (:meth:`explorer.settings.Settings.hide_paths`)."""
+    (:meth:`explorer.server.settings.Settings.hide_paths`)."""
     from explorer.ui.model import settings
 
     try:

@@ -8,10 +8,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer import mapquality
+from explorer import maps as mapquality
 from explorer.layers import combine_layers
-from explorer.memo import checkpoint
-from explorer.projection import ProjectionParams, Projector
+from explorer.maps import ProjectionParams, Projector
+from explorer.server.memo import checkpoint
 from explorer.ui.compute import (
     cached,
     cached_from,
@@ -98,7 +98,7 @@ class StorePoints:
 
 @dataclass(frozen=True)
 class VectorPoints:
-    """Uploaded vectors (:class:`explorer.vectorfiles.UploadedVectors`, no model and no forward
+    """Uploaded vectors (:class:`explorer.data.vectorfiles.UploadedVectors`, no model and no forward
     pass), keyed by the upload's ``digest``.
 
     The memos keep their keys after the page's run, so the key holds the vectors by a weak
@@ -113,7 +113,7 @@ class VectorPoints:
 
     @classmethod
     def of(cls, data) -> VectorPoints:
-        """The points of ``data`` (an :class:`~explorer.vectorfiles.UploadedVectors`)."""
+        """The points of ``data`` (an :class:`~explorer.data.vectorfiles.UploadedVectors`)."""
         return cls(data.digest, weakref.ref(data.vectors))
 
     def vectors(self) -> np.ndarray:
@@ -142,7 +142,7 @@ def source_points(
     """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
     ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
     forward pass (a saved corpus's own map under ``params`` is drawn when it has one); other
-    texts are capped (:func:`explorer.limits.cap_tokens`), ``note`` saying what was kept.
+    texts are capped (:func:`explorer.server.limits.cap_tokens`), ``note`` saying what was kept.
     Raises ``ValueError`` for texts the tokenizer cannot read."""
     if source.vectors is not None:
         data = source.vectors
@@ -166,7 +166,7 @@ def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -
 
     found = saved_map_of(points, params)  # None: fitted (another layer choice or pooling too)
     if found is not None:
-        from explorer.store.saved_maps import saved_projector
+        from explorer.data.store.saved_maps import saved_projector
 
         return cached(
             "projections",
@@ -209,7 +209,7 @@ def word_projection(
 
 
 def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray:
-    """:func:`explorer.mapquality.preservation` of the map of ``points``: ``(n,)`` in 0-1."""
+    """:func:`explorer.maps._quality.preservation` of the map of ``points``: ``(n,)`` in 0-1."""
     return cached_from(
         "projections",
         ("preservation", points, params, k),
@@ -221,5 +221,5 @@ def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray
 
 
 def inspect(points: Points, params: ProjectionParams, row: int, k: int) -> mapquality.Inspection:
-    """:func:`explorer.mapquality.inspect_point` of point ``row`` of the map of ``points``."""
+    """:func:`explorer.maps._quality.inspect_point` of point ``row`` of the map of ``points``."""
     return mapquality.inspect_point(points.vectors(), fit(points, params).embedding_, row, k)

@@ -1,4 +1,4 @@
-"""Vectors a visitor uploads (:mod:`explorer.vectorfiles`): the upload widgets of the text
+"""Vectors a visitor uploads (:mod:`explorer.data.vectorfiles`): the upload widgets of the text
 source "Upload vectors", what a map draws of them, the search over them, and their "Show
 code". Nothing here runs the model on the uploaded texts."""
 
@@ -11,7 +11,8 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import search, vectorfiles
+from explorer import similarity as search
+from explorer.data import vectorfiles
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.sources import label_column_picker
@@ -28,7 +29,7 @@ WHAT_TO_UPLOAD = (
 def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] | None:
     """The upload widgets (vectors, then texts for a ``.npy``, then the columns): the
     uploaded vectors and the files' names, or None while a file is awaited (after saying what
-    to upload). Raises ``ValueError`` from :mod:`explorer.vectorfiles` for a bad file."""
+    to upload). Raises ``ValueError`` from :mod:`explorer.data.vectorfiles` for a bad file."""
     limit = f"at most {vectorfiles.MAX_UPLOAD_MB} MB each"
     vectors = st.file_uploader(
         "Vectors (.npy or .parquet)",
@@ -101,7 +102,7 @@ def _table(prefix: str, vectors: bytes, texts: bytes | None) -> vectorfiles.Vect
 
 def title(method: str, data: vectorfiles.UploadedVectors) -> str:
     """The map's title: the method and how many uploaded vectors of what width."""
-    from explorer.projection import LABELS
+    from explorer.maps import LABELS
 
     return (
         f"{LABELS[method]} of {len(data):,} uploaded vectors<br>"
@@ -145,7 +146,7 @@ def search_vectors(
     model ``model`` named ``name``, only when the vectors are as wide as its hidden states, or
     one of the uploaded rows) in ``columns[0]`` (and the query's pooling in ``columns[1]``),
     then the ``k`` nearest rows.
-    Returns ``(results, snippet)``: the columns of :func:`explorer.search.top_k`. Raises
+    Returns ``(results, snippet)``: the columns of :func:`explorer.similarity._search.top_k`. Raises
     ``ValueError`` for an empty query."""
     from explorer.codegen.vectorfiles import query_search_snippet, row_search_snippet
     from explorer.layers import layers_label

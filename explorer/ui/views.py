@@ -8,9 +8,10 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from explorer import limits, mapquality
-from explorer import projection as proj
-from explorer.projection import ProjectionParams
+from explorer import maps as mapquality
+from explorer import maps as proj
+from explorer.maps import ProjectionParams
+from explorer.server import limits
 from explorer.ui import messages
 from explorer.ui.compute import cached, heavy_points
 from explorer.ui.progress import progress_bar
@@ -24,7 +25,7 @@ VIEWS = {
 
 
 def _frames(points, params: ProjectionParams, rows: np.ndarray):
-    from explorer.animation import layer_maps
+    from explorer.maps._animation import layer_maps
 
     def compute():
         per_layer = points.per_layer(rows)
@@ -60,7 +61,8 @@ def motion(
 ) -> None:
     """Layers in motion: one aligned frame per layer (layer slider and play button), trails
     for the selected points, and what to notice computed from the frames. At most
-    :data:`explorer.limits.MAX_MOTION_POINTS` of the points (a random sample, with a note)."""
+    :data:`explorer.server.limits.MAX_MOTION_POINTS` of the points (a random sample, with a
+    note)."""
     from explorer.figures.animation import animated_map
 
     rows, sampled = limits.motion_rows(len(texts))
@@ -128,7 +130,7 @@ def _notice(points, labels: Sequence[str] | None, rows: np.ndarray) -> str:
 def custom_axes(points, model, texts, labels, spans, legend_title: str, defaults) -> None:
     """Custom axes: x from word/text A to B, y from C to D (or the main direction of what is
     left); each point's coordinates are plain dot products with the unit directions."""
-    from explorer import axes as custom
+    from explorer import maps as custom
     from explorer.figures.axes import axes_figure
 
     ends = st.columns(4)
@@ -190,7 +192,7 @@ def custom_axes(points, model, texts, labels, spans, legend_title: str, defaults
 def clusters(points, texts: Sequence[str]) -> tuple[list[str], np.ndarray, dict[int, str]]:
     """k-means clusters of the points' full-space vectors (k chosen by silhouette), named by
     their most distinctive words: ``(legend label per point, cluster ids, names)``."""
-    from explorer.clusters import cluster, cluster_labels, cluster_names
+    from explorer.maps._clusters import cluster, cluster_labels, cluster_names
 
     def compute():
         found = cluster(points.vectors(), "kmeans", None)
