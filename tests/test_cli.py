@@ -141,9 +141,9 @@ def test_python_m_explorer_runs(tmp_path):
 
 def _interrupt_when(check):
     """Patch the progress bar to raise KeyboardInterrupt (Ctrl-C) once ``check(state)``."""
-    from explorer import cli
+    from explorer.cli import _embed as cli
 
-    update = cli._Bar.update
+    update = cli.Bar.update
 
     def patched(self, state) -> None:
         update(self, state)
@@ -156,13 +156,13 @@ def _interrupt_when(check):
 def test_ctrl_c_says_how_many_texts_are_kept_and_the_rerun_resumes(
     tiny_bert_path, tmp_path, capsys, monkeypatch
 ):
-    from explorer import cli
+    from explorer.cli import _embed as cli
 
     source = write_csv(tmp_path / "in.csv", TEXTS[:10])
     args = ["embed", str(source), "--out", str(tmp_path / "s"), "--model", tiny_bert_path,
             "--layers", "last", "--shard-rows", "4"]  # fmt: skip
     with monkeypatch.context() as patch:
-        patch.setattr(cli._Bar, "update", _interrupt_when(lambda state: state.shards == 2))
+        patch.setattr(cli.Bar, "update", _interrupt_when(lambda state: state.shards == 2))
         assert main(args) == 130
     err = capsys.readouterr().err
     assert "interrupted; 8 texts are kept in" in err and "resume from text 9" in err
@@ -179,13 +179,13 @@ def test_ctrl_c_says_how_many_texts_are_kept_and_the_rerun_resumes(
 def test_ctrl_c_before_any_shard_is_complete_says_nothing_is_kept(
     tiny_bert_path, tmp_path, capsys, monkeypatch
 ):
-    from explorer import cli
+    from explorer.cli import _embed as cli
 
     source = write_csv(tmp_path / "in.csv", TEXTS[:6])
     args = ["embed", str(source), "--out", str(tmp_path / "s"), "--model", tiny_bert_path,
             "--layers", "last", "--shard-rows", "4", "--batch-tokens", "16"]  # fmt: skip
     with monkeypatch.context() as patch:
-        patch.setattr(cli._Bar, "update", _interrupt_when(lambda state: state.rows > 0))
+        patch.setattr(cli.Bar, "update", _interrupt_when(lambda state: state.rows > 0))
         assert main(args) == 130
     assert "interrupted; no texts were kept in" in capsys.readouterr().err
     assert main(args) == 0

@@ -3,7 +3,8 @@
 - :mod:`~explorer.data.store.format`: the folder layout, the manifest, atomic writes, checks
 - :mod:`~explorer.data.store.inputs`: CSV, TSV, JSON Lines, Parquet or plain text, read in chunks
 - :mod:`~explorer.data.store.writer`: :func:`embed_to_store`, shard by shard, resumable
-- :mod:`~explorer.data.store.engine`: texts of a shard -> vectors (the local engine);
+- :mod:`~explorer.data.store.jobs`: what every engine shares, and :func:`embed_texts`;
+  :mod:`~explorer.data.store.engine`: texts of a shard -> vectors (the local engine);
   :mod:`~explorer.data.store.ray_engine` does the same with Ray Data actors (``--engine ray``)
 - :mod:`~explorer.data.store.catalog`: the stores in the operator's ``EXPLORER_CORPORA`` folders
 - :mod:`~explorer.data.store.corpus`: :func:`open_corpus` and the opened :class:`Corpus`

@@ -5,7 +5,7 @@ local engine; this engine turns each shard's texts into vectors with a Ray Data 
 the shards of a window (about :data:`WINDOW_ROWS` texts) become blocks of at most
 :data:`BLOCK_ROWS` texts (never spanning two shards), ``map_batches`` sends them to a fixed
 pool of actors that each load the model once (:class:`_Embedder`, checked against the
-store's model fingerprint) and run :func:`explorer.data.store.engine.embed_texts`, the local
+store's model fingerprint) and run :func:`explorer.data.store.jobs.embed_texts`, the local
 engine's function, and the driver puts the rows back in place and hands each shard to the
 writer as soon as all its rows are back. So the store, its shards and resuming are the
 same whichever engine ran, and the vectors equal the local engine's within float rounding.
@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from explorer.data.store.engine import Embedded, Job, RowsDone, Shards, ShardVectors
+from explorer.data.store.jobs import Embedded, Job, RowsDone, Shards, ShardVectors
 
 if TYPE_CHECKING:
     from explorer.model import Model
@@ -318,7 +318,7 @@ class _Assembly:
 
 class _Embedder:
     """A Ray Data actor: loads the model once, then embeds blocks of texts with
-    :func:`explorer.data.store.engine.embed_texts` on ``threads`` torch threads.
+    :func:`explorer.data.store.jobs.embed_texts` on ``threads`` torch threads.
 
     A ``ValueError`` (a model this worker cannot load or that differs from the driver's, a
     text the model cannot read) is returned in the ``error`` column rather than raised, so
@@ -352,7 +352,7 @@ class _Embedder:
         "pooled_<name>"}``; pooled vectors ``(rows, layers, hidden)`` float32, ``error``
         ``""`` on every row or the message of the block's ``ValueError`` (then the vectors
         are zeros)."""
-        from explorer.data.store.engine import embed_texts
+        from explorer.data.store.jobs import embed_texts
 
         rows = np.asarray(batch["row"], dtype=np.int64)
         texts = [str(text) for text in batch["text"]]

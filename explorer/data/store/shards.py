@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from explorer.data.store import format as fmt
-from explorer.data.store.engine import ShardVectors
+from explorer.data.store.jobs import ShardVectors
 from explorer.data.store.slicing import texts_digest
 from explorer.model.tokenization import MAX_CHARS
 

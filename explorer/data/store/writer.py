@@ -3,7 +3,7 @@
 :func:`embed_to_store` reads the input in chunks (:mod:`explorer.data.store.inputs`), cuts it into
 shards (:mod:`explorer.data.store.slicing`: sized to commit every few seconds, at most
 ``shard_rows`` texts), has an engine (:mod:`explorer.data.store.engine`: this process, or
-Ray Data actors) embed them with :func:`explorer.data.store.engine.embed_texts`
+Ray Data actors) embed them with :func:`explorer.data.store.jobs.embed_texts`
 (:func:`explorer.model.forward_batches` and the masked poolings of
 :func:`explorer.pooling.pool_hidden`, as :func:`explorer.embed_corpus` does), and writes each
 shard's rows to a temporary folder that is renamed when complete and appends its vectors to
@@ -27,8 +27,9 @@ import pyarrow as pa
 
 from explorer.data.store import format as fmt
 from explorer.data.store import schema
-from explorer.data.store.engine import Engine, Job, Shards, make_engine
+from explorer.data.store.engine import make_engine
 from explorer.data.store.inputs import InputInfo, inspect_input
+from explorer.data.store.jobs import Engine, Job, Shards
 from explorer.data.store.lock import LOCK_FILE, lock_store
 from explorer.data.store.shards import ShardWriter
 from explorer.data.store.slicing import ShardSizer, check_kept, shard_tables
