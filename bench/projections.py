@@ -33,7 +33,7 @@ def embed_points(n_points: int, path: str) -> dict:
 def projection_child(method: str, n_points: int, path: str, warm: bool, plain: bool) -> dict:
     """In a fresh process: seconds of the first and (if ``warm``) a second ``Projector`` fit.
 
-    ``plain`` imports umap-learn as is, without :func:`explorer.server.warmup.import_umap`'s
+    ``plain`` imports umap-learn as is, without :func:`explorer.maps._umap.import_umap`'s
     on-disk caching of its numba functions (to measure what that caching saves).
     """
     start = time.perf_counter()
@@ -41,7 +41,7 @@ def projection_child(method: str, n_points: int, path: str, warm: bool, plain: b
         if plain:
             import umap  # noqa: F401 - imported here so its compilation is timed
         else:
-            from explorer.server.warmup import import_umap
+            from explorer.maps._umap import import_umap
 
             import_umap()
     from explorer.maps import Projector

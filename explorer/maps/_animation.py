@@ -280,7 +280,7 @@ def _umap_frames(X, n_components, random_state, align, n_neighbors, report, note
         return np.stack(frames)
     from sklearn.metrics import pairwise_distances
 
-    from explorer.server.warmup import import_umap
+    from explorer.maps._umap import import_umap
 
     AlignedUMAP = import_umap().AlignedUMAP  # numba's on-disk cache, as the page's UMAP
 

@@ -9,8 +9,12 @@ are absolute).
 from __future__ import annotations
 
 import contextlib
+import os
+import sys
+import threading
 import warnings
 from collections.abc import Iterator
+from pathlib import Path
 
 import numpy as np
 
@@ -29,7 +33,7 @@ NUMBA_CACHE_WARNING = r"(\x1b\[[0-9;]*m)*Cannot cache compiled function"
 """How numba's ``NumbaWarning`` starts (after the terminal's bold code, which numba adds once
 its error highlighting is set up) when a function asked to be cached on disk uses
 dynamic globals or lifted loops: it is compiled and runs as before, only not saved (the
-explorer asks umap-learn's functions to be cached, :func:`explorer.server.warmup.import_umap`)."""
+explorer asks umap-learn's functions to be cached, :func:`import_umap`)."""
 
 
 @contextlib.contextmanager
@@ -140,3 +144,77 @@ def _fit_umap(
             embedding = reducer.fit_transform(X)
     mark_compiled()
     return embedding
+
+
+# -- umap-learn imported with numba's on-disk cache ------------------------------------------
+
+CACHE_DIR = Path("~/.cache/contextual-embedding-explorer/numba").expanduser()
+"""Default folder of numba's on-disk cache (overridden by ``NUMBA_CACHE_DIR``)."""
+
+
+def configure_numba_cache(cache_dir: str | os.PathLike | None = None) -> Path:
+    """Point numba's on-disk cache at ``cache_dir`` and return the folder in use.
+
+    ``NUMBA_CACHE_DIR`` set in the environment wins (a deployment's own choice); otherwise
+    it is set to ``cache_dir`` (default :data:`CACHE_DIR`), which is created. Call this
+    before numba is imported; if it already is, its configuration is updated too, which
+    covers every function compiled from then on.
+    """
+    folder = os.environ.get("NUMBA_CACHE_DIR") or str(Path(cache_dir or CACHE_DIR).expanduser())
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    os.environ["NUMBA_CACHE_DIR"] = folder
+    if "numba" in sys.modules:
+        sys.modules["numba"].config.CACHE_DIR = folder
+    return Path(folder)
+
+
+@contextlib.contextmanager
+def _numba_caches_by_default() -> Iterator[None]:
+    """While active, ``numba.njit(...)`` and ``numba.jit(...)`` called by this thread default
+    to ``cache=True``."""
+    import numba
+
+    originals = numba.njit, numba.jit
+    # Only this thread's decorations: another thread building numba functions meanwhile
+    # (pynndescent makes some per call) would otherwise ask numba to cache functions it
+    # cannot, and numba warns "Cannot cache compiled function ...".
+    importer = threading.get_ident()
+
+    def cached(decorator):
+        def decorate(*args, **kwargs):
+            if threading.get_ident() == importer:
+                kwargs.setdefault("cache", True)
+            return decorator(*args, **kwargs)
+
+        return decorate
+
+    numba.njit, numba.jit = cached(numba.njit), cached(numba.jit)
+    try:
+        yield
+    finally:
+        numba.njit, numba.jit = originals
+
+
+_IMPORTING = threading.RLock()
+"""Held while umap-learn is imported: a page's UMAP that came while the warm-up thread was
+importing it found the half-made module in ``sys.modules`` ("partially initialized module
+'umap' has no attribute 'AlignedUMAP'", ``python -m bench.fairness``)."""
+
+
+def import_umap(cache_dir: str | os.PathLike | None = None):
+    """Import umap-learn (and pynndescent) so that numba caches their functions on disk.
+
+    Returns the ``umap`` module. If umap-learn is already imported, returns it unchanged
+    (its functions keep whatever caching they were decorated with).
+    """
+    with _IMPORTING:  # another thread's import in progress leaves "umap" half-made in sys.modules
+        if "umap" in sys.modules:
+            return sys.modules["umap"]
+        configure_numba_cache(cache_dir)
+        # numba warns about the few functions it cannot cache (they are compiled as before).
+        with quiet_numba_cache(), warnings.catch_warnings():
+            # umap-learn announces that its optional TensorFlow extra is missing.
+            warnings.filterwarnings("ignore", message="Tensorflow not installed")
+            with _numba_caches_by_default():
+                import umap
+        return umap

@@ -16,11 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
+from typing import Literal, Protocol
 
 import numpy as np
-
-from explorer.data.uploads import LabelledTexts
 
 MAX_TOKENS = 80_000
 """Most tokens one request embeds (texts after truncation to the model's length, special
@@ -96,12 +94,20 @@ def slower(model, scale: Scale = "work") -> str | None:
     )
 
 
+class Texts(Protocol):
+    """Texts with optional labels, one per text: :class:`explorer.data.uploads.LabelledTexts`
+    (a frozen dataclass; a cap keeps a prefix of it with :func:`dataclasses.replace`)."""
+
+    texts: tuple[str, ...]
+    labels: tuple[str, ...] | None
+
+
 @dataclass(frozen=True)
 class Kept:
     """What a cap kept: ``data`` (the first ``len(data)`` of ``total`` texts) and, when it cut
     anything, a ``note`` to show on the page."""
 
-    data: LabelledTexts
+    data: Texts
     total: int
     tokens: int
     note: str | None = None
@@ -114,7 +120,7 @@ def token_counts(model, texts: Sequence[str]) -> list[int]:
 
 
 def cap_tokens(
-    model, data: LabelledTexts, max_tokens: int = MAX_TOKENS, scale: Scale = "work"
+    model, data: Texts, max_tokens: int = MAX_TOKENS, scale: Scale = "work"
 ) -> Kept:
     """The longest prefix of ``data`` (texts with their labels) within ``max_tokens`` tokens
     of the bundled model, :func:`scaled` for ``model`` (at least one text). Raises
@@ -139,9 +145,8 @@ def cap_tokens(
         + (f" ({why})" if why else "")
         + ", so the page answers within seconds. Remove texts to see others."
     )
-    return Kept(
-        LabelledTexts(data.texts[:kept], labels, data.dropped), len(counts), total_tokens, note
-    )
+    kept_data = replace(data, texts=data.texts[:kept], labels=labels)
+    return Kept(kept_data, len(counts), total_tokens, note)
 
 
 def cap_occurrences(count: int, limit: int = MAX_OCCURRENCES) -> tuple[int, str | None]:

@@ -9,10 +9,11 @@ compiler lock instead of compiling again.
 The on-disk cache: numba can save compiled functions and load them in the next process, but
 only for functions decorated with ``cache=True``. pynndescent (UMAP's neighbour search) marks
 176 of its 339 functions so; umap-learn 0.5.12 marks 1 of about 120, so every new process
-compiled the rest again. :func:`import_umap` imports umap-learn with ``cache=True`` as the
-default of ``numba.njit``/``numba.jit`` for the duration of the import. Measured on a 2-core
-machine (bench/README.md), the first UMAP fit of 2,000 points in a new process took 25 s with
-an empty cache, 12 s with umap-learn's own caching only, and 5 s with this.
+compiled the rest again. :func:`explorer.maps._umap.import_umap` imports umap-learn with
+``cache=True`` as the default of ``numba.njit``/``numba.jit`` for the duration of the import.
+Measured on a 2-core machine (bench/README.md), the first UMAP fit of 2,000 points in a new
+process took 25 s with an empty cache, 12 s with umap-learn's own caching only, and 5 s with
+this.
 
 Only the exact-neighbours path (fewer than 4,096 points) is warmed up by default. The
 NN-descent path of larger inputs compiles functions that pynndescent builds at run time,
@@ -27,17 +28,11 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import threading
 import time
 import warnings
-from collections.abc import Iterator
-from pathlib import Path
 
 import numpy as np
-
-CACHE_DIR = Path("~/.cache/contextual-embedding-explorer/numba").expanduser()
-"""Default folder of numba's on-disk cache (overridden by ``NUMBA_CACHE_DIR``)."""
 
 WARM_UP_POINTS = 60
 """Points in the exact-neighbours warm-up fit (its cost is the compilation, not the fit)."""
@@ -47,84 +42,16 @@ _thread: threading.Thread | None = None
 _state: dict = {"seconds": None, "error": None, "steps": {}}
 
 
-def configure_numba_cache(cache_dir: str | os.PathLike | None = None) -> Path:
-    """Point numba's on-disk cache at ``cache_dir`` and return the folder in use.
-
-    ``NUMBA_CACHE_DIR`` set in the environment wins (a deployment's own choice); otherwise
-    it is set to ``cache_dir`` (default :data:`CACHE_DIR`), which is created. Call this
-    before numba is imported; if it already is, its configuration is updated too, which
-    covers every function compiled from then on.
-    """
-    folder = os.environ.get("NUMBA_CACHE_DIR") or str(Path(cache_dir or CACHE_DIR).expanduser())
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    os.environ["NUMBA_CACHE_DIR"] = folder
-    if "numba" in sys.modules:
-        sys.modules["numba"].config.CACHE_DIR = folder
-    return Path(folder)
-
-
-@contextlib.contextmanager
-def _numba_caches_by_default() -> Iterator[None]:
-    """While active, ``numba.njit(...)`` and ``numba.jit(...)`` called by this thread default
-    to ``cache=True``."""
-    import numba
-
-    originals = numba.njit, numba.jit
-    # Only this thread's decorations: another thread building numba functions meanwhile
-    # (pynndescent makes some per call) would otherwise ask numba to cache functions it
-    # cannot, and numba warns "Cannot cache compiled function ...".
-    importer = threading.get_ident()
-
-    def cached(decorator):
-        def decorate(*args, **kwargs):
-            if threading.get_ident() == importer:
-                kwargs.setdefault("cache", True)
-            return decorator(*args, **kwargs)
-
-        return decorate
-
-    numba.njit, numba.jit = cached(numba.njit), cached(numba.jit)
-    try:
-        yield
-    finally:
-        numba.njit, numba.jit = originals
-
-
-_IMPORTING = threading.RLock()
-"""Held while umap-learn is imported: a page's UMAP that came while the warm-up thread was
-importing it found the half-made module in ``sys.modules`` ("partially initialized module
-'umap' has no attribute 'AlignedUMAP'", ``python -m bench.fairness``)."""
-
-
-def import_umap(cache_dir: str | os.PathLike | None = None):
-    """Import umap-learn (and pynndescent) so that numba caches their functions on disk.
-
-    Returns the ``umap`` module. If umap-learn is already imported, returns it unchanged
-    (its functions keep whatever caching they were decorated with).
-    """
-    with _IMPORTING:  # another thread's import in progress leaves "umap" half-made in sys.modules
-        if "umap" in sys.modules:
-            return sys.modules["umap"]
-        configure_numba_cache(cache_dir)
-        from explorer.maps._umap import quiet_numba_cache
-
-        # numba warns about the few functions it cannot cache (they are compiled as before).
-        with quiet_numba_cache(), warnings.catch_warnings():
-            # umap-learn announces that its optional TensorFlow extra is missing.
-            warnings.filterwarnings("ignore", message="Tensorflow not installed")
-            with _numba_caches_by_default():
-                import umap
-        return umap
-
-
 def _warm_up(cache_dir: str | os.PathLike | None, nn_descent: bool) -> None:
     with contextlib.suppress(OSError, AttributeError):
         # Linux: lower this thread's priority only, so page reruns come first.
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     steps = _state["steps"]
     start = time.perf_counter()
-    umap = import_umap(cache_dir)
     from explorer.maps._projector import Projector
+    from explorer.maps._umap import import_umap
+
+    umap = import_umap(cache_dir)
 
     steps["import"] = time.perf_counter() - start
     rng = np.random.default_rng(0)
@@ -181,6 +108,8 @@ def warm_up_umap(
     took, or why it failed.
     """
     global _thread
+    from explorer.maps._umap import configure_numba_cache
+
     with _lock:
         if _thread is None:
             configure_numba_cache(cache_dir)
