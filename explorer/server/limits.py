@@ -119,9 +119,7 @@ def token_counts(model, texts: Sequence[str]) -> list[int]:
     return [len(row["input_ids"]) for row in model.encode_batch(list(texts))]
 
 
-def cap_tokens(
-    model, data: Texts, max_tokens: int = MAX_TOKENS, scale: Scale = "work"
-) -> Kept:
+def cap_tokens(model, data: Texts, max_tokens: int = MAX_TOKENS, scale: Scale = "work") -> Kept:
     """The longest prefix of ``data`` (texts with their labels) within ``max_tokens`` tokens
     of the bundled model, :func:`scaled` for ``model`` (at least one text). Raises
     ``ValueError`` from the tokenizer for unreadable texts."""
