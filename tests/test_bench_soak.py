@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 
 from bench import soak
-from explorer import context
+from explorer.context.sentences import MAX_SENTENCES
 from explorer.data import uploads
 from explorer.probing import datasets
 from explorer.server import limits
@@ -30,7 +30,7 @@ def test_pasted_lines_hit_the_row_limit_and_the_word_repeats():
 
 def test_word_in_context_text_has_the_most_lines():
     rows = soak.context_text(random.Random(0)).splitlines()
-    assert len(rows) == context.MAX_SENTENCES
+    assert len(rows) == MAX_SENTENCES
     assert all(row.split().count("bank") >= 255 for row in rows)
 
 

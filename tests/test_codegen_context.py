@@ -10,10 +10,11 @@ import pytest
 import explorer
 from explorer import context as ctx
 from explorer.codegen.context import context_snippet
+from explorer.context.sentences import TUTORIAL_SENTENCES
 from explorer.layers import LAYER_CHOICES
 from tests.snippets import run_snippet
 
-SENTENCES = list(ctx.TUTORIAL_SENTENCES)
+SENTENCES = list(TUTORIAL_SENTENCES)
 
 
 def _printed_matrix(printed: str, n: int) -> np.ndarray:

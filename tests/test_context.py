@@ -8,11 +8,25 @@ import pytest
 
 import explorer
 from explorer import context as ctx
+from explorer.context.baseline import baseline_pair_count, sample_pairs
+from explorer.context.labels import context_window
+from explorer.context.pairs import pair_indices
+from explorer.context.senses import PAIR_KINDS
+from explorer.context.sentences import (
+    DEFAULT_SENSES,
+    DEFAULT_SENTENCES,
+    MAX_SENTENCES,
+    TUTORIAL_SENTENCES,
+    labelled_lines,
+    parse_sentences,
+    sense_examples,
+    split_sense,
+)
 from explorer.layers import LAYER_CHOICES, combine_layers, layer_choices, layers_label
 from explorer.words import Occurrence
 from tests.conftest import TUTORIAL
 
-SENTENCES = list(ctx.TUTORIAL_SENTENCES)
+SENTENCES = list(TUTORIAL_SENTENCES)
 
 
 def random_stack(layers=5, n=4, hidden=8, seed=0):
@@ -23,13 +37,13 @@ def random_stack(layers=5, n=4, hidden=8, seed=0):
 
 
 def test_default_example_is_one_bank_per_sentence_with_its_sense():
-    assert ctx.TUTORIAL_SENTENCES[0] == TUTORIAL
+    assert TUTORIAL_SENTENCES[0] == TUTORIAL
     assert ctx.DEFAULT_WORD == "bank"
-    assert all(s.split().count("bank") == 1 for s in ctx.DEFAULT_SENTENCES)
+    assert all(s.split().count("bank") == 1 for s in DEFAULT_SENTENCES)
     assert ctx.DEFAULT_TEXT == ctx.labelled_examples("bank", 3)  # the built-in sentences
     assert ctx.parse_labelled_sentences(ctx.DEFAULT_TEXT) == (
-        list(ctx.DEFAULT_SENTENCES),
-        list(ctx.DEFAULT_SENSES),
+        list(DEFAULT_SENTENCES),
+        list(DEFAULT_SENSES),
     )
 
 
@@ -46,36 +60,36 @@ def test_default_example_is_one_bank_per_sentence_with_its_sense():
     ],
 )
 def test_split_sense(line, expected):
-    assert ctx.split_sense(line) == expected
+    assert split_sense(line) == expected
 
 
 def test_labelled_lines_round_trip():
     sentences, senses = ["A bank.", "Another bank."], ["money", None]
-    text = ctx.labelled_lines(sentences, senses)
+    text = labelled_lines(sentences, senses)
     assert text == "money | A bank.\nAnother bank."
     assert ctx.parse_labelled_sentences(text) == (sentences, senses)
     with pytest.raises(ValueError, match="1 senses for 2"):
-        ctx.labelled_lines(sentences, ["x"])
+        labelled_lines(sentences, ["x"])
 
 
 def test_parse_sentences_drops_blank_lines_and_strips():
-    assert ctx.parse_sentences("  One.\n\n\t\nTwo. \n") == ["One.", "Two."]
+    assert parse_sentences("  One.\n\n\t\nTwo. \n") == ["One.", "Two."]
 
 
 @pytest.mark.parametrize("text", ["", "   \n \n", None])
 def test_parse_sentences_rejects_empty_input(text):
     with pytest.raises(ValueError, match="No sentences"):
-        ctx.parse_sentences(text)
+        parse_sentences(text)
 
 
 def test_parse_sentences_rejects_too_many_lines():
-    with pytest.raises(ValueError, match=f"at most {ctx.MAX_SENTENCES}"):
-        ctx.parse_sentences("\n".join(["A bank."] * (ctx.MAX_SENTENCES + 1)))
+    with pytest.raises(ValueError, match=f"at most {MAX_SENTENCES}"):
+        parse_sentences("\n".join(["A bank."] * (MAX_SENTENCES + 1)))
 
 
 def test_sense_examples_take_a_few_sentences_of_every_sense():
     senses = explorer.data.corpora.load_senses("bat")
-    examples = ctx.sense_examples("bat", per_sense=3)
+    examples = sense_examples("bat", per_sense=3)
     assert len(examples) == 3 * senses["sense"].nunique()
     assert all("bat" in text.lower() for text in examples)
     assert set(examples) <= set(senses["text"])
@@ -86,9 +100,9 @@ def test_sense_examples_take_a_few_sentences_of_every_sense():
 
 def test_sense_examples_reject_unknown_words():
     with pytest.raises(ValueError, match="valid words"):
-        ctx.sense_examples("zebra")
+        sense_examples("zebra")
     with pytest.raises(ValueError, match="per_sense"):
-        ctx.sense_examples("bank", per_sense=0)
+        sense_examples("bank", per_sense=0)
 
 
 def test_layer_choices_drop_what_a_shallow_model_cannot_do():
@@ -101,11 +115,11 @@ def test_layer_choices_drop_what_a_shallow_model_cannot_do():
 def test_context_window_keeps_punctuation_attached():
     text = "After stealing money from the bank vault, the bank robber was seen."
     start = text.index("bank")
-    assert ctx.context_window(text, start, start + 4, 2) == "…from the bank vault, the…"
-    assert ctx.context_window(text, start, start + 4, 1, "") == "the bank vault,"
+    assert context_window(text, start, start + 4, 2) == "…from the bank vault, the…"
+    assert context_window(text, start, start + 4, 1, "") == "the bank vault,"
     end = text.rindex("seen") + 4
-    assert ctx.context_window(text, text.rindex("seen"), end, 1) == "…was seen."
-    assert ctx.context_window("bank", 0, 4, 3) == "bank"
+    assert context_window(text, text.rindex("seen"), end, 1) == "…was seen."
+    assert context_window("bank", 0, 4, 3) == "bank"
 
 
 def test_occurrence_labels_number_and_locate_each_occurrence(tiny):
@@ -119,7 +133,7 @@ def test_occurrence_labels_number_and_locate_each_occurrence(tiny):
 
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 9])
 def test_pair_count_is_n_choose_2(n):
-    pairs = ctx.pair_indices(n)
+    pairs = pair_indices(n)
     assert len(pairs) == n * (n - 1) // 2 == len(ctx.pair_labels(n))
     assert all(i < j for i, j in pairs)
     assert len(set(pairs)) == len(pairs)
@@ -147,7 +161,7 @@ def test_pair_similarities_shape_and_order():
     stack = random_stack(layers=5, n=4)
     sims = ctx.pair_similarities(stack)
     assert sims.shape == (5, 6) and sims.dtype == np.float32
-    for p, (i, j) in enumerate(ctx.pair_indices(4)):
+    for p, (i, j) in enumerate(pair_indices(4)):
         for layer in range(5):
             expected = explorer.cosine_similarity(stack[layer, i], stack[layer, j])
             assert sims[layer, p] == pytest.approx(expected, abs=1e-6)
@@ -191,7 +205,7 @@ def test_similarity_matrix_matches_the_library_word_vectors(tiny):
         )
     last = ctx.pair_similarities(per_layer)[-1]
     matrix = ctx.similarity_matrix(per_layer, "last")
-    rows, cols = np.array(ctx.pair_indices(len(occurrences))).T
+    rows, cols = np.array(pair_indices(len(occurrences))).T
     np.testing.assert_allclose(last, matrix[rows, cols], atol=1e-6)
 
 
@@ -228,17 +242,17 @@ def test_layer_means_shape_and_validation():
 
 
 def test_sample_pairs_all_or_capped_and_distinct():
-    assert ctx.sample_pairs(5).shape == (10, 2)
-    capped = ctx.sample_pairs(500, max_pairs=300, seed=3)
+    assert sample_pairs(5).shape == (10, 2)
+    capped = sample_pairs(500, max_pairs=300, seed=3)
     assert capped.shape == (300, 2)
     assert np.all(capped[:, 0] != capped[:, 1])
     assert capped.min() >= 0 and capped.max() < 500
-    np.testing.assert_array_equal(capped, ctx.sample_pairs(500, max_pairs=300, seed=3))
-    assert ctx.baseline_pair_count(41) == 820 and ctx.baseline_pair_count(500) == 2000
+    np.testing.assert_array_equal(capped, sample_pairs(500, max_pairs=300, seed=3))
+    assert baseline_pair_count(41) == 820 and baseline_pair_count(500) == 2000
     assert ctx.describe_baseline_pairs(41) == "all 820 pairs"
     assert ctx.describe_baseline_pairs(500) == "2,000 random pairs"
     with pytest.raises(ValueError, match="at least 2"):
-        ctx.sample_pairs(1)
+        sample_pairs(1)
 
 
 def test_anisotropy_baseline_shape_range_and_determinism():
@@ -270,7 +284,7 @@ def test_anisotropy_baseline_of_a_large_model_works_one_layer_at_a_time():
     assert baseline.shape == (13,) and peak < 64 * 2**20, f"{peak / 2**20:.0f} MB"
     # the same numbers as normalising every vector first, then the dot products of the pairs
     small = states[:4, :80] + 0.5
-    pairs = ctx.sample_pairs(80)
+    pairs = sample_pairs(80)
     unit = small / np.linalg.norm(small.astype(np.float64), axis=-1, keepdims=True)
     expected = np.einsum("lph,lph->lp", unit[:, pairs[:, 0]], unit[:, pairs[:, 1]]).mean(axis=1)
     np.testing.assert_allclose(ctx.anisotropy_baseline(small), expected, rtol=1e-12)
@@ -339,7 +353,7 @@ def test_pair_kinds_flag_one_sentence_before_senses():
         "unlabelled",
     ]
     assert ctx.pair_kinds(occurrences[2:], ["x", "X", "x"]) == ["same sense"]
-    assert set(ctx.pair_kinds(occurrences)) <= set(ctx.PAIR_KINDS)
+    assert set(ctx.pair_kinds(occurrences)) <= set(PAIR_KINDS)
 
 
 def test_sense_gap_averages_each_kind_per_layer():

@@ -6,7 +6,7 @@ combines the pooled per-layer vectors (``mean_max`` combines mean and max separa
 concatenates them). For PCA the printed explained variance and trustworthiness are the
 page's numbers; UMAP and t-SNE coordinates depend on the random seed and the machine, so
 those snippets print the vectors' shape and first values as well. The t-SNE snippet calls
-openTSNE step by step with the settings of :func:`explorer.maps.fit_tsne`.
+openTSNE step by step with the settings of :func:`explorer.maps._tsne.fit_tsne`.
 """
 
 from __future__ import annotations
@@ -136,7 +136,7 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
 
 
 def _tsne_block(n_components: int, random_state: int, perplexity: float, n_points: int) -> str:
-    """openTSNE with the settings of :func:`explorer.maps.fit_tsne`, written out."""
+    """openTSNE with the settings of :func:`explorer.maps._tsne.fit_tsne`, written out."""
     fft = "".join(f"    {name}={value!r},\n" for name, value in TSNE_FFT.items())
     return (
         "\nfrom openTSNE import TSNEEmbedding, affinity, initialization  # pip install openTSNE\n"
