@@ -8,7 +8,7 @@ import explorer
 from explorer import maps as proj
 from explorer.data import corpora
 from explorer.figures.projections import projection_title
-from explorer.maps._quality import DEFAULT_K
+from explorer.maps import DEFAULT_K
 from explorer.server import limits
 from explorer.ui import compute, maps, mapview, messages, savedmap, sources, vectors, views
 from explorer.ui.model import current_model, current_model_name

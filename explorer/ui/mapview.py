@@ -31,8 +31,7 @@ from explorer.figures.projections import (
     projection_figure,
     selected_rows,
 )
-from explorer.maps import Projector
-from explorer.maps._quality import DEFAULT_K
+from explorer.maps import DEFAULT_K, Projector
 from explorer.ui import maps
 from explorer.ui.projections import ProjectionParams
 
