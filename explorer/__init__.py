@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer._lazy import lazy_getattr
+from explorer._lazy import lazy_dir, lazy_getattr
 
 # Names are imported on first use (PEP 562), so that ``import explorer.ui.pages`` or
 # ``explorer.server.settings`` does not import torch: a fresh server draws its first page before the
@@ -63,10 +63,7 @@ if TYPE_CHECKING:
 
 
 __getattr__ = lazy_getattr(__name__, _HOMES)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__dir__ = lazy_dir(__name__, _HOMES)
 
 
 __version__ = "0.1.0"

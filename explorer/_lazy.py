@@ -25,3 +25,14 @@ def lazy_getattr(package: str, homes: Mapping[str, str]) -> Callable[[str], obje
         return value
 
     return __getattr__
+
+
+def lazy_dir(package: str, homes: Mapping[str, str]) -> Callable[[], list[str]]:
+    """A module-level ``__dir__`` for ``package`` that lists the names of ``homes`` too, before
+    they are imported: ``__dir__ = lazy_dir(__name__, _HOMES)``."""
+    namespace = vars(sys.modules[package])
+
+    def __dir__() -> list[str]:
+        return sorted({*namespace, *homes})
+
+    return __dir__

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer._lazy import lazy_getattr
+from explorer._lazy import lazy_dir, lazy_getattr
 
 # Imported on first use (PEP 562): ``explorer.model.hub`` (the default model's name) must
 # import without torch, and importing it runs this file first.
@@ -41,10 +41,7 @@ if TYPE_CHECKING:
     from explorer.model.tokenization import Tokenization
 
 __getattr__ = lazy_getattr(__name__, _HOMES)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__dir__ = lazy_dir(__name__, _HOMES)
 
 
 __all__ = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer._lazy import lazy_getattr
+from explorer._lazy import lazy_dir, lazy_getattr
 
 # Imported on first use (PEP 562): the sentence search imports torch, the neighbours do not.
 _HOMES = {
@@ -41,10 +41,7 @@ if TYPE_CHECKING:
     )
 
 __getattr__ = lazy_getattr(__name__, _HOMES)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__dir__ = lazy_dir(__name__, _HOMES)
 
 
 __all__ = [
