@@ -39,7 +39,7 @@ def per_layer_vectors(n_points: int) -> np.ndarray:
 
 
 def timed_maps(name: str, per_layer: np.ndarray, **kwargs) -> dict:
-    from explorer.maps._animation import layer_maps
+    from explorer.maps import layer_maps
 
     start = time.perf_counter()
     maps = layer_maps(per_layer, **kwargs)

@@ -372,8 +372,8 @@ def measure_opening(browser, url: str, which: str, rows: int, label: str) -> Mea
     """A new session opens the store labelled ``label`` on Projections (PCA, 2-D): the time from
     choosing it to its first map drawn. ``which``: ``"large"`` (a random sample of
     :data:`explorer.server.limits.MAX_POINTS` rows is read and fitted) or ``"saved"`` (the
-    coordinates
-    ``explorer project`` saved are read and drawn, with a density layer for every row)."""
+    coordinates ``explorer project`` saved are read and drawn, with a density layer for every
+    row)."""
     names = {
         "large": f"open a {rows:,}-row store: first map (sample, PCA)",
         "saved": f"open a {rows:,}-row store: its saved PCA map drawn",

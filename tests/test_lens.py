@@ -1,5 +1,5 @@
-"""explorer.attention._lens: masked-LM predictions and the per-layer lens on a tiny random
-BertForMaskedLM."""
+"""The masked-LM lens (explorer.attention): predictions and the per-layer lens on a tiny
+random BertForMaskedLM."""
 
 from __future__ import annotations
 

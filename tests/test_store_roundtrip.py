@@ -1,5 +1,4 @@
-"""explorer.data.store: the stored vectors equal embed_corpus's for every pooling and layer
-choice."""
+"""Corpus stores: the stored vectors equal embed_corpus's for every pooling and layer choice."""
 
 from __future__ import annotations
 

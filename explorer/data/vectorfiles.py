@@ -5,11 +5,10 @@ CSV of the same rows (a text column and, optionally, a label column), or one Par
 with a text column and a vector column (``list<float>`` or ``fixed_size_list<float>``).
 Nothing here runs a model. Everything that can go wrong (a pickle, an object or integer
 array, a 1-D or 3-D array, NaN, row counts that differ, no text or vector column, a file
-over :data:`MAX_BYTES`) raises ``ValueError`` with a message that says what
-to do, so a page can show it as is. More rows than a map draws
-(:data:`explorer.server.limits.MAX_POINTS`) are sampled with
-:func:`explorer.server.limits.sample_points`,
-with a note, as the Projections page samples a saved corpus.
+over :data:`MAX_BYTES`) raises ``ValueError`` with a message that says what to do, so a page can
+show it as is. More rows than a map draws (:data:`explorer.server.limits.MAX_POINTS`) are sampled
+with :func:`explorer.server.limits.sample_points`, with a note, as the Projections page samples a
+saved corpus.
 
 ``read_vectors`` does it in one call; ``read_table`` then ``VectorTable.select`` let a page
 offer the columns between the two steps.

@@ -1,12 +1,11 @@
 """How faithful a 2-D/3-D map is to the full vector space, point by point.
 
-A map (PCA, UMAP, t-SNE) puts some points side by side that are far apart in the full space,
-and the other way round. These functions answer the next question a person asks of a map:
-which texts are *really* closest to this one, and how many of them does the map keep close?
-:func:`trustworthiness` scores a whole map with scikit-learn's quantity (computed in chunks of
-rows).
-Full-space neighbours come from :func:`explorer.similarity.neighbors` (the one k-NN, cosine);
-map neighbours are Euclidean on the map's coordinates.
+A map (PCA, UMAP, t-SNE) puts some points side by side that are far apart in the full space, and the
+other way round. These functions answer the next question a person asks of a map: which texts are
+*really* closest to this one, and how many of them does the map keep close? :func:`trustworthiness`
+scores a whole map with scikit-learn's quantity (computed in chunks of rows). Full-space neighbours
+come from :func:`explorer.similarity.neighbors` (the one k-NN, cosine); map neighbours are Euclidean
+on the map's coordinates.
 """
 
 from __future__ import annotations

@@ -1,9 +1,8 @@
 """The model resource (loaded once per server, keyed by its name) and the sidebar picker.
 
-Visitors choose from the operator's list (:mod:`explorer.server.settings`); the picker is bound to
-the
-page link (``?model=…``), so a reload or a shared link keeps the choice. A model that fails to
-load leaves the previous one in use, resets the picker to it and says why, naming the choice as
+Visitors choose from the operator's list (:mod:`explorer.server.settings`); the picker is bound
+to the page link (``?model=…``), so a reload or a shared link keeps the choice. A model that fails
+to load leaves the previous one in use, resets the picker to it and says why, naming the choice as
 the visitor saw it (never a server path).
 """
 

@@ -65,8 +65,7 @@ def sample_rows(
 ) -> ProbeSample:
     """Cached :func:`explorer.probing.sample.probe_sample`: the rows one request probes (at most
     :data:`explorer.server.limits.MAX_PROBE_TEXTS` texts and
-    :data:`~explorer.server.limits.MAX_PROBE_TOKENS`
-    tokens, a stratified random sample beyond)."""
+    :data:`~explorer.server.limits.MAX_PROBE_TOKENS` tokens, a stratified random sample beyond)."""
     return cached(
         "states",
         ("probe sample", model_name, texts, labels, words),

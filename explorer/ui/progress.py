@@ -1,6 +1,5 @@
-"""Progress bars for long work, as ``(done, total)`` callbacks the library accepts. Each call
-is also a checkpoint (:func:`explorer.server.memo.checkpoint`): work whose session has gone, reran
-or
+"""Progress bars for long work, as ``(done, total)`` callbacks the library accepts. Each call is
+also a checkpoint (:func:`explorer.server.memo.checkpoint`): work whose session has gone, reran or
 asked for something newer stops there, keeps nothing and frees its turn."""
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ VIEWS = {
 
 
 def _frames(points, params: ProjectionParams, rows: np.ndarray):
-    from explorer.maps._animation import layer_maps
+    from explorer.maps import layer_maps
 
     def compute():
         per_layer = points.per_layer(rows)
@@ -61,8 +61,7 @@ def motion(
 ) -> None:
     """Layers in motion: one aligned frame per layer (layer slider and play button), trails
     for the selected points, and what to notice computed from the frames. At most
-    :data:`explorer.server.limits.MAX_MOTION_POINTS` of the points (a random sample, with a
-    note)."""
+    :data:`~explorer.server.limits.MAX_MOTION_POINTS` of the points (a random sample, noted)."""
     from explorer.figures.animation import animated_map
 
     rows, sampled = limits.motion_rows(len(texts))
@@ -192,7 +191,7 @@ def custom_axes(points, model, texts, labels, spans, legend_title: str, defaults
 def clusters(points, texts: Sequence[str]) -> tuple[list[str], np.ndarray, dict[int, str]]:
     """k-means clusters of the points' full-space vectors (k chosen by silhouette), named by
     their most distinctive words: ``(legend label per point, cluster ids, names)``."""
-    from explorer.maps._clusters import cluster, cluster_labels, cluster_names
+    from explorer.maps import cluster, cluster_labels, cluster_names
 
     def compute():
         found = cluster(points.vectors(), "kmeans", None)
