@@ -21,8 +21,8 @@ from explorer.layers import LAYER_CHOICES
 
 ENGINES = ("local", "ray")
 PRECISIONS = ("float32", "bfloat16")
-"""As :data:`explorer.model.PRECISIONS`, spelled out so that ``info`` and ``--help`` answer
-without importing torch (a test checks they agree)."""
+"""As :data:`explorer.model.precision.PRECISIONS`, spelled out so that ``info`` and ``--help``
+answer without importing torch (a test checks they agree)."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:

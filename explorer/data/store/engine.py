@@ -6,7 +6,7 @@ order; the writer (:mod:`explorer.data.store.writer`) owns everything else (read
 boundaries, files, manifest, resume), so every engine writes the same store. What the engines
 share (the job, the shards, the vectors, the protocol) is :mod:`explorer.data.store.jobs`'s.
 
-- :class:`LocalEngine`: this process, on :func:`~explorer.model.forward_batches`'s threads.
+- :class:`LocalEngine`: this process, on :func:`~explorer.model.forward.forward_batches`'s threads.
 - :class:`explorer.data.store.ray_engine.RayEngine`: Ray Data actors, each with its own model.
 """
 

@@ -80,10 +80,10 @@ def embed_texts(
     """Embed ``texts`` (non-blank strings) for ``job``: see :class:`ShardVectors`.
 
     Texts are tokenized (truncated to the model's ``max_length``; a text longer than
-    :data:`explorer.model.MAX_CHARS` characters, far more than ``max_length`` tokens can
-    span, is first cut to that many and counted as truncated), grouped into batches of
-    similar length (at most ``job.batch_tokens`` padded tokens) and run through
-    :func:`explorer.model.forward_batches` on ``workers`` threads (``None``: its default);
+    :data:`explorer.model.tokenization.MAX_CHARS` characters, far more than ``max_length`` tokens
+    can span, is first cut to that many and counted as truncated), grouped into batches of similar
+    length (at most ``job.batch_tokens`` padded tokens) and run through
+    :func:`explorer.model.forward.forward_batches` on ``workers`` threads (``None``: its default);
     ``progress(done, total)`` is called after each batch. Raises ``ValueError`` naming the
     first text the model cannot read.
     """

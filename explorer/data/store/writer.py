@@ -4,7 +4,7 @@
 shards (:mod:`explorer.data.store.slicing`: sized to commit every few seconds, at most
 ``shard_rows`` texts), has an engine (:mod:`explorer.data.store.engine`: this process, or
 Ray Data actors) embed them with :func:`explorer.data.store.jobs.embed_texts`
-(:func:`explorer.model.forward_batches` and the masked poolings of
+(:func:`explorer.model.forward.forward_batches` and the masked poolings of
 :func:`explorer.pooling.pool_hidden`, as :func:`explorer.embed_corpus` does), and writes each
 shard's rows to a temporary folder that is renamed when complete and appends its vectors to
 one file per pooling and layer (:class:`explorer.data.store.shards.ShardWriter`); then the manifest
