@@ -17,7 +17,8 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tools.screenshots import browser_unavailable, chromium, free_port
+from harness.browser import browser_unavailable, chromium
+from harness.server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 HOME_TITLE = "Contextual Embedding Explorer"

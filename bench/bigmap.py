@@ -3,8 +3,8 @@
 Issue 11 asks of the Projections page at 20,000 × 384: a rerun with the 20,000 points drawn in
 at most 1 s, and the neighbour panel of a clicked point in at most 0.3 s, rerun included. This
 bench measures both the way a visitor meets them: ``streamlit run app.py``
-(:func:`tools.server.streamlit_server`) with a saved corpus of ``--rows`` rows listed from
-``EXPLORER_CORPORA``, driven in headless Chromium (:mod:`tools.browser`).
+(:func:`harness.server.streamlit_server`) with a saved corpus of ``--rows`` rows listed from
+``EXPLORER_CORPORA``, driven in headless Chromium (:mod:`harness.browser`).
 
 The corpus (:func:`bench.store.synthetic_store` with ``clusters=20``): unit vectors in 20
 Gaussian clusters (mean pooling, layer 6, 384 dims), a label column naming each row's cluster,
@@ -14,8 +14,8 @@ labels the browser receives have a realistic size. A second store of ``--referen
 (``explorer.figures.projections.WEBGL_ABOVE``), above it WebGL.
 
 Every figure is the time from the visitor's action to the end of the script run it started and
-an idle page: Streamlit's ``script_finished`` seen (:class:`tools.visits.RunCounter`), then
-:data:`tools.visits.APP_IS_IDLE` twice, 300 ms apart (:func:`tools.visits.wait_for_runs`, the
+an idle page: Streamlit's ``script_finished`` seen (:class:`harness.visits.RunCounter`), then
+:data:`harness.visits.APP_IS_IDLE` twice, 300 ms apart (:func:`harness.visits.wait_for_runs`, the
 definition ``bench.soak`` uses). To time it to 10 ms rather than to the 100 ms of that polling,
 a script in the page (:data:`PAGE_CLOCK`) stamps, on the page's own clock, the action (the last
 ``pointerup`` or ``keydown``), the websocket messages and the moment the app last became idle.
@@ -61,9 +61,9 @@ from pathlib import Path
 from bench import runclock
 from bench.store import synthetic_store
 from explorer.figures.projections import WEBGL_ABOVE as RINGS_UP_TO  # = mapview.RINGS_UP_TO
-from tools.browser import Tab, browser_unavailable, chromium, open_tab
-from tools.server import SERVER_PIDS, _process_tree, artifacts_dir, log_tail, streamlit_server
-from tools.visits import (
+from harness.browser import Tab, browser_unavailable, chromium, open_tab
+from harness.server import SERVER_PIDS, _process_tree, artifacts_dir, log_tail, streamlit_server
+from harness.visits import (
     APP_IS_IDLE,
     MAIN,
     SIDEBAR_LINK,
@@ -73,7 +73,7 @@ from tools.visits import (
     wait_for_runs,
     wait_until_idle,
 )
-from tools.widgets import widget
+from harness.widgets import widget
 
 TARGETS = {"rerun": 1.0, "panel": 0.3, "large": 5.0, "saved": 3.0}
 """Seconds issues 11 and 13 allow: a rerun and a panel at 20,000 points (issue 11); a
@@ -302,7 +302,7 @@ def panel_row(tab: Tab) -> int | None:
 
 def open_projections(tab: Tab, url: str):
     """In a new tab: the page's clock installed, the app's home page then Projections opened
-    and idle. Returns the page, its :class:`tools.visits.RunCounter` and the "Saved corpus"
+    and idle. Returns the page, its :class:`harness.visits.RunCounter` and the "Saved corpus"
     radio option."""
     page = tab.page
     page.add_init_script(PAGE_CLOCK)

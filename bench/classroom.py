@@ -42,8 +42,8 @@ from explorer import settings
 from explorer.defaults import DEFAULT_MODEL
 from explorer.prewarm import DONE_MARK, PREWARM_VARIABLE
 from explorer.ui.pages import HOME, PAGES
-from tools.server import artifacts_dir, log_tail, server_memory, streamlit_server
-from tools.stclient import visit_together
+from harness.server import artifacts_dir, log_tail, server_memory, streamlit_server
+from harness.stclient import visit_together
 
 LIMIT_S = {"bundled": 10.0, "folder": 20.0}
 """Longest request-to-end of any run (issue 24, item 4), with the bundled model / a folder."""

@@ -38,9 +38,9 @@ from pathlib import Path
 
 from explorer import uploads
 from explorer.probing import datasets
-from tools.browser import Tab, browser_unavailable, chromium, open_tab
-from tools.server import artifacts_dir, log_tail, server_memory, streamlit_server
-from tools.visits import (
+from harness.browser import Tab, browser_unavailable, chromium, open_tab
+from harness.server import artifacts_dir, log_tail, server_memory, streamlit_server
+from harness.visits import (
     APP_IS_IDLE,
     MAIN,
     SIDEBAR_LINK,
@@ -48,7 +48,7 @@ from tools.visits import (
     page_problems,
     wait_until_idle,
 )
-from tools.widgets import widget
+from harness.widgets import widget
 
 LIMIT_S = 30.0
 """What the issue asks of every request (issue 14, part 1, item 3)."""

@@ -1,4 +1,4 @@
-"""The app server for the browser tools: ``streamlit run app.py`` on a free loopback port.
+"""The app server for the harness: ``streamlit run app.py`` on a free loopback port.
 
 :func:`streamlit_server` starts it and stops its whole process group; :func:`server_memory`
 reads its resident memory (and its children's) from ``/proc``; :func:`log_tail` shows the end of

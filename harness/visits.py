@@ -1,4 +1,4 @@
-"""Page visits for the browser tools: the app's pages, Streamlit's DOM, and waits for runs.
+"""Page visits for the harness: the app's pages, Streamlit's DOM, and waits for runs.
 
 :func:`visit` opens Home, goes to a page from the sidebar and screenshots it; the waits
 (:func:`wait_until_idle`, :func:`wait_for_run`, :func:`wait_for_runs`) know when a script run
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tools.browser import VIEWPORT, Tab
-from tools.server import log_tail
+from harness.browser import VIEWPORT, Tab
+from harness.server import log_tail
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -182,8 +182,10 @@ def visit(
     spec: PageSpec,
     screenshot: Path | None,
     timeout_s: float = PAGE_TIMEOUT_S,
+    full_page: bool = True,
 ) -> list[str]:
-    """Open Home, go to ``spec`` from the sidebar, save a screenshot (also when it failed).
+    """Open Home, go to ``spec`` from the sidebar, save a screenshot (also when it failed): of
+    the whole page, or with ``full_page=False`` of what the window shows.
 
     Returns the problems seen, empty when the page is fine: a run that did not end in time, a
     run that ended without ``spec.expect`` in view, exception boxes, ``st.error`` alerts.
@@ -205,7 +207,11 @@ def visit(
             problems.append(f"the run ended with nothing matching {spec.expect!r} in view")
     if screenshot is not None:
         try:
-            save_full_page(tab.page, screenshot)
+            if full_page:
+                save_full_page(tab.page, screenshot)
+            else:
+                screenshot.parent.mkdir(parents=True, exist_ok=True)
+                tab.page.screenshot(path=str(screenshot), animations="disabled")
         except PlaywrightTimeoutError as error:
             problems.append(f"screenshot failed: {error.message.splitlines()[0]}")
     return problems + page_problems(tab.page)
