@@ -8,8 +8,10 @@ Usage (from the repository)::
 
 It prints one line per page (time, screenshot, problems seen) and exits with 1 when a page
 showed an exception box or an ``st.error``, or never rendered its chart, table or links. By
-default each shot is the whole page; ``--window`` keeps what a window of ``--size`` shows
-(the README's images).
+default each shot is the whole page; ``--window`` keeps what a window of ``--size`` shows, and
+``--chart`` scrolls the page's first chart or table to the window's middle first (the
+README's images: ``--size 1400x1000 --window``, with ``--chart`` for Word in context and
+Projections).
 """
 
 from __future__ import annotations
@@ -18,10 +20,21 @@ import argparse
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from harness.browser import VIEWPORT, browser_unavailable, chromium, open_tab
 from harness.server import ServerError, streamlit_server
-from harness.visits import PAGE_TIMEOUT_S, PAGES, failure_report, visit
+from harness.visits import (
+    CHART_OR_TABLE,
+    MAIN,
+    PAGE_TIMEOUT_S,
+    PAGES,
+    failure_report,
+    visit,
+)
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Page
 
 
 def window_size(text: str) -> dict[str, int]:
@@ -33,6 +46,17 @@ def window_size(text: str) -> dict[str, int]:
     if width < 200 or height < 200:
         raise argparse.ArgumentTypeError(f"{text!r} is too small: at least 200x200")
     return {"width": width, "height": height}
+
+
+def save_window(page: Page, path: Path, chart: bool) -> None:
+    """Screenshot what the window shows; with ``chart``, the page's first chart or table
+    scrolled to the window's middle first."""
+    if chart:
+        found = page.locator(MAIN).locator(CHART_OR_TABLE).first
+        found.evaluate("element => element.scrollIntoView({block: 'center'})")
+        page.wait_for_timeout(500)  # let plotly draw what came into view
+    path.parent.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(path), animations="disabled")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -49,6 +73,9 @@ def main(argv: list[str] | None = None) -> int:
         help=f"the window, WIDTHxHEIGHT (default {VIEWPORT['width']}x{VIEWPORT['height']})",
     )
     parser.add_argument("--window", action="store_true", help="shoot the window, not the page")
+    parser.add_argument(
+        "--chart", action="store_true", help="with --window: the first chart in the middle"
+    )
     names = [spec.name for spec in PAGES]
     parser.add_argument("--pages", help=f"comma-separated, from {', '.join(names)} (default: all)")
     args = parser.parse_args(argv)
@@ -70,9 +97,10 @@ def main(argv: list[str] | None = None) -> int:
                 start = time.monotonic()
                 path = args.out / f"{spec.name}.png"
                 with open_tab(browser, args.size) as tab:
-                    problems = visit(
-                        tab, base_url, spec, path, args.timeout, full_page=not args.window
-                    )
+                    shot = None if args.window else path
+                    problems = visit(tab, base_url, spec, shot, args.timeout)
+                    if args.window and not problems:
+                        save_window(tab.page, path, args.chart)
                     seconds = time.monotonic() - start
                     print(f"{spec.title:<20} {seconds:5.1f} s  {path}", flush=True)
                     if problems:

@@ -182,10 +182,8 @@ def visit(
     spec: PageSpec,
     screenshot: Path | None,
     timeout_s: float = PAGE_TIMEOUT_S,
-    full_page: bool = True,
 ) -> list[str]:
-    """Open Home, go to ``spec`` from the sidebar, save a screenshot (also when it failed): of
-    the whole page, or with ``full_page=False`` of what the window shows.
+    """Open Home, go to ``spec`` from the sidebar, save a screenshot (also when it failed).
 
     Returns the problems seen, empty when the page is fine: a run that did not end in time, a
     run that ended without ``spec.expect`` in view, exception boxes, ``st.error`` alerts.
@@ -207,11 +205,7 @@ def visit(
             problems.append(f"the run ended with nothing matching {spec.expect!r} in view")
     if screenshot is not None:
         try:
-            if full_page:
-                save_full_page(tab.page, screenshot)
-            else:
-                screenshot.parent.mkdir(parents=True, exist_ok=True)
-                tab.page.screenshot(path=str(screenshot), animations="disabled")
+            save_full_page(tab.page, screenshot)
         except PlaywrightTimeoutError as error:
             problems.append(f"screenshot failed: {error.message.splitlines()[0]}")
     return problems + page_problems(tab.page)
