@@ -157,7 +157,7 @@ APP_STATE = """() => {
             .filter(s => s.getClientRects().length > 0).length,
     };
 }"""
-"""What :func:`harness.screenshots.wait_until_idle` waits on, for a message when it times out."""
+"""What :func:`harness.visits.wait_until_idle` waits on, for a message when it times out."""
 
 Action = Callable[[Session], bool]
 """Starts something in a session's tab; ``False`` when there was nothing to do (no rerun)."""

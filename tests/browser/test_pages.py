@@ -48,7 +48,7 @@ def test_page_opens_from_the_sidebar(
 def test_sidebar_lists_every_tested_page(tab: Tab, app_url: str) -> None:
     open_home(tab.page, app_url)
     assert sidebar_titles(tab.page) == [spec.title for spec in PAGES], (
-        "the sidebar and harness/screenshots.PAGES disagree: add the new page to PAGES"
+        "the sidebar and harness.visits.PAGES disagree: add the new page to PAGES"
     )
 
 
