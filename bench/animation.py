@@ -23,6 +23,8 @@ import time
 
 import numpy as np
 
+from bench.measure import Row, Sizes
+
 TARGETS = {"pca joint (warm)": 5.0, "umap joint (warm)": 30.0}
 
 
@@ -56,6 +58,27 @@ def timed_maps(name: str, per_layer: np.ndarray, **kwargs) -> dict:
         ),
         "frames": list(maps.frames.shape),
     }
+
+
+def measure_animation(sizes: Sizes) -> tuple[dict, list[Row]]:
+    per_layer = per_layer_vectors(2_000)
+    runs = [
+        timed_maps("pca joint (first)", per_layer, method="pca"),
+        timed_maps("pca joint (warm)", per_layer, method="pca"),
+        timed_maps("umap joint (first)", per_layer, method="umap"),
+        timed_maps("umap joint (warm)", per_layer, method="umap"),
+    ]
+    rows = [
+        Row(
+            f"Layers in motion, 2,000 points x {per_layer.shape[0]} layers, {run['run']}",
+            f"{run['seconds']:.1f} s (motion {run['motion']})",
+            "" if run["target"] is None else f"<= {run['target']:.0f} s",
+            run["ok"],
+            run["seconds"],
+        )
+        for run in runs
+    ]
+    return {"runs": runs}, rows
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,6 +18,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from bench.measure import Row, Sizes
 from bench.neighbors import timed
 
 TARGETS = {"attention_128": 2.0, "attention_512": 6.0, "lens_bert_base": 1.0}
@@ -107,6 +108,23 @@ def table(rows: list[dict]) -> str:
             f"{row['seconds_min']:>9.3f} {target:>8}"
         )
     return "\n".join(lines)
+
+
+def measure_attention(sizes: Sizes) -> tuple[dict, list[Row]]:
+    found = attention_bench(repeat=3)
+    rows = []
+    for entry in found:
+        target = entry["target"]
+        rows.append(
+            Row(
+                f"Attention {entry['case']} ({entry['tokens']} tokens)",
+                f"{entry['seconds']:.2f} s (fastest {entry['seconds_min']:.2f} s)",
+                f"<= {target} s" if target else "",
+                None if target is None else entry["seconds"] <= target,
+                entry["seconds"],
+            )
+        )
+    return {"cases": found}, rows
 
 
 def main(argv: list[str] | None = None) -> int:

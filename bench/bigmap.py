@@ -3,8 +3,8 @@
 Issue 11 asks of the Projections page at 20,000 × 384: a rerun with the 20,000 points drawn in
 at most 1 s, and the neighbour panel of a clicked point in at most 0.3 s, rerun included. This
 bench measures both the way a visitor meets them: ``streamlit run app.py``
-(:func:`tools.server.streamlit_server`) with a saved corpus of ``--rows`` rows listed from
-``EXPLORER_CORPORA``, driven in headless Chromium (:mod:`tools.browser`).
+(:func:`harness.server.streamlit_server`) with a saved corpus of ``--rows`` rows listed from
+``EXPLORER_CORPORA``, driven in headless Chromium (:mod:`harness.browser`).
 
 The corpus (:func:`bench.store.synthetic_store` with ``clusters=20``): unit vectors in 20
 Gaussian clusters (mean pooling, layer 6, 384 dims), a label column naming each row's cluster,
@@ -14,18 +14,9 @@ labels the browser receives have a realistic size. A second store of ``--referen
 (``explorer.figures.projections.WEBGL_ABOVE``), above it WebGL.
 
 Every figure is the time from the visitor's action to the end of the script run it started and
-an idle page: Streamlit's ``script_finished`` seen (:class:`tools.visits.RunCounter`), then
-:data:`tools.visits.APP_IS_IDLE` twice, 300 ms apart (:func:`tools.visits.wait_for_runs`, the
-definition ``bench.soak`` uses). To time it to 10 ms rather than to the 100 ms of that polling,
-a script in the page (:data:`PAGE_CLOCK`) stamps, on the page's own clock, the action (the last
-``pointerup`` or ``keydown``), the websocket messages and the moment the app last became idle.
-The split: *before* = action → the rerun request sent (page clock); *server* = the script
-run(s) it started, first start to last end, as the server itself logs them
-(:mod:`bench.runclock`; the websocket frames cannot tell: the browser reports them late while
-it is busy drawing); *after* = the rest (the request and the result in transit, the browser
-parsing and drawing what arrived). *s CPU* is the CPU time the server process used
-meanwhile (``/proc``): on a loaded machine it says what the run costs, whatever the wait. *MB in*
-is what the page received (Streamlit sends a figure it sent before as a reference only).
+an idle page, split into *before* (the browser, until the request leaves), *server* (the
+script runs, as the server logs them) and *after* (transit and drawing), with the server's CPU
+seconds and the megabytes the page received (:mod:`bench.pageclock` says how each is taken).
 
 Measured, per size:
 
@@ -59,21 +50,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import runclock
+from bench.pageclock import PAGE_CLOCK, RUN_LOGS, RUN_TIMEOUT_S, Timing, timed
 from bench.store import synthetic_store
 from explorer.figures.projections import WEBGL_ABOVE as RINGS_UP_TO  # = mapview.RINGS_UP_TO
-from tools.browser import Tab, browser_unavailable, chromium, open_tab
-from tools.server import SERVER_PIDS, _process_tree, artifacts_dir, log_tail, streamlit_server
-from tools.visits import (
-    APP_IS_IDLE,
-    MAIN,
-    SIDEBAR_LINK,
-    RunCounter,
-    page_problems,
-    save_full_page,
-    wait_for_runs,
-    wait_until_idle,
-)
-from tools.widgets import widget
+from harness.browser import Tab, browser_unavailable, chromium, open_tab
+from harness.server import artifacts_dir, log_tail, streamlit_server
+from harness.visits import MAIN, SIDEBAR_LINK, RunCounter, save_full_page, wait_until_idle
+from harness.widgets import widget
 
 TARGETS = {"rerun": 1.0, "panel": 0.3, "large": 5.0, "saved": 3.0}
 """Seconds issues 11 and 13 allow: a rerun and a panel at 20,000 points (issue 11); a
@@ -81,53 +64,10 @@ TARGETS = {"rerun": 1.0, "panel": 0.3, "large": 5.0, "saved": 3.0}
 (issue 13)."""
 CLUSTERS = 20
 REPEATS = 3
-RUN_TIMEOUT_S = 300.0
 CHART = "projections.chart"
 PANEL = "Nearest texts in the full space"
 CLOSEUP = "projections.closeup"
 COLOURS = {"labels": "Labels", "kept": "Neighbours kept"}
-MB = 2**20
-RUN_LOGS: dict[str, Path] = {}
-"""Per server URL, the folder where the server logs its runs (:mod:`bench.runclock`)."""
-
-PAGE_CLOCK = (
-    """(() => {
-    const log = window.__bench = {input: 0, sent: [], received: [], idleAt: 0, idle: false};
-    const stamp = () => { log.input = performance.now(); };
-    window.addEventListener("pointerup", stamp, true);
-    window.addEventListener("keydown", stamp, true);
-    const size = data => data.byteLength ?? data.size ?? data.length ?? 0;
-    const Native = window.WebSocket;
-    window.WebSocket = class extends Native {
-        constructor(...args) {
-            super(...args);
-            // Registered before Streamlit's onmessage: the stamp is the arrival.
-            this.addEventListener("message", event =>
-                log.received.push([performance.now(), size(event.data)]));
-        }
-        send(data) {
-            log.sent.push([performance.now(), size(data)]);
-            return super.send(data);
-        }
-    };
-    const isIdle = """
-    + APP_IS_IDLE
-    + """;
-    setInterval(() => {
-        const idle = isIdle();
-        if (idle && !log.idle) log.idleAt = performance.now();
-        log.idle = idle;
-    }, 10);
-})();"""
-)
-"""Injected before the app's own scripts: the page's clock for actions, websocket messages and
-the app turning idle (see the module docstring)."""
-
-RESET_CLOCK = (
-    "() => { const log = window.__bench; log.input = 0; log.sent = []; log.received = []; }"
-)
-
-READ_CLOCK = "() => window.__bench"
 
 EXTREME_POINTS = """(plot, traces) => {
     // The leftmost, rightmost and topmost points of the map's first `traces` traces (the
@@ -153,22 +93,6 @@ PIXEL = """(plot, point) => {
     return {x: box.left + layout._size.l + layout.xaxis.d2p(point.x),
             y: box.top + layout._size.t + layout.yaxis.d2p(point.y)};
 }"""
-
-
-@dataclass
-class Timing:
-    """One action, in seconds: ``total`` from the action to an idle page, and its split."""
-
-    total: float
-    before: float | None = None
-    server: float | None = None
-    after: float | None = None
-    server_cpu: float | None = None
-    received_mb: float = 0.0
-    note: str = ""
-
-    def row(self) -> dict:
-        return {k: round(v, 3) if isinstance(v, float) else v for k, v in vars(self).items()}
 
 
 @dataclass
@@ -220,52 +144,6 @@ def build_stores(
     return labels
 
 
-# -- timing one action ----------------------------------------------------------------------------
-
-
-def server_cpu(url: str) -> float:
-    """CPU seconds (user + system) used so far by the server at ``url`` and its children."""
-    ticks = 0
-    for pid in _process_tree(SERVER_PIDS[url]):
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def timed(tab: Tab, frames: RunCounter, url: str, action, note: str = "") -> Timing:
-    """Run ``action()`` (a click, a key), wait for its run and an idle page, and read the
-    page's clock. Raises when an exception box or an ``st.error`` is shown."""
-    page = tab.page
-    page.evaluate(RESET_CLOCK)
-    before = frames.finished
-    cpu = server_cpu(url)
-    started = time.monotonic()
-    action()
-    wait_for_runs(page, frames, before, RUN_TIMEOUT_S)
-    coarse = time.monotonic() - started - 0.3  # wait_until_idle checks twice, 300 ms apart
-    cpu = server_cpu(url) - cpu
-    problems = page_problems(page)
-    if problems:
-        raise RuntimeError(f"{note}: {problems}")
-    clock = page.evaluate(READ_CLOCK)
-    start, idle = clock["input"], clock["idleAt"]
-    if not start or idle <= start:  # no stamped action, or the page never looked busy
-        return Timing(coarse, server_cpu=cpu, note=f"{note} (coarse: 100 ms polling)".strip())
-    timing = Timing((idle - start) / 1000, server_cpu=cpu, note=note)
-    received = [n for t, n in clock["received"] if start <= t <= idle]
-    timing.received_mb = sum(received) / MB
-    sent = [t for t, _ in clock["sent"] if t >= start]
-    runs = runclock.runs_since(RUN_LOGS[url], started) if url in RUN_LOGS else []
-    if sent and runs:
-        timing.before = (sent[0] - start) / 1000
-        timing.server = max(end for _, end in runs) - min(begin for begin, _ in runs)
-        timing.after = max(timing.total - timing.before - timing.server, 0.0)
-    return timing
-
-
 def choose(tab: Tab, key: str, option: str):
     """An action: open the selectbox ``key`` and pick ``option``."""
 
@@ -302,7 +180,7 @@ def panel_row(tab: Tab) -> int | None:
 
 def open_projections(tab: Tab, url: str):
     """In a new tab: the page's clock installed, the app's home page then Projections opened
-    and idle. Returns the page, its :class:`tools.visits.RunCounter` and the "Saved corpus"
+    and idle. Returns the page, its :class:`harness.visits.RunCounter` and the "Saved corpus"
     radio option."""
     page = tab.page
     page.add_init_script(PAGE_CLOCK)

@@ -1,14 +1,14 @@
 """A class at once: N sessions open the same page's built-in example together, page after page.
 
 ``python -m bench.classroom [--sessions 30] [--model FOLDER] [--pages tokens,layers]
-[--spread 3] [--prewarm]`` starts ``streamlit run app.py`` (:func:`tools.server.streamlit_server`)
+[--spread 3] [--prewarm]`` starts ``streamlit run app.py`` (:func:`harness.server.streamlit_server`)
 with the run clock of :mod:`bench.runclock`, lets one "teacher" session open the home page
 (the server's first visit, as before a lesson), then for every page of the app
 (:data:`explorer.ui.pages.PAGES`, in menu order) opens ``--sessions`` new sessions and sends
 each one's request for the page, with no input (its built-in example), all within
 ``--spread`` seconds. The next page starts when every session's run has ended.
 
-Sessions are driven by :mod:`tools.stclient`, a websocket client speaking Streamlit's protocol,
+Sessions are driven by :mod:`harness.stclient`, a websocket client speaking Streamlit's protocol,
 not by Chromium: 30 Chromium pages beside the server do not fit 2 cores (see its docstring).
 
 For every page it reports the seconds from each session's request to the end of its run (the
@@ -42,8 +42,8 @@ from explorer.model.hub import DEFAULT_MODEL
 from explorer.server import settings
 from explorer.server.prewarm import DONE_MARK, PREWARM_VARIABLE
 from explorer.ui.pages import HOME, PAGES
-from tools.server import artifacts_dir, log_tail, server_memory, streamlit_server
-from tools.stclient import visit_together
+from harness.server import artifacts_dir, log_tail, server_memory, streamlit_server
+from harness.stclient import visit_together
 
 LIMIT_S = {"bundled": 10.0, "folder": 20.0}
 """Longest request-to-end of any run (issue 24, item 4), with the bundled model / a folder."""

@@ -34,9 +34,9 @@ from bench.soak import (
     open_sessions,
     type_into,
 )
-from tools.browser import browser_unavailable, chromium
-from tools.server import artifacts_dir, streamlit_server
-from tools.widgets import widget
+from harness.browser import browser_unavailable, chromium
+from harness.server import artifacts_dir, streamlit_server
+from harness.widgets import widget
 
 LIGHT_LIMIT_S = 5.0
 """Longest wait for the light request (issue 23: "within 5 s")."""
@@ -110,7 +110,7 @@ def _start(session: Session, start, url: str) -> None:
 def heavy_and_light(sessions: list[Session], url: str, timeout_s: float) -> dict:
     """Run the case in three open sessions; returns ``{"light": s, "heavy": [s, s], ...}``
     (seconds or None when timed out) and prints a table."""
-    from tools.visits import page_problems, wait_until_idle
+    from harness.visits import page_problems, wait_until_idle
 
     assert len(sessions) >= 3, "the case needs three sessions"
     requests = [*HEAVY, LIGHT]

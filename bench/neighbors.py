@@ -33,6 +33,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bench.measure import Row, Sizes
 from explorer.similarity._nearest import neighbors, row_norms
 
 
@@ -172,10 +173,8 @@ def _memory_mapped(path: Path, k: int, rounds: int) -> dict:
     }
 
 
-def table_rows(data: dict) -> list:
-    """Rows for ``bench/run.py``'s table (imported there, so ``bench.run.Row`` is loaded)."""
-    from bench.run import Row
-
+def table_rows(data: dict) -> list[Row]:
+    """The rows of ``python -m bench``'s table for :func:`neighbors_bench`'s ``data``."""
     large, small = data["large"], data["small"]
     return [
         Row(
@@ -213,6 +212,13 @@ def table_rows(data: dict) -> list:
             f"{data['all_points']['seconds']:.1f} s",
         ),
     ]
+
+
+def measure_neighbors(sizes: Sizes) -> tuple[dict, list[Row]]:
+    """One query over 1,000,000 memory-mapped rows and 20,000 in memory (the same at any
+    ``sizes``: the issue's sizes are the measurement)."""
+    data = neighbors_bench()
+    return data, table_rows(data)
 
 
 def main(argv: list[str]) -> None:

@@ -9,9 +9,13 @@ apart as well).
 
 from __future__ import annotations
 
+import tempfile
 import time
+from pathlib import Path
 
 import numpy as np
+
+from bench.measure import Row, Sizes, run_child
 
 
 def embed_points(n_points: int, path: str) -> dict:
@@ -175,6 +179,75 @@ def sense_accuracy(k: int = 5) -> list[dict]:
             }
         )
     return results
+
+
+def measure_projections(sizes: Sizes) -> tuple[dict, list[Row]]:
+    rows: list[Row] = []
+    data: dict = {"fits": []}
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        points = str(Path(tmp) / "points.npy")
+        data["points"] = embed_points(max(sizes.points), points)
+        numba = {"NUMBA_CACHE_DIR": str(Path(tmp) / "numba")}
+        if sizes.cache_experiment and "umap" in sizes.methods:
+            n = str(min(sizes.points))
+            runs = {
+                "empty numba cache": run_child(
+                    "projection", "umap", n, points, "--cold-only", env=numba
+                ),
+                "numba cache on disk": run_child(
+                    "projection", "umap", n, points, "--cold-only", env=numba
+                ),
+                "cache on disk, umap-learn's own caching only": run_child(
+                    "projection", "umap", n, points, "--cold-only", "--plain", env=numba
+                ),
+            }
+            data["umap_first_call"] = {k: v["first"] for k, v in runs.items()}
+            for what, run in runs.items():
+                rows.append(
+                    Row(
+                        f"UMAP {int(n):,} points, first call in a new process, {what}",
+                        f"{run['first']:.1f} s",
+                    )
+                )
+        for method in sizes.methods:
+            for n in sizes.points:
+                fit = run_child("projection", method, str(n), points, env=numba)
+                data["fits"].append(fit)
+                label = {"pca": "PCA", "umap": "UMAP", "tsne": "t-SNE"}[method]
+                row = Row(
+                    f"{label} {n:,} points: first call (new process) / warm",
+                    f"{fit['first']:.1f} s / {fit['warm']:.2f} s "
+                    f"(trustworthiness {fit['trustworthiness_seconds']:.2f} s of it)",
+                )
+                if method == "umap" and n == 2000:
+                    row.target, row.met, row.value = "warm <= 3 s", fit["warm"] <= 3, fit["warm"]
+                rows.append(row)
+    return data, rows
+
+
+def measure_tsne(sizes: Sizes) -> tuple[dict, list[Row]]:
+    data, rows = {}, []
+    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
+        points = str(Path(tmp) / "points.npy")
+        embed_points(10_000, points)
+        for n in (5_000, 10_000):
+            result = tsne_comparison(n, points)
+            data[str(n)] = result
+            ours, theirs = result["opentsne"], result["sklearn"]
+            speed = n != 5_000 or result["speedup"] >= 4
+            quality = result["trustworthiness_drop"] <= 0.01
+            rows.append(
+                Row(
+                    f"t-SNE {n:,} points: openTSNE vs scikit-learn",
+                    f"{result['speedup']:.1f}x ({ours['seconds']:.1f} s vs "
+                    f"{theirs['seconds']:.1f} s); trustworthiness {ours['trustworthiness']:.3f} vs "
+                    f"{theirs['trustworthiness']:.3f}",
+                    ">= 4x, drop <= 0.01" if n == 5_000 else "<= 10 s",
+                    (speed and quality) if n == 5_000 else ours["seconds"] <= 10,
+                    result["speedup"] if n == 5_000 else ours["seconds"],
+                )
+            )
+    return data, rows
 
 
 def main(argv: list[str] | None = None) -> None:

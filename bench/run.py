@@ -1,9 +1,11 @@
 """Run the benchmarks: ``python -m bench [--quick] [--only NAME[,NAME]] [--rounds N]``.
 
-Measurements (names for ``--only``): ``throughput``, ``gflops``, ``memory``, ``projections``,
-``app`` (also in ``--quick``), and ``neighbors``, ``attention``, ``tsne``, ``animation``,
-``store`` (:mod:`bench.more`). Prints a table of results against the targets of the
-issues, then one line of JSON with every number (the last line of the output).
+The registry: :data:`MEASURE` names every measurement and the function in its subject's module
+that runs it (``throughput``, ``gflops``, ``memory``: :mod:`bench.embedding_rows`;
+``projections``, ``tsne``: :mod:`bench.projections`; ``app``; ``neighbors``; ``attention``;
+``animation``; ``store``). ``--quick`` runs the first five at tiny sizes (the CI smoke test).
+Prints a table of results against the targets of the issues, then one line of JSON with every
+number (the last line of the output). Nothing imports this module but ``python -m bench``.
 """
 
 from __future__ import annotations
@@ -12,266 +14,29 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
 
-from bench import more
-
-ROOT = Path(__file__).resolve().parents[1]
-QUICK_MEASUREMENTS = ("throughput", "gflops", "memory", "projections", "app")
-"""What ``--quick`` runs by default (the CI smoke test); the rest are full-size only."""
-MEASUREMENTS = (*QUICK_MEASUREMENTS, "neighbors", "attention", "tsne", "animation", "store")
-
-
-@dataclass(frozen=True)
-class Sizes:
-    """How big each measurement is: the issue's sizes, or tiny ones for ``--quick``."""
-
-    texts: int = 2000
-    rounds: int = 3
-    matmul: int = 4096
-    memory_texts: int = 20_000
-    points: tuple[int, ...] = (2000, 10_000)
-    methods: tuple[str, ...] = ("pca", "umap", "tsne")
-    cache_experiment: bool = True
-    browser: bool = True
-
-
-FULL = Sizes()
-QUICK = Sizes(
-    texts=48,
-    rounds=1,
-    matmul=512,
-    memory_texts=300,
-    points=(120,),
-    methods=("pca", "tsne"),
-    cache_experiment=False,
-    browser=False,
-)
-
-
-@dataclass
-class Row:
-    """One line of the table: what, the measured value, the target and whether it is met."""
-
-    measure: str
-    result: str
-    target: str = ""
-    met: bool | None = None
-    value: float | None = None
-    extra: dict = field(default_factory=dict)
-
-
-def run_child(*args: str, env: dict[str, str] | None = None, timeout: float = 3600) -> dict:
-    """Run ``python -m bench.child ARGS`` in a fresh process; its last stdout line as JSON."""
-    done = subprocess.run(
-        [sys.executable, "-m", "bench.child", *args],
-        cwd=ROOT,
-        env={**os.environ, "HF_HUB_OFFLINE": "1", **(env or {})},
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-    )
-    if done.returncode != 0:
-        tail = "\n".join(done.stderr.strip().splitlines()[-5:])
-        raise RuntimeError(f"bench.child {' '.join(args)} failed:\n{tail}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
-
-
-def _check(value: float, limit: float, at_least: bool) -> bool:
-    return value >= limit if at_least else value <= limit
-
-
-# -- the measurements ------------------------------------------------------------------------
-
-
-def measure_throughput(sizes: Sizes) -> tuple[dict, list[Row]]:
-    from bench.embedding import throughput
-
-    data = throughput(sizes.texts, sizes.rounds)
-    speed = data["texts_per_second"]
-    where = f"{data['texts']:,} sentences, {data['threads']} threads, median of {data['rounds']}"
-    rows = [
-        Row(
-            "Throughput vs sentence-transformers, float32",
-            f"{data['ratio']:.2f}x ({speed['explorer']:.0f} vs "
-            f"{speed['sentence_transformers']:.0f} texts/s; {where})",
-            ">= 1.2x",
-            data["ratio"] >= 1.2,
-            data["ratio"],
-        )
-    ]
-    if data["bfloat16_supported"]:
-        rows.append(
-            Row(
-                "Throughput vs sentence-transformers, bfloat16",
-                f"{data['ratio_bf16']:.2f}x ({speed['explorer_bf16']:.0f} texts/s; "
-                f"{data['bf16_speedup_vs_float32']:.2f}x our float32)",
-                ">= 1.6x",
-                data["ratio_bf16"] >= 1.6,
-                data["ratio_bf16"],
-            )
-        )
-        deviation = data["bf16_max_cosine_deviation"]
-        rows.append(
-            Row(
-                "bfloat16: largest cosine deviation from float32",
-                f"{deviation:.1e} (every pooling, layer and text)",
-                "<= 1e-3",
-                deviation <= 1e-3,
-                deviation,
-            )
-        )
-    else:
-        rows.append(Row("Throughput, bfloat16", "skipped: no AVX512-BF16/AMX on this CPU"))
-    rows.append(
-        Row(
-            "Same vectors as sentence-transformers",
-            f"largest difference {data['max_abs_diff_vs_sentence_transformers']:.1e} "
-            "(mean pooling, last layer, normalized)",
-        )
-    )
-    return data, rows
-
-
-def measure_gflops(sizes: Sizes) -> tuple[dict, list[Row]]:
-    from bench.embedding import gflops
-
-    data = gflops(sizes.texts, sizes.rounds, sizes.matmul)
-    fraction = data["fraction_of_peak"]
-    rows = [
-        Row(
-            "Forward pass GFLOP/s vs float32 torch.mm peak",
-            f"{100 * fraction:.0f} % ({data['forward_gflops']:.0f} of "
-            f"{data['peak_gflops']:.0f} GFLOP/s, {data['matmul_size']}^2 mm; "
-            f"padding {100 * data['padding']:.1f} %; {data['workers']} workers)",
-            ">= 70 %",
-            fraction >= 0.70,
-            fraction,
-        )
-    ]
-    if "fraction_of_peak_bf16" in data:
-        rows.append(
-            Row(
-                "Forward pass GFLOP/s, bfloat16 (information)",
-                f"{data['forward_gflops_bf16']:.0f} GFLOP/s = "
-                f"{100 * data['fraction_of_peak_bf16']:.0f} % of bfloat16 mm "
-                f"({data['peak_gflops_bf16']:.0f})",
-            )
-        )
-    return data, rows
-
-
-def measure_memory(sizes: Sizes) -> tuple[dict, list[Row]]:
-    data = run_child("memory", str(sizes.memory_texts))
-    over = data["over_baseline_mb"]
-    limit = 1.5 * 1024
-    rows = [
-        Row(
-            f"Peak RSS embedding {data['texts']:,} sentences, every strategy kept",
-            f"+{over:.0f} MB over the loaded model ({data['baseline_mb']:.0f} MB); pooled "
-            f"arrays {data['pooled_mb']:.0f} MB; {data['texts'] / data['seconds']:.0f} texts/s",
-            "<= 1.5 GB",
-            over <= limit,
-            over,
-        )
-    ]
-    return data, rows
-
-
-def measure_projections(sizes: Sizes) -> tuple[dict, list[Row]]:
-    from bench.projections import embed_points
-
-    rows: list[Row] = []
-    data: dict = {"fits": []}
-    with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
-        points = str(Path(tmp) / "points.npy")
-        data["points"] = embed_points(max(sizes.points), points)
-        numba = {"NUMBA_CACHE_DIR": str(Path(tmp) / "numba")}
-        if sizes.cache_experiment and "umap" in sizes.methods:
-            n = str(min(sizes.points))
-            runs = {
-                "empty numba cache": run_child(
-                    "projection", "umap", n, points, "--cold-only", env=numba
-                ),
-                "numba cache on disk": run_child(
-                    "projection", "umap", n, points, "--cold-only", env=numba
-                ),
-                "cache on disk, umap-learn's own caching only": run_child(
-                    "projection", "umap", n, points, "--cold-only", "--plain", env=numba
-                ),
-            }
-            data["umap_first_call"] = {k: v["first"] for k, v in runs.items()}
-            for what, run in runs.items():
-                rows.append(
-                    Row(
-                        f"UMAP {int(n):,} points, first call in a new process, {what}",
-                        f"{run['first']:.1f} s",
-                    )
-                )
-        for method in sizes.methods:
-            for n in sizes.points:
-                fit = run_child("projection", method, str(n), points, env=numba)
-                data["fits"].append(fit)
-                label = {"pca": "PCA", "umap": "UMAP", "tsne": "t-SNE"}[method]
-                row = Row(
-                    f"{label} {n:,} points: first call (new process) / warm",
-                    f"{fit['first']:.1f} s / {fit['warm']:.2f} s "
-                    f"(trustworthiness {fit['trustworthiness_seconds']:.2f} s of it)",
-                )
-                if method == "umap" and n == 2000:
-                    row.target, row.met, row.value = "warm <= 3 s", fit["warm"] <= 3, fit["warm"]
-                rows.append(row)
-    return data, rows
-
-
-def measure_app(sizes: Sizes) -> tuple[dict, list[Row]]:
-    from bench.app import projections_rerun, startup
-
-    data = {"startup": startup(browser=sizes.browser)}
-    up = data["startup"]
-    shown = f"health {up['health_seconds']:.1f} s, HTML {up['html_seconds']:.1f} s"
-    if up.get("page_seconds") is not None:
-        shown += f", home page rendered in Chromium {up['page_seconds']:.1f} s"
-    rows = [Row("streamlit run app.py to first page", shown)]
-    rerun = projections_rerun(sizes.texts)
-    data["rerun"] = rerun
-    failed = f"; EXCEPTIONS: {rerun['exceptions']}" if rerun["exceptions"] else ""
-    rows.append(
-        Row(
-            f"Projections page rerun after switching pooling ({rerun['texts']:,} cached texts)",
-            f"{rerun['switch_seconds']:.2f} s (median of 3 new PCAs of cached vectors, "
-            "after the server's one-off UMAP warm-up); back to a cached pooling "
-            f"{rerun['back_seconds']:.2f} s; first run with embedding "
-            f"{rerun['first_run_seconds']:.1f} s{failed}",
-            "<= 0.3 s",
-            rerun["switch_seconds"] <= 0.3 and not rerun["exceptions"],
-            rerun["switch_seconds"],
-        )
-    )
-    return data, rows
-
+from bench import animation, app, attention, embedding_rows, neighbors, projections, store
+from bench.measure import FULL, QUICK, Row, Sizes, table
 
 MEASURE: dict[str, Callable[[Sizes], tuple[dict, list[Row]]]] = {
-    "throughput": measure_throughput,
-    "gflops": measure_gflops,
-    "memory": measure_memory,
-    "projections": measure_projections,
-    "app": measure_app,
-    "neighbors": more.measure_neighbors,
-    "attention": more.measure_attention,
-    "tsne": more.measure_tsne,
-    "animation": more.measure_animation,
-    "store": more.measure_store,
+    "throughput": embedding_rows.measure_throughput,
+    "gflops": embedding_rows.measure_gflops,
+    "memory": embedding_rows.measure_memory,
+    "projections": projections.measure_projections,
+    "app": app.measure_app,
+    "neighbors": neighbors.measure_neighbors,
+    "attention": attention.measure_attention,
+    "tsne": projections.measure_tsne,
+    "animation": animation.measure_animation,
+    "store": store.measure_store,
 }
-
-
-# -- output ----------------------------------------------------------------------------------
+"""Every measurement by its ``--only`` name, in the order a full run takes them."""
+QUICK_MEASUREMENTS = ("throughput", "gflops", "memory", "projections", "app")
+"""What ``--quick`` runs by default (the CI smoke test); the rest are full-size only."""
+MEASUREMENTS = tuple(MEASURE)
 
 
 def machine() -> dict:
@@ -302,15 +67,6 @@ def machine() -> dict:
         "load_average_at_start": load,
         **versions,
     }
-
-
-def table(rows: list[Row]) -> str:
-    """A Markdown table of the rows."""
-    lines = ["| Measure | Result | Target | Met |", "|---|---|---|---|"]
-    for row in rows:
-        met = "" if row.met is None else ("yes" if row.met else "**no**")
-        lines.append(f"| {row.measure} | {row.result} | {row.target} | {met} |")
-    return "\n".join(lines)
 
 
 def parse(argv: list[str] | None) -> argparse.Namespace:

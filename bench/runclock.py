@@ -45,7 +45,7 @@ if _LOG:
 
 
 def server_env(folder: Path) -> dict[str, str]:
-    """Variables for :func:`tools.server.streamlit_server` (``env=``): the server logs its runs
+    """Variables for :func:`harness.server.streamlit_server` (``env=``): the server logs its runs
     to ``folder/runs.log``."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sitecustomize.py").write_text(SITECUSTOMIZE)

@@ -2,7 +2,7 @@
 
 ``python -m bench.soak [--sessions 8] [--rounds 1] [--pages tokens,projections] [--solo]``
 (the heavy-and-light case is :mod:`bench.fairness`)
-starts ``streamlit run app.py`` (:func:`tools.server.streamlit_server`), opens one Chromium tab
+starts ``streamlit run app.py`` (:func:`harness.server.streamlit_server`), opens one Chromium tab
 per session and walks every session through the same steps together: each step is started in
 every tab before any is waited for, so the server runs them all at once. A step is one request
 a visitor can make: a page link with its bound parameters, a text typed and applied, a radio or
@@ -38,9 +38,9 @@ from pathlib import Path
 
 from explorer.data import uploads
 from explorer.probing import datasets
-from tools.browser import Tab, browser_unavailable, chromium, open_tab
-from tools.server import artifacts_dir, log_tail, server_memory, streamlit_server
-from tools.visits import (
+from harness.browser import Tab, browser_unavailable, chromium, open_tab
+from harness.server import artifacts_dir, log_tail, server_memory, streamlit_server
+from harness.visits import (
     APP_IS_IDLE,
     MAIN,
     SIDEBAR_LINK,
@@ -48,7 +48,7 @@ from tools.visits import (
     page_problems,
     wait_until_idle,
 )
-from tools.widgets import widget
+from harness.widgets import widget
 
 LIMIT_S = 30.0
 """What the issue asks of every request (issue 14, part 1, item 3)."""

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.embedding import alternate, median_ratio
+from bench.measure import Row, Sizes
 from bench.sentences import sample_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -241,6 +242,28 @@ def large_store(rows: int) -> dict:
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return {**result, "build_s": built}
+
+
+def measure_store(sizes: Sizes) -> tuple[dict, list[Row]]:
+    speed = throughput(2_000, 3)
+    big = large_store(1_000_000)
+    return {"throughput": speed, "large": big}, [
+        Row(
+            "explorer embed (all layers, cls/mean/max, to disk) vs sentence-transformers",
+            f"{speed['ratio']:.2f}x",
+            ">= 1.4x",
+            speed["ratio"] >= 1.4,
+            speed["ratio"],
+        ),
+        Row(
+            "1,000,000-row store: open / first search / second search over all rows",
+            f"{big['open_s']:.2f} s / {big['first_search_s']:.2f} s / "
+            f"{big['second_search_s']:.2f} s",
+            "<= 5 s / <= 0.3 s",
+            big["second_search_s"] <= 0.3 and big["open_s"] <= 5,
+            big["second_search_s"],
+        ),
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from bench.bigmap import Measure, Timing, table
+from bench.bigmap import Measure, table
+from bench.pageclock import Timing
 from bench.store import synthetic_store
 
 

@@ -13,9 +13,9 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from bench import classroom, runclock
 from explorer.server import prewarm, settings
 from explorer.ui.pages import PAGES
+from harness import stclient
+from harness.server import streamlit_server
 from tests.app.conftest import open_page
-from tools import stclient
-from tools.server import streamlit_server
 
 # -- the client and the bench --------------------------------------------------------------------
 

@@ -67,3 +67,27 @@ def test_helpers():
 
     # per layer: 2*B*T*(4*16 + 2*4*16) + 4*B*T*T*4, B=1, T=3; plus the pooler 2*1*16
     assert encoder_flops(Config, 1, 3) == 2 * (2 * 3 * 192 + 4 * 9 * 4) + 32
+
+
+def test_the_registry_names_every_measurement_and_nothing_imports_it_back():
+    """bench/run.py lists the measurements; the modules that measure never import it (they
+    share bench/measure.py), so the registry stays the one place a measurement is added."""
+    import ast
+
+    from bench.run import MEASURE, QUICK_MEASUREMENTS
+
+    assert set(QUICK_MEASUREMENTS) <= set(MEASURE)
+    assert all(fn.__module__ not in ("bench.run", "bench.measure") for fn in MEASURE.values())
+    importers = []
+    for path in sorted((ROOT / "bench").glob("*.py")):
+        if path.name in ("run.py", "__main__.py"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = []
+            if isinstance(node, ast.ImportFrom):
+                names = [node.module or ""] + [f"{node.module}.{a.name}" for a in node.names]
+            elif isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            if "bench.run" in names:
+                importers.append(path.name)
+    assert importers == []

@@ -2,10 +2,10 @@
 
 Without Playwright or Chromium the browser tests skip, unless ``EXPLORER_BROWSER_TESTS=required``
 (CI sets it): then they fail with the reason. Screenshots and the server log go to
-``$EXPLORER_ARTIFACTS`` (default ``<repo>/artifacts``). The helpers live in ``tools/``: the
-server in ``tools/server.py``, Chromium in ``tools/browser.py``, page visits in
-``tools/visits.py``, widgets in ``tools/widgets.py`` (all re-exported by ``tools/screenshots.py``,
-the command that screenshots every page).
+``$EXPLORER_ARTIFACTS`` (default ``<repo>/artifacts``). The helpers live in ``harness/``: the
+server in ``harness/server.py``, Chromium in ``harness/browser.py``, page visits in
+``harness/visits.py``, widgets in ``harness/widgets.py``; ``harness/screenshots.py`` is the
+command that screenshots every page.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from pathlib import Path
 import pytest
 
 from explorer.server.settings import WELL_KNOWN_MODELS
-from tools.browser import Tab, browser_unavailable, chromium, open_tab
-from tools.server import ServerError, artifacts_dir, streamlit_server
+from harness.browser import Tab, browser_unavailable, chromium, open_tab
+from harness.server import ServerError, artifacts_dir, streamlit_server
 
 
 def _browser_or_skip() -> None:

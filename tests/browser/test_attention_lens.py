@@ -7,18 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from tools.screenshots import (
-    MAIN,
-    Tab,
-    choose_option,
-    failure_report,
-    page_problems,
-    plotly_traces,
-    save_full_page,
-    type_text,
-    wait_until_idle,
-    widget,
-)
+from harness.browser import Tab
+from harness.visits import MAIN, failure_report, page_problems, save_full_page, wait_until_idle
+from harness.widgets import choose_option, plotly_traces, type_text, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -6,8 +6,15 @@ from pathlib import Path
 
 import pytest
 
-from tools.screenshots import MAIN, Tab, failure_report, save_full_page, wait_for_run, watch_runs
-from tools.visits import wait_until_idle
+from harness.browser import Tab
+from harness.visits import (
+    MAIN,
+    failure_report,
+    save_full_page,
+    wait_for_run,
+    wait_until_idle,
+    watch_runs,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

@@ -31,26 +31,21 @@ from explorer import context as ctx
 from explorer import layerstats
 from explorer.data.corpora import SENSE_WORDS
 from explorer.maps import Projector, total_explained_variance
-from tools.screenshots import (
+from harness.browser import Tab, open_tab
+from harness.server import log_tail, server_memory
+from harness.visits import (
     ERROR_ALERT,
     EXCEPTION,
     MAIN,
     SIDEBAR_LINK,
     RunCounter,
-    Tab,
-    log_tail,
-    metrics,
-    open_tab,
-    plotly_traces,
     save_full_page,
-    server_memory,
     sidebar_link,
-    type_text,
     wait_for_runs,
     wait_until_idle,
     watch_runs,
-    widget,
 )
+from harness.widgets import metrics, plotly_traces, type_text, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -162,7 +157,7 @@ APP_STATE = """() => {
             .filter(s => s.getClientRects().length > 0).length,
     };
 }"""
-"""What :func:`tools.screenshots.wait_until_idle` waits on, for a message when it times out."""
+"""What :func:`harness.visits.wait_until_idle` waits on, for a message when it times out."""
 
 Action = Callable[[Session], bool]
 """Starts something in a session's tab; ``False`` when there was nothing to do (no rerun)."""

@@ -23,20 +23,17 @@ from pathlib import Path
 import pytest
 
 from explorer.ui.sources import SOURCE_LABELS
-from tools.screenshots import (
+from harness.browser import Tab, open_tab
+from harness.visits import (
     EXCEPTION,
     MAIN,
-    Tab,
     failure_report,
     open_home,
-    open_tab,
     save_full_page,
-    type_text,
-    upload_file,
     wait_for_run,
     wait_until_idle,
-    widget,
 )
+from harness.widgets import type_text, upload_file, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 

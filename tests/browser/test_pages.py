@@ -7,12 +7,12 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from tools.screenshots import (
+from harness.browser import Tab
+from harness.visits import (
     ERROR_ALERT,
     MAIN,
     PAGES,
     PageSpec,
-    Tab,
     failure_report,
     open_home,
     page_problems,
@@ -48,7 +48,7 @@ def test_page_opens_from_the_sidebar(
 def test_sidebar_lists_every_tested_page(tab: Tab, app_url: str) -> None:
     open_home(tab.page, app_url)
     assert sidebar_titles(tab.page) == [spec.title for spec in PAGES], (
-        "the sidebar and tools/screenshots.PAGES disagree: add the new page to PAGES"
+        "the sidebar and harness.visits.PAGES disagree: add the new page to PAGES"
     )
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 
 from explorer.ui.presentation import KEY
-from tools.screenshots import (
+from harness.browser import Tab
+from harness.visits import (
     MAIN,
     PAGES,
-    Tab,
     failure_report,
     save_full_page,
     visit,

@@ -12,24 +12,26 @@ from pathlib import Path
 
 import pytest
 
-from tools.screenshots import (
+from harness.browser import Tab
+from harness.visits import (
     ERROR_ALERT,
     EXCEPTION,
     MAIN,
     PAGES,
-    Tab,
-    choose_option,
-    choose_radio,
     failure_report,
-    injected_markup,
     open_home,
     save_full_page,
-    submit_text,
-    upload_file,
     visit,
     wait_for_run,
     wait_until_idle,
     watch_runs,
+)
+from harness.widgets import (
+    choose_option,
+    choose_radio,
+    injected_markup,
+    submit_text,
+    upload_file,
     widget,
 )
 

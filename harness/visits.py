@@ -1,4 +1,4 @@
-"""Page visits for the browser tools: the app's pages, Streamlit's DOM, and waits for runs.
+"""Page visits for the harness: the app's pages, Streamlit's DOM, and waits for runs.
 
 :func:`visit` opens Home, goes to a page from the sidebar and screenshots it; the waits
 (:func:`wait_until_idle`, :func:`wait_for_run`, :func:`wait_for_runs`) know when a script run
@@ -12,8 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tools.browser import VIEWPORT, Tab
-from tools.server import log_tail
+from harness.browser import VIEWPORT, Tab
+from harness.server import log_tail
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page

@@ -1,4 +1,4 @@
-"""The browser for the browser tools: a headless Debian Chromium driven by Playwright.
+"""The browser for the harness: a headless Debian Chromium driven by Playwright.
 
 Playwright is imported lazily, so importing this module never needs a browser:
 :func:`browser_unavailable` says why one cannot run here.
@@ -78,9 +78,10 @@ class Tab:
 
 
 @contextlib.contextmanager
-def open_tab(browser: Browser) -> Iterator[Tab]:
-    """A fresh browser context and tab (a new Streamlit session) recording console errors."""
-    context = browser.new_context(viewport=VIEWPORT)
+def open_tab(browser: Browser, viewport: dict[str, int] | None = None) -> Iterator[Tab]:
+    """A fresh browser context and tab (a new Streamlit session) recording console errors;
+    ``viewport`` (``{"width": ..., "height": ...}``) defaults to :data:`VIEWPORT`."""
+    context = browser.new_context(viewport=viewport or VIEWPORT)
     try:
         tab = Tab(context.new_page())
         tab.page.on(

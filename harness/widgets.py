@@ -1,4 +1,4 @@
-"""Widgets for the browser tools: find one by key, type into it, pick an option, read a chart.
+"""Widgets for the harness: find one by key, type into it, pick an option, read a chart.
 
 Also :func:`injected_markup`, which finds the elements that user text would create if a page
 inserted it as HTML (the hardening tests).
@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from tools.visits import MAIN, PAGE_TIMEOUT_S, wait_for_run, watch_runs
+from harness.visits import MAIN, PAGE_TIMEOUT_S, wait_for_run, watch_runs
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page

@@ -2,7 +2,7 @@
 
 Usage (from the repository)::
 
-    HF_HUB_OFFLINE=1 .venv/bin/python -m tools.first_visit --path tokens --out DIR
+    HF_HUB_OFFLINE=1 .venv/bin/python -m harness.first_visit --path tokens --out DIR
 
 It launches Chromium, then ``streamlit run app.py``, and opens ``/<path>`` as the server's very
 first request. A script in the page records, from the browser's own clock, every change of the
@@ -19,9 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-from tools.browser import chromium
-from tools.server import REPO, ServerError, streamlit_server
-from tools.visits import MAIN, PAGES, SIDEBAR_LINK, VIEWPORT
+from harness.browser import chromium
+from harness.server import REPO, ServerError, streamlit_server
+from harness.visits import MAIN, PAGES, SIDEBAR_LINK, VIEWPORT
 
 # Runs in the page before Streamlit's own scripts: logs label changes with wall-clock times.
 RECORDER = """(() => {

@@ -1,4 +1,4 @@
-"""The app server for the browser tools: ``streamlit run app.py`` on a free loopback port.
+"""The app server for the harness: ``streamlit run app.py`` on a free loopback port.
 
 :func:`streamlit_server` starts it and stops its whole process group; :func:`server_memory`
 reads its resident memory (and its children's) from ``/proc``; :func:`log_tail` shows the end of
@@ -166,3 +166,17 @@ def server_memory(url: str) -> dict[str, int]:
             match = re.search(rf"^{field_name}:\s+(\d+) kB", status, re.MULTILINE)
             totals[name] += int(match.group(1)) * 1024 if match else 0
     return totals
+
+
+def server_cpu(url: str) -> float:
+    """CPU seconds (user + system) used so far by the :func:`streamlit_server` at ``url`` and
+    its child processes, from ``/proc/<pid>/stat``. Raises ``KeyError`` like
+    :func:`server_memory`."""
+    ticks = 0
+    for pid in _process_tree(SERVER_PIDS[url]):
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue  # the process ended meanwhile
+        ticks += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15)
+    return ticks / os.sysconf("SC_CLK_TCK")
