@@ -41,6 +41,9 @@ _HOMES = {
     "word_layer_vectors": "explorer.words",
     "word_vectors": "explorer.words",
     "open_corpus": "explorer.store.corpus",
+    "explain_similarity": "explorer.explain",
+    "postprocess": "explorer.explain",
+    "linear_cka": "explorer.explain",
 }
 
 if TYPE_CHECKING:
