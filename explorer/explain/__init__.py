@@ -5,11 +5,22 @@
   pooling, into input-token attributions (integrated gradients).
 * :func:`postprocess`: cosines without rogue dimensions (centre, standardize,
   all-but-the-top); :func:`rogue_share`: how much of the cosines a few dimensions carry.
+* :func:`linear_cka` (Kornblith et al. 2019) and :func:`layer_cka`: how alike two layers'
+  representations of the same tokens are.
 """
 
 from __future__ import annotations
 
+from explorer.explain._cka import layer_cka, linear_cka
 from explorer.explain._postprocess import RogueShare, postprocess, rogue_share
 from explorer.explain._similarity import Explanation, explain_similarity
 
-__all__ = ["Explanation", "RogueShare", "explain_similarity", "postprocess", "rogue_share"]
+__all__ = [
+    "Explanation",
+    "RogueShare",
+    "explain_similarity",
+    "layer_cka",
+    "linear_cka",
+    "postprocess",
+    "rogue_share",
+]
