@@ -169,3 +169,21 @@ def test_bad_choices_are_refused_with_a_message(tiny):
         explain_similarity(tiny, A, B, "mean", "middle")
     with pytest.raises(ValueError, match="empty"):
         explain_similarity(tiny, A, "  ")
+
+
+def test_integrated_gradients_double_their_steps_until_the_gap_is_small(tiny, monkeypatch):
+    from explorer.explain import _gradients
+
+    target = explorer.sentence_embeddings(tiny, [B], "cls", "sum_last4")[0]
+    run = _gradients.integrated_gradients
+    coarse = run(tiny, A, target, "sum_last4", tolerance=1.0, max_steps=256)
+    fine = run(tiny, A, target, "sum_last4", tolerance=0.0, max_steps=64)
+    assert (coarse.steps, fine.steps) == (16, 64)
+    assert fine.end == pytest.approx(coarse.end) and fine.start == pytest.approx(coarse.start)
+    assert fine.scores.sum() == pytest.approx(fine.end - fine.start, abs=fine.gap + 1e-9)
+    # Doubling reuses the coarse points: the result is the trapezoid rule on 64 steps, the
+    # same as computing all 65 points at once.
+    monkeypatch.setattr(_gradients, "MIN_STEPS", 64)
+    direct = run(tiny, A, target, "sum_last4", tolerance=0.0, max_steps=64)
+    assert direct.steps == 64
+    np.testing.assert_allclose(fine.scores, direct.scores, atol=1e-9)

@@ -35,7 +35,7 @@ tolerance, stop at :data:`MAX_STEPS` (the gap is reported either way)."""
 GAP_TOLERANCE = 1e-3
 """Target for ``|sum(attributions) - (F(x) - F(x'))|``, in cosine units; also at most 1 % of
 ``|F(x) - F(x')|`` (when the words change the cosine little, the gap must be smaller still),
-and never below ``1e-6`` (float32 rounding)."""
+and never below ``1e-6`` (float32 rounding) unless the caller's ``tolerance`` is."""
 
 TOKENS_PER_PASS = 4096
 """Interpolation points run in batches of at most this many tokens (points x tokens)."""
@@ -110,7 +110,7 @@ def integrated_gradients(
         total = sum(grads[1:-1], grads[0] * 0) + (grads[0] + grads[-1]) / 2
         scores = (delta.double() * total / steps).sum(dim=-1).numpy()
         gap = abs(float(scores.sum()) - (values[-1] - values[0]))
-        target = max(1e-6, min(tolerance, 0.01 * abs(values[-1] - values[0])))
+        target = max(min(tolerance, 1e-6), min(tolerance, 0.01 * abs(values[-1] - values[0])))
         if gap <= target or steps * 2 > max_steps:
             return Attribution(scores, values[0], values[-1], gap, steps)
         new_values, new_grads = values_and_grads([(2 * k + 1) / (2 * steps) for k in range(steps)])

@@ -12,7 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.explain._similarity import Explanation
+from explorer.explain import Explanation
 
 MAX_AXIS_TOKENS = 60
 """Tokens per axis the heatmap shows at most: beyond, those with the largest parts."""

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from explorer.explain import Explanation
 from explorer.explain._classic import REFERENCES
-from explorer.explain._similarity import Explanation
 
 
 def explanation_notice(explained: Explanation) -> str:
