@@ -37,8 +37,21 @@ GAP_TOLERANCE = 1e-3
 ``|F(x) - F(x')|`` (when the words change the cosine little, the gap must be smaller still),
 and never below ``1e-6`` (float32 rounding) unless the caller's ``tolerance`` is."""
 
-TOKENS_PER_PASS = 4096
-"""Interpolation points run in batches of at most this many tokens (points x tokens)."""
+PASS_BYTES = 256 * 2**20
+"""Interpolation points run together while the activations a backward pass keeps stay
+under about this many bytes (:func:`points_per_pass`): attention grows with the square of
+the text's length, so a 512-token text on BERT-base runs one point at a time."""
+
+
+def points_per_pass(model: Model, tokens: int, budget: int = PASS_BYTES) -> int:
+    """How many interpolation points of a ``tokens``-long text one forward and backward pass
+    takes: a rough count of the float32 activations kept per point (per layer, the
+    attention scores and weights, ``heads x tokens^2`` each, and about a dozen
+    ``tokens x hidden`` tensors), at least 1."""
+    config = model.encoder.config
+    heads = int(getattr(config, "num_attention_heads", None) or getattr(config, "n_heads", 12))
+    per_layer = 2 * heads * tokens**2 + 12 * tokens * model.hidden_size
+    return max(1, budget // (4 * per_layer * max(model.num_layers, 1)))
 
 
 @dataclass(frozen=True)
@@ -87,7 +100,7 @@ def integrated_gradients(
 
     def values_and_grads(alphas: list[float]) -> tuple[list[float], list[torch.Tensor]]:
         values, grads = [], []
-        chunk = max(1, TOKENS_PER_PASS // len(ids))
+        chunk = points_per_pass(model, len(ids))
         for start in range(0, len(alphas), chunk):
             t = torch.tensor(alphas[start : start + chunk])[:, None, None]
             with torch.inference_mode(False), torch.enable_grad():
