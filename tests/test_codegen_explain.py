@@ -8,7 +8,12 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer.codegen.explain import cka_snippet, explain_snippet, postprocess_snippet
+from explorer.codegen.explain import (
+    cka_snippet,
+    classic_snippet,
+    explain_snippet,
+    postprocess_snippet,
+)
 from explorer.explain import explain_similarity, layer_cka, postprocess, rogue_share
 from explorer.layers import LAYER_STRATEGIES
 from tests.snippets import run_snippet
@@ -101,3 +106,25 @@ def test_snippets_refuse_unknown_choices():
         explain_snippet(explorer.DEFAULT_MODEL, A, B, "mean", "middle")
     with pytest.raises(ValueError, match="post-processing"):
         postprocess_snippet(explorer.DEFAULT_MODEL, TEXTS, "whiten")
+
+
+@pytest.mark.slow
+def test_classic_snippet_matches_the_library(bundled):
+    from explorer import corpora
+    from explorer.explain import sense_accuracy
+    from explorer.explain._classic import max_explainable_variance, self_similarity
+
+    frame = corpora.load_senses("bank")
+    source = classic_snippet(
+        explorer.DEFAULT_MODEL, frame["text"].tolist(), frame["sense"].tolist(), "bank"
+    )
+    namespace, printed = run_snippet(source)
+    _, vectors = explorer.word_layer_vectors(bundled, frame["text"].tolist(), "bank")
+    np.testing.assert_allclose(namespace["self_similarity"], self_similarity(vectors), atol=1e-5)
+    np.testing.assert_allclose(namespace["mev"], max_explainable_variance(vectors), atol=1e-5)
+    expected = sense_accuracy(bundled, ["bank"])["bank"].to_numpy()
+    np.testing.assert_allclose(namespace["accuracy"], expected, atol=1e-9)
+    last = printed.strip().splitlines()[-1].split()
+    assert float(last[1]) == pytest.approx(self_similarity(vectors)[-1], abs=6e-4)
+    with pytest.raises(ValueError, match="senses"):
+        classic_snippet(explorer.DEFAULT_MODEL, ["A bank."], [], "bank")

@@ -225,3 +225,58 @@ def cka_snippet(model_name: str, texts: Sequence[str]) -> str:
         'print("rows and columns: layer 0 (embeddings) to", len(states) - 1)\n'
         "print(cka)\n"
     )
+
+
+def classic_snippet(
+    model_name: str, sentences: Sequence[str], senses: Sequence[str], word: str
+) -> str:
+    """A runnable program printing, layer by layer, the self-similarity and maximum
+    explainable variance of ``word`` over ``sentences`` (Ethayarajh 2019, before the
+    anisotropy adjustment) and its leave-one-out nearest-centroid sense accuracy (Coenen et
+    al. 2019) with the ``senses`` of the sentences. ``word`` must be one token of the model's
+    vocabulary, once per sentence at least (its first occurrence counts). The namespace ends
+    with ``vectors`` ``(L + 1, n, hidden)``, ``self_similarity``, ``mev`` and ``accuracy``."""
+    if len(senses) != len(sentences):
+        raise ValueError(f"Got {len(senses)} senses for {len(sentences)} sentences.")
+    listed = "".join(
+        f"    ({literal(sense)}, {literal(text)}),\n"
+        for sense, text in zip(senses, sentences, strict=True)
+    )
+    return (
+        "import numpy as np\n" + model_preamble(model_name) + f"\nword = {literal(word)}\n"
+        f"labelled = [\n{listed}]\n"
+        "vectors = []\n"
+        "for _, text in labelled:\n"
+        + _forward()
+        + "    tokens = tokenizer.convert_ids_to_tokens(inputs['input_ids'][0])\n"
+        "    vectors.append(x[:, tokens.index(word)].numpy())  # its first occurrence\n"
+        "vectors = np.stack(vectors, axis=1)  # (L + 1, n, hidden)\n"
+        "unit = vectors / np.linalg.norm(vectors, axis=-1, keepdims=True)\n"
+        "n = unit.shape[1]\n\n"
+        "# Self-similarity: the mean cosine between the word's vectors in different sentences.\n"
+        "cosines = np.einsum('lih,ljh->lij', unit, unit)\n"
+        "self_similarity = (cosines.sum(axis=(1, 2)) - n) / (n * (n - 1))\n"
+        "# Maximum explainable variance: sigma_1^2 / sum sigma_i^2 of the (uncentred) vectors.\n"
+        "values = np.linalg.svd(vectors, compute_uv=False) ** 2\n"
+        "mev = values[:, 0] / values.sum(axis=1)\n\n"
+        "# Nearest centroid, leave one out: each vector against every sense's centroid\n"
+        "# computed without it (cosine), right when its own sense's centroid is closest.\n"
+        "labels = np.array([sense for sense, _ in labelled])\n"
+        "names = sorted(set(labels))\n"
+        "accuracy = []\n"
+        "for layer in vectors:\n"
+        "    right = 0\n"
+        "    for i, x_i in enumerate(layer):\n"
+        "        others = np.arange(n) != i\n"
+        "        best = max(\n"
+        "            (s for s in names if (others & (labels == s)).any()),\n"
+        "            key=lambda s: np.dot(c := layer[others & (labels == s)].mean(axis=0), x_i)\n"
+        "            / (np.linalg.norm(c) * np.linalg.norm(x_i)),\n"
+        "        )\n"
+        "        right += best == labels[i]\n"
+        "    accuracy.append(right / n)\n\n"
+        'print("layer  self-similarity   MEV  sense accuracy")\n'
+        "for layer in range(len(vectors)):\n"
+        "    print(f'{layer:>5} {self_similarity[layer]:>16.3f} {mev[layer]:>5.3f} "
+        "{accuracy[layer]:>15.3f}')\n"
+    )
