@@ -32,8 +32,12 @@ def _text(model, words: str, tokens: int) -> str:
     return text
 
 
-def explain_bench(repeat: int = 5, folder: str | None = None, tokens: int = 128) -> list[dict]:
-    """Rows ``{"case", "tokens", "seconds", "seconds_min", "cpu_seconds", "target"}``."""
+def explain_bench(
+    repeat: int = 5, folder: str | None = None, tokens: int = 128, lesson: bool = True
+) -> list[dict]:
+    """Rows ``{"case", "tokens", "seconds", "seconds_min", "cpu_seconds", "target"}``: the
+    explanations of two ``tokens``-long texts, then (``lesson``) the layer comparisons and
+    classic measurements."""
     import explorer
     from explorer.explain import classic_measures, explain_similarity, layer_cka, sense_accuracy
     from explorer.model.loading import random_weights
@@ -52,6 +56,8 @@ def explain_bench(repeat: int = 5, folder: str | None = None, tokens: int = 128)
         rows.append(
             {"case": case, "tokens": tokens, **timed(explain, runs), "target": TARGETS.get(case)}
         )
+    if not lesson:
+        return rows
     sentences = [line for line in (FIRST + SECOND).split(" . ") if line.strip()] * 10
     untrained = random_weights(model)
     for case, fn in (
