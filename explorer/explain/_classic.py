@@ -3,8 +3,9 @@
 Ethayarajh (2019), "How Contextual are Contextualized Word Representations?", layer by layer:
 
 * **self-similarity** of a word: the mean cosine between its vectors in different sentences;
-* **intra-sentence similarity** of a sentence: the mean cosine between each of its tokens and
-  the sentence's mean token vector;
+* **intra-sentence similarity** of a sentence: the mean cosine between each of its tokens
+  (all but the special ones, punctuation and subwords included) and the sentence's mean
+  token vector;
 * **maximum explainable variance** (MEV) of a word: ``sigma_1^2 / sum_i sigma_i^2`` over the
   singular values of its occurrence matrix (uncentred, as in the paper): how much of its
   vectors one static vector could explain.
