@@ -41,11 +41,15 @@ _HOMES = {
     "word_layer_vectors": "explorer.words",
     "word_vectors": "explorer.words",
     "open_corpus": "explorer.data.store.corpus",
+    "explain_similarity": "explorer.explain",
+    "postprocess": "explorer.explain",
+    "linear_cka": "explorer.explain",
 }
 
 if TYPE_CHECKING:
     from explorer.data.store.corpus import open_corpus
     from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
+    from explorer.explain import explain_similarity, linear_cka, postprocess
     from explorer.layers import LAYER_CHOICES, combine_layers, layer_indices
     from explorer.model import Model, Tokenization, estimate_parameters, load_model
     from explorer.model.hub import DEFAULT_MODEL
@@ -81,12 +85,15 @@ __all__ = [
     "combine_layers",
     "cosine_similarity",
     "embed_corpus",
+    "explain_similarity",
     "estimate_parameters",
     "find_occurrences",
     "layer_indices",
+    "linear_cka",
     "load_model",
     "neighbors",
     "open_corpus",
+    "postprocess",
     "sentence_embeddings",
     "token_vectors",
     "word_layer_vectors",

@@ -1,0 +1,256 @@
+"""The classic measurements, reproduced on the model in use.
+
+Ethayarajh (2019), "How Contextual are Contextualized Word Representations?", layer by layer:
+
+* **self-similarity** of a word: the mean cosine between its vectors in different sentences;
+* **intra-sentence similarity** of a sentence: the mean cosine between each of its tokens
+  (all but the special ones, punctuation and subwords included) and the sentence's mean
+  token vector;
+* **maximum explainable variance** (MEV) of a word: ``sigma_1^2 / sum_i sigma_i^2`` over the
+  singular values of its occurrence matrix (uncentred, as in the paper): how much of its
+  vectors one static vector could explain.
+
+Each is adjusted for anisotropy as the paper does, by subtracting a baseline of the same
+layer: for the two similarities, the mean cosine between random tokens of different
+sentences; for MEV, the MEV of as many random tokens as the word has occurrences.
+
+Coenen et al. (2019), "Visualizing and Measuring the Geometry of BERT": word senses by
+nearest centroid, layer by layer (:func:`sense_accuracy`).
+
+Words here are tokens: a word the tokenizer keeps whole (no subword split), compared by its
+normalised text; one occurrence per sentence. The built-in sentences are the sense sentences
+of :mod:`explorer.data.corpora` (written for this project).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from explorer.data import corpora
+from explorer.context.baseline import BASELINE_PAIRS, sample_pairs
+from explorer.model import Model
+from explorer.words import word_layer_vectors
+
+
+@dataclass(frozen=True)
+class Reference:
+    """What a paper reports for BERT-base, to put beside the model in use: a ``finding`` in
+    words, its ``source`` (paper and place), and a ``value`` only where the paper states one
+    (``bound`` says how to read it: ``"below"`` = the paper's figures are all below it)."""
+
+    finding: str
+    source: str
+    value: float | None = None
+    bound: str | None = None
+
+
+REFERENCES = {
+    "anisotropy": Reference(
+        "Contextual representations are anisotropic in every layer: two random words' vectors "
+        "have a clearly positive mean cosine.",
+        "Ethayarajh (2019), abstract",
+    ),
+    "self_similarity": Reference(
+        "A word's vectors in different contexts are more alike than two different words' "
+        "vectors, but much less alike in the upper layers: upper layers are more "
+        "context-specific.",
+        "Ethayarajh (2019), abstract",
+    ),
+    "mev": Reference(
+        "In every layer of BERT (and ELMo, GPT-2), on average less than 5% of the variance "
+        "of a word's contextual vectors is explained by one static vector for it (their "
+        "first principal component).",
+        "Ethayarajh (2019), abstract",
+        value=0.05,
+        bound="below",
+    ),
+    "sense": Reference(
+        "BERT-base's vectors of an ambiguous word fall into regions by sense, finely enough "
+        "that a nearest-neighbour classifier on them was competitive with the word-sense "
+        "disambiguation methods of the time.",
+        "Coenen et al. (2019), the word-sense section",
+    ),
+}
+"""The papers' findings on BERT-base, in words (numbers only where the source states one)."""
+
+MIN_CONTEXTS = 5
+"""A word counts when it occurs in at least this many sentences (the paper's threshold)."""
+
+MAX_CONTEXTS = 30
+"""Occurrences kept per word (the first ones): frequent words ("the") would dominate."""
+
+
+def _unit(vectors: np.ndarray) -> np.ndarray:
+    return vectors / np.maximum(np.linalg.norm(vectors, axis=-1, keepdims=True), 1e-12)
+
+
+def self_similarity(occurrences: np.ndarray) -> np.ndarray:
+    """Mean cosine between the ``n`` occurrences of one word, distinct pairs only:
+    ``(L+1, n, H)`` -> ``(L+1,)`` float64. ``ValueError`` for fewer than 2 occurrences."""
+    occurrences = np.asarray(occurrences, dtype=np.float64)
+    n = occurrences.shape[1]
+    if n < 2:
+        raise ValueError("Self-similarity needs a word in at least 2 sentences.")
+    unit = _unit(occurrences)
+    sums = unit.sum(axis=1)
+    # sum over i != j of u_i . u_j = |sum u|^2 - sum |u_i|^2
+    off = (sums**2).sum(axis=1) - (unit**2).sum(axis=(1, 2))
+    return off / (n * (n - 1))
+
+
+def intra_sentence_similarity(tokens: np.ndarray) -> np.ndarray:
+    """Mean cosine between each token of a sentence and the sentence's mean token vector:
+    ``(L+1, T, H)`` -> ``(L+1,)`` float64."""
+    tokens = np.asarray(tokens, dtype=np.float64)
+    mean = _unit(tokens.mean(axis=1))
+    return np.einsum("lth,lh->lt", _unit(tokens), mean).mean(axis=1)
+
+
+def max_explainable_variance(occurrences: np.ndarray) -> np.ndarray:
+    """``sigma_1^2 / sum_i sigma_i^2`` of each layer's ``(n, H)`` occurrence matrix (not
+    centred): ``(L+1, n, H)`` -> ``(L+1,)`` float64 in (0, 1]."""
+    occurrences = np.asarray(occurrences, dtype=np.float64)
+    values = np.linalg.svd(occurrences, compute_uv=False) ** 2  # (L+1, min(n, H))
+    return values[:, 0] / np.maximum(values.sum(axis=1), 1e-300)
+
+
+def _word_tokens(model: Model, sentences: Sequence[str]) -> dict[str, list[tuple[int, int]]]:
+    """Normalised word -> ``(sentence, token)`` of its first whole-token occurrence in each
+    sentence, for alphabetic words that the tokenizer does not split."""
+    found: dict[str, list[tuple[int, int]]] = {}
+    for s, sentence in enumerate(sentences):
+        tokenization = model.tokenize(sentence)
+        seen = set()
+        for start, end, a, b in tokenization.words():
+            word = model.normalize(tokenization.text[a:b])
+            if end - start == 1 and word.isalpha() and word not in seen:
+                seen.add(word)
+                found.setdefault(word, []).append((s, start))
+    return found
+
+
+def classic_measures(
+    model: Model,
+    sentences: Sequence[str] | None = None,
+    *,
+    min_contexts: int = MIN_CONTEXTS,
+    max_contexts: int = MAX_CONTEXTS,
+    max_pairs: int = BASELINE_PAIRS,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Ethayarajh (2019)'s three measurements on ``sentences`` (default: the built-in sense
+    sentences), every layer.
+
+    Returns a table indexed by layer (0 = embedding output) with columns
+    ``self_similarity``, ``intra_sentence_similarity``, ``mev`` (means over words or
+    sentences), ``baseline_cosine`` (random tokens of different sentences), ``baseline_mev``
+    and the anisotropy-adjusted ``*_adjusted`` columns (measure minus its baseline).
+    ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs).
+    ``ValueError`` when no word occurs in ``min_contexts`` sentences.
+    """
+    sentences = list(corpora.load_senses()["text"] if sentences is None else sentences)
+    words = {
+        word: places[:max_contexts]
+        for word, places in _word_tokens(model, sentences).items()
+        if len(places) >= min_contexts
+    }
+    if not words:
+        raise ValueError(
+            f"No word occurs in {min_contexts} or more of the {len(sentences)} sentences: "
+            "give more sentences that share words."
+        )
+    states = model.hidden_states_batch(sentences)
+    specials = [np.asarray(model.tokenize(s).special, dtype=bool) for s in sentences]
+    content = [stack[:, ~special] for stack, special in zip(states, specials, strict=True)]
+    pooled = np.concatenate(content, axis=1)  # (L+1, all tokens, H)
+    owner = np.concatenate([np.full(c.shape[1], i) for i, c in enumerate(content)])
+
+    rng = np.random.default_rng(seed)
+    self_sim, mev, baseline_mev = [], [], []
+    for places in words.values():
+        occurrences = np.stack([states[s][:, t] for s, t in places], axis=1)
+        self_sim.append(self_similarity(occurrences))
+        mev.append(max_explainable_variance(occurrences))
+        random_tokens = pooled[:, rng.choice(pooled.shape[1], len(places), replace=False)]
+        baseline_mev.append(max_explainable_variance(random_tokens))
+    intra = [intra_sentence_similarity(c) for c in content if c.shape[1] >= 2]
+
+    pairs = sample_pairs(pooled.shape[1], max_pairs, seed)
+    pairs = pairs[owner[pairs[:, 0]] != owner[pairs[:, 1]]]
+    unit = _unit(pooled.astype(np.float64))
+    baseline_cosine = np.einsum("lph,lph->lp", unit[:, pairs[:, 0]], unit[:, pairs[:, 1]])
+
+    table = pd.DataFrame(
+        {
+            "self_similarity": np.mean(self_sim, axis=0),
+            "intra_sentence_similarity": np.mean(intra, axis=0),
+            "mev": np.mean(mev, axis=0),
+            "baseline_cosine": baseline_cosine.mean(axis=1),
+            "baseline_mev": np.mean(baseline_mev, axis=0),
+        },
+        index=pd.RangeIndex(model.num_layers + 1, name="layer"),
+    )
+    table["self_similarity_adjusted"] = table["self_similarity"] - table["baseline_cosine"]
+    table["intra_sentence_similarity_adjusted"] = (
+        table["intra_sentence_similarity"] - table["baseline_cosine"]
+    )
+    table["mev_adjusted"] = table["mev"] - table["baseline_mev"]
+    table.attrs.update(words=tuple(words), sentences=len(sentences), pairs=len(pairs))
+    return table
+
+
+def nearest_centroid_accuracy(vectors: np.ndarray, labels: Sequence[str]) -> np.ndarray:
+    """Leave-one-out nearest-centroid accuracy at every layer: ``vectors`` ``(L+1, n, H)``,
+    ``labels`` ``(n,)``. Each occurrence is compared (by cosine) with the centroid of every
+    label computed without it, and counts as right when its own label's centroid is the
+    closest. Returns ``(L+1,)`` float64. A label with one occurrence has no centroid without
+    it: that occurrence counts as wrong. ``ValueError`` for fewer than 2 labels."""
+    vectors = np.asarray(vectors, dtype=np.float64)
+    names, index = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
+    if len(names) < 2:
+        raise ValueError("Nearest-centroid accuracy needs at least 2 senses.")
+    onehot = np.eye(len(names))[index]  # (n, k)
+    counts = onehot.sum(axis=0)[None, :] - onehot  # (n, k): sizes without the occurrence
+    result = np.empty(vectors.shape[0])
+    for layer, x in enumerate(vectors):
+        sums = onehot.T @ x  # (k, H)
+        without = sums[None, :, :] - onehot[:, :, None] * x[:, None, :]  # (n, k, H)
+        centroids = without / np.maximum(counts, 1)[:, :, None]
+        cosines = np.einsum("nkh,nh->nk", _unit(centroids), _unit(x))
+        cosines[counts == 0] = -np.inf
+        result[layer] = np.mean(cosines.argmax(axis=1) == index)
+    return result
+
+
+def sense_accuracy(
+    model: Model, words: Sequence[str] | None = None, subwords: str = "mean"
+) -> pd.DataFrame:
+    """Coenen et al. (2019)'s nearest-centroid word-sense test on the built-in sense
+    sentences, every layer.
+
+    For each word of ``words`` (default :data:`explorer.data.corpora.SENSE_WORDS`), its vectors
+    in its labelled sentences (:func:`explorer.word_layer_vectors`, subwords combined with
+    ``subwords``) are classified by :func:`nearest_centroid_accuracy`. Returns a table
+    indexed by layer with one column per word, ``accuracy`` (over all occurrences) and
+    ``chance`` (the mean of 1 / number of senses of each occurrence's word).
+    """
+    words = list(corpora.SENSE_WORDS if words is None else words)
+    if not words:
+        raise ValueError("No sense words given.")
+    columns, weights, chance = {}, [], []
+    for word in words:
+        frame = corpora.load_senses(word)
+        occurrences, vectors = word_layer_vectors(model, frame["text"].tolist(), word, subwords)
+        labels = [frame["sense"].iloc[o.text_index] for o in occurrences]
+        columns[word] = nearest_centroid_accuracy(vectors, labels)
+        weights.append(len(labels))
+        chance += [1 / len(set(labels))] * len(labels)
+    table = pd.DataFrame(columns, index=pd.RangeIndex(model.num_layers + 1, name="layer"))
+    table["accuracy"] = np.average(table[words].to_numpy(), axis=1, weights=weights)
+    table["chance"] = float(np.mean(chance))
+    table.attrs.update(occurrences=int(sum(weights)))
+    return table

@@ -1,0 +1,114 @@
+"""The classic measurements on cases computed by hand, and on a model against the hidden
+states."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.explain import classic_measures, sense_accuracy
+from explorer.explain._classic import (
+    REFERENCES,
+    intra_sentence_similarity,
+    max_explainable_variance,
+    nearest_centroid_accuracy,
+    self_similarity,
+)
+
+
+def test_self_similarity_by_hand():
+    # Layer 0: three occurrences at 0, 90 and 180 degrees: cosines 0, -1, 0 -> mean -1/3.
+    # Layer 1: all the same direction -> 1.
+    occurrences = np.array(
+        [
+            [[1.0, 0.0], [0.0, 2.0], [-3.0, 0.0]],
+            [[1.0, 1.0], [2.0, 2.0], [0.5, 0.5]],
+        ]
+    )
+    np.testing.assert_allclose(self_similarity(occurrences), [-1 / 3, 1.0])
+    with pytest.raises(ValueError, match="at least 2"):
+        self_similarity(occurrences[:, :1])
+
+
+def test_intra_sentence_similarity_by_hand():
+    # Tokens (1, 0) and (0, 1): the mean points at 45 degrees, cosine 1/sqrt(2) with each.
+    tokens = np.array([[[1.0, 0.0], [0.0, 1.0]], [[2.0, 0.0], [5.0, 0.0]]])
+    np.testing.assert_allclose(intra_sentence_similarity(tokens), [1 / np.sqrt(2), 1.0])
+
+
+def test_max_explainable_variance_by_hand():
+    # Rank one: one static vector explains everything. Orthogonal, equal norms: 1 / n.
+    rank_one = np.outer([1.0, -2.0, 3.0], [1.0, 2.0, 2.0])
+    orthogonal = np.eye(3) * 2.0
+    # Unequal: singular values 3 and 4 -> 16 / 25.
+    unequal = np.array([[3.0, 0.0], [0.0, 4.0]])
+    padded = np.zeros((3, 2, 3))
+    padded[2, :, :2] = unequal
+    stack = np.stack([rank_one, orthogonal])
+    np.testing.assert_allclose(max_explainable_variance(stack), [1.0, 1 / 3])
+    assert max_explainable_variance(padded[2:])[0] == pytest.approx(16 / 25)
+
+
+def test_nearest_centroid_by_hand():
+    x = np.array([[1.0, 0.1], [1.0, -0.1], [0.9, 0.0], [0.0, 1.0], [0.1, 1.0], [0.7, 0.7]])
+    labels = ["a", "a", "a", "b", "b", "b"]
+    # Leave-one-out: the last "b" (0.7, 0.7) has cosine 0.707 with the "a" centroid
+    # (0.97, 0) and 0.74 with the other two "b"s' centroid (0.05, 1): right.
+    assert nearest_centroid_accuracy(x[None], labels)[0] == pytest.approx(1.0)
+    shifted = x.copy()
+    shifted[5] = [1.0, 0.2]  # now closer to "a": one mistake in six
+    assert nearest_centroid_accuracy(shifted[None], labels)[0] == pytest.approx(5 / 6)
+    with pytest.raises(ValueError, match="2 senses"):
+        nearest_centroid_accuracy(x[None], ["a"] * 6)
+
+
+SENTENCES = [
+    "The bank was closed on Sunday.",
+    "She walked along the bank of the river.",
+    "A new bank opened in the town.",
+    "The bank raised its rates.",
+    "Ducks rested on the muddy bank.",
+    "Nobody answered the phone.",
+]
+
+
+def test_classic_measures_agree_with_the_hidden_states(tiny):
+    table = classic_measures(tiny, SENTENCES, min_contexts=5)
+    assert table.attrs["words"] == ("the", "bank")  # in 5 or more sentences
+    assert list(table.index) == list(range(tiny.num_layers + 1))
+    # Self-similarity of "bank", by hand from each sentence's hidden states.
+    vectors = []
+    for sentence in SENTENCES[:5]:
+        tokens = tiny.tokenize(sentence).tokens
+        vectors.append(tiny.hidden_states(sentence)[:, tokens.index("bank")])
+    bank = np.stack(vectors, axis=1)
+    the = []
+    for sentence in SENTENCES:
+        tokens = tiny.tokenize(sentence).tokens
+        if "the" in tokens:
+            the.append(tiny.hidden_states(sentence)[:, tokens.index("the")])
+    expected = (self_similarity(bank) + self_similarity(np.stack(the, axis=1))) / 2
+    np.testing.assert_allclose(table["self_similarity"], expected, atol=1e-5)
+    np.testing.assert_allclose(
+        table["self_similarity_adjusted"], table["self_similarity"] - table["baseline_cosine"]
+    )
+    np.testing.assert_allclose(table["mev_adjusted"], table["mev"] - table["baseline_mev"])
+    assert ((table["mev"] > 0) & (table["mev"] <= 1)).all()
+    with pytest.raises(ValueError, match="No word occurs"):
+        classic_measures(tiny, SENTENCES[:3], min_contexts=5)
+
+
+@pytest.mark.slow
+def test_sense_accuracy_on_the_bundled_model(bundled):
+    table = sense_accuracy(bundled, ["bank", "spring"])
+    assert list(table.columns) == ["bank", "spring", "accuracy", "chance"]
+    assert table.attrs["occurrences"] == 28 + 42
+    assert table["chance"].iloc[0] == pytest.approx((28 * 0.5 + 42 / 3) / 70)
+    # The trained model tells a river bank from a savings bank in its upper layers.
+    assert table["bank"].iloc[-1] > 0.9 > table["chance"].iloc[0]
+
+
+def test_references_state_a_source_and_a_number_only_with_a_bound():
+    for reference in REFERENCES.values():
+        assert reference.source and reference.finding
+        assert (reference.value is None) == (reference.bound is None)

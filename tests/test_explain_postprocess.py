@@ -1,0 +1,106 @@
+"""postprocess and rogue_share against their formulas."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sklearn.decomposition import PCA
+
+from explorer.explain import postprocess, rogue_share
+from explorer.explain._postprocess import POSTPROCESSING, abtt_components, rogue_report
+
+
+@pytest.fixture
+def data():
+    rng = np.random.default_rng(3)
+    reference = rng.normal(size=(60, 8)) * np.array([1, 2, 3, 1, 1, 5, 1, 0.5]) + 4.0
+    vectors = rng.normal(size=(7, 8)) + 4.0
+    return vectors, reference
+
+
+def test_none_and_center(data):
+    vectors, reference = data
+    np.testing.assert_allclose(postprocess(vectors, "none", reference), vectors, rtol=1e-6)
+    expected = vectors - reference.mean(axis=0)
+    np.testing.assert_allclose(postprocess(vectors, "center", reference), expected, atol=1e-5)
+    own = postprocess(vectors, "center")
+    np.testing.assert_allclose(own.mean(axis=0), 0, atol=1e-5)
+
+
+def test_standardize_is_a_z_score_over_the_reference(data):
+    vectors, reference = data
+    mean, std = reference.mean(axis=0), reference.std(axis=0)
+    got = postprocess(vectors, "standardize", reference)
+    np.testing.assert_allclose(got, (vectors - mean) / std, atol=1e-5)
+    own = postprocess(reference, "standardize")
+    np.testing.assert_allclose(own.std(axis=0), 1, atol=1e-5)
+    # A constant dimension stays finite (divided by 1, not 0).
+    flat = reference.copy()
+    flat[:, 2] = 7.0
+    assert np.isfinite(postprocess(vectors, "standardize", flat)).all()
+
+
+@pytest.mark.parametrize("components", [1, 3])
+def test_abtt_removes_the_top_principal_directions(data, components):
+    vectors, reference = data
+    pca = PCA(n_components=components).fit(reference)
+    centred = vectors - pca.mean_
+    expected = centred - centred @ pca.components_.T @ pca.components_
+    got = postprocess(vectors, "abtt", reference, components=components)
+    np.testing.assert_allclose(got, expected, atol=1e-5)
+    np.testing.assert_allclose(got @ pca.components_.T, 0, atol=1e-5)
+
+
+def test_abtt_default_follows_the_dim_over_100_rule():
+    assert [abtt_components(d) for d in (8, 300, 384, 768, 1024)] == [1, 3, 4, 8, 10]
+    rng = np.random.default_rng(0)
+    reference = rng.normal(size=(30, 384))
+    pca = PCA(n_components=4).fit(reference)
+    got = postprocess(reference[:3], "abtt", reference)
+    np.testing.assert_allclose(got @ pca.components_.T, 0, atol=1e-4)
+
+
+def test_bad_inputs_are_refused(data):
+    vectors, reference = data
+    with pytest.raises(ValueError, match="choose one of"):
+        postprocess(vectors, "whiten")
+    with pytest.raises(ValueError, match="dimensions"):
+        postprocess(vectors, "center", reference[:, :4])
+    with pytest.raises(ValueError, match="more than 3 reference"):
+        postprocess(vectors, "abtt", reference[:3], components=3)
+    with pytest.raises(ValueError, match=r"\(n, dim\)"):
+        postprocess(np.zeros(5), "center")
+    assert set(POSTPROCESSING) == {"none", "center", "standardize", "abtt"}
+
+
+def _all_pair_contributions(vectors):
+    unit = vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+    n = len(unit)
+    return np.array([unit[i] * unit[j] for i in range(n) for j in range(i + 1, n)])
+
+
+def test_rogue_share_by_hand():
+    rng = np.random.default_rng(1)
+    vectors = rng.normal(size=(12, 6))
+    vectors[:, 4] += 30.0  # one rogue dimension, same sign everywhere
+    parts = _all_pair_contributions(vectors)
+    share = rogue_share(vectors, k=1)
+    assert share.dimensions == (4,)
+    assert share.pairs == len(parts) == 66
+    np.testing.assert_allclose(share.contributions, parts.mean(axis=0), atol=1e-12)
+    cosines = parts.sum(axis=1)
+    assert share.mean_cosine == pytest.approx(cosines.mean())
+    by_pair = np.abs(parts[:, 4]) / np.abs(parts).sum(axis=1)
+    assert share.share == pytest.approx(by_pair.mean()) and share.share > 0.9
+    assert share.share_of_mean == pytest.approx(parts[:, 4].mean() / cosines.mean())
+
+
+def test_standardizing_takes_the_weight_off_the_rogue_dimension():
+    rng = np.random.default_rng(2)
+    vectors = rng.normal(size=(50, 20))
+    vectors[:, 7] = vectors[:, 7] * 5 + 40.0
+    before, after, sentence = rogue_report(vectors, "standardize", k=1)
+    assert before.dimensions == after.dimensions == (7,)
+    assert before.share > 0.9 > 0.2 > after.share
+    assert "(7)" in sentence and f"{before.share:.0%}" in sentence
+    assert f"after standardize, {after.share:.0%}" in sentence
