@@ -15,7 +15,7 @@ from explorer.codegen.explain import (
     postprocess_snippet,
 )
 from explorer.explain import explain_similarity, layer_cka, postprocess, rogue_share
-from explorer.layers import LAYER_STRATEGIES
+from explorer.layers import LAYER_CHOICES
 from tests.snippets import run_snippet
 
 A = "The invoice was paid late, again."
@@ -90,7 +90,7 @@ def test_cka_snippet_matches_layer_cka(bundled):
     np.testing.assert_allclose(numbers.reshape(expected.shape), expected, atol=6e-4)
 
 
-@pytest.mark.parametrize("layers", [*LAYER_STRATEGIES, 2, -1])
+@pytest.mark.parametrize("layers", [*LAYER_CHOICES, 2, -1])
 @pytest.mark.parametrize("pooling", ["mean", "max", "mean_max", "cls"])
 def test_explain_snippet_compiles_for_every_choice(pooling, layers):
     source = explain_snippet(
@@ -110,7 +110,7 @@ def test_snippets_refuse_unknown_choices():
 
 @pytest.mark.slow
 def test_classic_snippet_matches_the_library(bundled):
-    from explorer import corpora
+    from explorer.data import corpora
     from explorer.explain import sense_accuracy
     from explorer.explain._classic import max_explainable_variance, self_similarity
 
