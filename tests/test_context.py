@@ -367,7 +367,7 @@ def test_what_to_notice_quotes_the_numbers_it_is_given():
     text = ctx.what_to_notice("bank", similarities, kinds)
     assert "same sense score 0.80" in text and "different senses 0.60" in text
     assert "gap of 0.20" in text and "the gap is 0.01" in text
-    assert "The 1 pair from one sentence score 0.95 against 0.70" in text
+    assert "The 1 pair from one sentence score higher, 0.95 against 0.70" in text
     reversed_text = ctx.what_to_notice("bank", similarities[:, [1, 0, 2]], kinds)
     assert "does not separate" in reversed_text
     plain = ctx.what_to_notice("bat", similarities, ["unlabelled"] * 3)
