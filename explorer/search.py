@@ -173,21 +173,21 @@ def similarity_notice(matrices: dict[str, np.ndarray], labels: dict[str, str] | 
     values = matrix[rows, cols]
     high, low = int(values.argmax()), int(values.argmin())
     name = labels.get(first, first)
-    if f"{values[high]:.2f}" == f"{values[low]:.2f}":
+    if _two(values[high]) == _two(values[low]):
         text = (
-            f"Under {name}, every pair of sentences scores {values[high]:.2f}: this pooling "
+            f"Under {name}, every pair of sentences scores {_two(values[high])}: this pooling "
             "does not tell them apart."
         )
     else:
         text = (
             f"Under {name}, sentences {rows[high] + 1} and {cols[high] + 1} are the most "
-            f"similar ({values[high]:.2f}) and {rows[low] + 1} and {cols[low] + 1} the least "
-            f"({values[low]:.2f})."
+            f"similar ({_two(values[high])}) and {rows[low] + 1} and {cols[low] + 1} the least "
+            f"({_two(values[low])})."
         )
     spans = []
     for pooling, other in matrices.items():
         pairs = np.asarray(other, dtype=np.float64)[rows, cols]
-        low_text, high_text = f"{pairs.min():.2f}", f"{pairs.max():.2f}"
+        low_text, high_text = _two(pairs.min()), _two(pairs.max())
         hundredths = round(float(high_text) * 100) - round(float(low_text) * 100)
         spans.append((hundredths, pooling, low_text, high_text))
     narrow = min(spans)
@@ -203,3 +203,10 @@ def similarity_notice(matrices: dict[str, np.ndarray], labels: dict[str, str] | 
         )
         text += f" {label} {squeeze}, the narrowest range: it tells the pairs apart least."
     return text
+
+
+def _two(value: float) -> str:
+    """``value`` with two decimals as the heatmap shows it (Plotly's format drops the sign of a
+    value that rounds to zero: never ``-0.00``)."""
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text

@@ -54,7 +54,7 @@ def what_to_notice(
         if float(_two(width)) > 0:
             text = (
                 f"At the last layer (layer {last}), two “{word}”s of the same sense score "
-                f"{same:.2f} on average and two of different senses {different:.2f}: the "
+                f"{_two(same)} on average and two of different senses {_two(different)}: the "
                 f"model {'barely ' if width < SMALL_GAP else ''}tells the senses apart "
                 f"(a gap of {_two(width)}"
             )
@@ -64,8 +64,8 @@ def what_to_notice(
         else:
             text = (
                 f"At the last layer (layer {last}), two “{word}”s of different senses score "
-                f"{different:.2f} on average, as high as or higher than two of the same "
-                f"sense ({same:.2f}): on these sentences the model does not separate the "
+                f"{_two(different)} on average, as high as or higher than two of the same "
+                f"sense ({_two(same)}): on these sentences the model does not separate the "
                 "senses."
             )
     else:
@@ -73,7 +73,7 @@ def what_to_notice(
         high, low = int(final.argmax()), int(final.argmin())
         text = (
             f"At the last layer the most similar “{word}”s are {pairs[high]} "
-            f"({final[high]:.2f}) and the least similar {pairs[low]} ({final[low]:.2f}). "
+            f"({_two(final[high])}) and the least similar {pairs[low]} ({_two(final[low])}). "
             "Start lines with their sense ('river | …') to compare senses."
         )
     together = np.asarray(kinds, dtype=object) == "same sentence"
@@ -83,12 +83,12 @@ def what_to_notice(
         pairs_text = f"The {count} pair{'s' if count > 1 else ''} from one sentence"
         if float(_two(inside)) > float(_two(outside)):
             text += (
-                f" {pairs_text} score higher, {inside:.2f} against {outside:.2f} for the "
+                f" {pairs_text} score higher, {_two(inside)} against {_two(outside)} for the "
                 "others: they share all their context."
             )
         else:
             text += (
-                f" {pairs_text} score {inside:.2f} against {outside:.2f} for the others: no "
+                f" {pairs_text} score {_two(inside)} against {_two(outside)} for the others: no "
                 "higher, although they share all their context."
             )
     return text
