@@ -78,3 +78,22 @@ def test_bad_input():
         animated_map(np.zeros((3, 6, 3)), TEXTS)
     with pytest.raises(ValueError, match="texts"):
         animated_map(_frames(), TEXTS[:5])
+
+
+@pytest.mark.parametrize(
+    ("agreement", "words"),
+    [
+        ([0.4, 0.5, 0.7], "separate as context flows in"),
+        ([0.7, 0.6, 0.45], "less separate at the end than at the input"),
+        ([0.5, 0.8, 0.52], "about as separate"),
+    ],
+)
+def test_motion_notice_follows_the_direction_of_the_numbers(agreement, words) -> None:
+    from explorer.figures.animation import motion_notice
+
+    text = motion_notice(agreement)
+    assert words in text
+    assert f"at layer 0, {agreement[0]:.0%}" in text and f"last layer {agreement[-1]:.0%}" in text
+    # the peak is named only when it is not the first or the last layer's share
+    assert ("most at layer 1 (80%)" in text) == (agreement[1] == 0.8)
+    assert "clusters separate" in motion_notice([0.2, 0.6], "cluster")

@@ -64,9 +64,14 @@ def what_to_notice(
         else:
             text = (
                 f"At the last layer (layer {last}), two “{word}”s of different senses score "
-                f"{_two(different)} on average, as high as or higher than two of the same "
-                f"sense ({_two(same)}): on these sentences the model does not separate the "
-                "senses."
+                f"{_two(different)} on average, "
+                + (
+                    "as high as or higher than"
+                    if float(_two(different)) >= float(_two(same))
+                    else "about as high as"  # the gap rounds to 0.00
+                )
+                + f" two of the same sense ({_two(same)}): on these sentences the model does "
+                "not separate the senses."
             )
     else:
         final = similarities[-1]

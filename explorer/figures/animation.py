@@ -188,3 +188,35 @@ def animated_map(
 def frame_layers(figure: go.Figure) -> list[str]:
     """The frame names of an animated figure (one per layer)."""
     return [frame.name for frame in figure.frames]
+
+
+SEPARATES = 0.1
+"""A change in label agreement (0-1) from layer 0 to the last layer smaller than this is
+called "about as separate"."""
+
+
+def motion_notice(agreement: Sequence[float], what: str = "label") -> str:
+    """What to notice in Layers in motion (Markdown), from ``agreement`` (one share 0-1 per
+    layer, 0..L: :func:`explorer.mapquality.label_agreement` of each layer's vectors): the
+    share at layer 0, at the last layer and where it peaks, and which way it moves, said with
+    the direction the numbers take."""
+    shares = [float(a) for a in agreement]
+    if len(shares) < 2:
+        raise ValueError("Label agreement is needed for at least two layers.")
+    first, last = shares[0], shares[-1]
+    best = int(np.argmax(shares))
+    text = (
+        f"**What to notice:** at layer 0, {first:.0%} of each point's 5 nearest neighbours (in "
+        f"the full space) share its {what}; at the last layer {last:.0%}"
+    )
+    if f"{shares[best]:.0%}" != f"{max(first, last):.0%}":
+        text += f", and most at layer {best} ({shares[best]:.0%})"
+    text += ". "
+    if last >= first + SEPARATES:
+        return text + f"The {what}s separate as context flows in."
+    if last <= first - SEPARATES:
+        return text + f"The {what}s are less separate at the end than at the input."
+    return (
+        text + f"The {what}s are about as separate at the input as at the end: the words alone "
+        "carry them."
+    )
