@@ -185,24 +185,42 @@ def head_view(
             )
     names = labels(tokens)
     colours = ["#b91c1c" if focus == i else "#111827" for i in range(n)]
-    for x, anchor in ((0, "right"), (1, "left")):
+    # each column's labels sit outside the lines (left of the left column, right of the right
+    # one), in margins as wide as the longest label, so the lines use the rest of the width
+    for x, side in ((0, "left"), (1, "right")):
         figure.add_trace(
             go.Scatter(
                 x=[x] * n,
                 y=list(range(n)),
                 mode="markers+text",
                 text=names,
-                textposition=f"middle {anchor}",
+                textposition=f"middle {side}",
+                cliponaxis=False,
                 marker={"size": 4, "color": colours},
-                textfont={"color": colours},
+                textfont={"color": colours, "size": HEAD_VIEW_FONT},
                 showlegend=False,
                 hovertemplate="%{text}<extra></extra>",
             )
         )
-    figure.update_xaxes(visible=False, range=[-0.6, 1.6])
+    margin = label_width(tokens, HEAD_VIEW_FONT) + 16
+    figure.update_xaxes(visible=False, range=[-0.01, 1.01])
     figure.update_yaxes(visible=False, autorange="reversed")
-    figure.update_layout(height=max(300, 18 * n + 60), margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    figure.update_layout(
+        height=max(300, 18 * n + 60),
+        margin={"l": margin, "r": margin, "t": 10, "b": 10},
+    )
     return figure
+
+
+HEAD_VIEW_FONT = 12
+"""Font size (px) of the head view's token labels."""
+
+
+def label_width(tokens: Sequence[str], font_size: int = HEAD_VIEW_FONT) -> int:
+    """Pixels the longest of ``tokens`` takes as a label (0.62 em a character: wide enough for
+    the sans-serif font Plotly uses, so a label never reaches the lines)."""
+    longest = max((len(str(t)) for t in tokens), default=0)
+    return int(np.ceil(0.62 * font_size * longest))
 
 
 def comparison(
