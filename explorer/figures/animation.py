@@ -140,9 +140,11 @@ def animated_map(
     figure.update_layout(
         title={"text": title},
         legend={"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"},
-        height=640,
+        height=680,
         hoverlabel={"align": "left"},
-        margin={"t": 90},
+        # room above the map for the title and the Play/Pause buttons, below it for the
+        # slider and its tick labels ("0 (embeddings)" was cut off at the bottom)
+        margin={"t": 110, "b": 140},
         xaxis={"range": x_range, "autorange": False, "title": {"text": axes[0]}},
         yaxis={"range": y_range, "autorange": False, "title": {"text": axes[1]}},
         updatemenus=[
@@ -150,11 +152,13 @@ def animated_map(
                 "type": "buttons",
                 "direction": "left",
                 "showactive": False,
+                # above the map's top-left corner: below it, the buttons covered the start of
+                # the slider
                 "x": 0.0,
-                "y": -0.08,
+                "y": 1.0,
                 "xanchor": "left",
-                "yanchor": "top",
-                "pad": {"t": 30, "r": 10},
+                "yanchor": "bottom",
+                "pad": {"b": 8},
                 "buttons": [
                     {"label": "▶ Play", "method": "animate", "args": [None, play]},
                     {
@@ -168,12 +172,11 @@ def animated_map(
         sliders=[
             {
                 "active": 0,
-                "x": 0.16,
-                "len": 0.84,
+                "x": 0.0,
+                "len": 1.0,
                 "y": -0.08,
                 "yanchor": "top",
-                "pad": {"t": 30},
-                # At the slider's right end: at its left the label ran under the Pause button.
+                "pad": {"t": 10, "l": 40, "r": 40},
                 "currentvalue": {"prefix": "Layer ", "visible": True, "xanchor": "right"},
                 "steps": [
                     {"label": name, "method": "animate", "args": [[name], step_args]}
