@@ -231,14 +231,16 @@ def sense_gap_chart(
             width=2,
             hovertemplate="random token pairs, layer %{x}: %{y:.3f}<extra></extra>",
         )
-    last = int(layers[-1])
+    # in the right margin, level with the middle of the shaded gap at the last layer: drawn
+    # inside the plot it sat on the lines running into that layer
     figure.add_annotation(
-        x=last,
+        x=1,
+        xref="paper",
         y=float(gap[SAME_SENSE].iloc[-1] + gap[DIFFERENT_SENSES].iloc[-1]) / 2,
         text=f"gap {gap['gap'].iloc[-1]:+.2f}",
         showarrow=False,
-        xanchor="right",
-        xshift=-10,
+        xanchor="left",
+        xshift=8,
         font={"size": 15, "color": "#d62728"},
     )
     figure.update_layout(
@@ -248,6 +250,10 @@ def sense_gap_chart(
         legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
         hovermode="x unified",
         height=440,
-        margin={"t": 60},
+        margin={"t": 60, "r": GAP_LABEL_MARGIN},
     )
     return figure
+
+
+GAP_LABEL_MARGIN = 100
+"""Right margin (px) of the sense-gap chart: room for its "gap +0.10" label."""
