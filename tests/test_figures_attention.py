@@ -117,3 +117,6 @@ def test_head_view_labels_sit_outside_the_lines_and_the_lines_use_the_width():
     assert margin >= 0.6 * 12 * len("mississippi")
     width = 940  # the chart's width in the page at 1400 px
     assert width - figure.layout.margin.l - figure.layout.margin.r >= 0.7 * width
+    large = figures.head_view(matrix, tokens, scale=1.35)
+    assert large.data[-1].textfont.size == round(12 * 1.35) > figure.data[-1].textfont.size
+    assert large.layout.margin.l > figure.layout.margin.l  # still outside the lines

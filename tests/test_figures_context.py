@@ -149,3 +149,11 @@ def test_the_gap_label_sits_in_the_margin_beside_the_lines():
     assert (label.xref, label.x, label.xanchor) == ("paper", 1, "left")
     assert label.y == pytest.approx(0.65)
     assert figure.layout.margin.r == GAP_LABEL_MARGIN >= 0.62 * label.font.size * len(label.text)
+
+
+def test_scale_enlarges_the_numbers_in_the_cells():
+    matrix = np.eye(3) * 0.5 + 0.5
+    plain = similarity_heatmap(matrix, ["a", "b", "c"])
+    large = similarity_heatmap(matrix, ["a", "b", "c"], scale=1.35)
+    assert large.data[0].textfont.size == round(plain.data[0].textfont.size * 1.35)
+    assert large.layout.height > plain.layout.height

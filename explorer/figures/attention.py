@@ -146,12 +146,15 @@ def head_view(
     focus: int | None = None,
     min_weight: float = 0.05,
     max_lines: int = 600,
+    scale: float = 1.0,
 ) -> go.Figure:
     """Tokens in two columns (left attends, right is attended to), one line per weight of
     at least ``min_weight`` (the ``max_lines`` strongest), width and opacity growing with the
     weight. Lines between the two segments of a pair are orange. ``focus`` (a token index)
-    keeps only that token's lines, from it and to it."""
+    keeps only that token's lines, from it and to it. ``scale`` enlarges the labels and the
+    spacing between them (presentation mode)."""
     matrix = np.asarray(matrix, dtype=np.float32)
+    font = round(HEAD_VIEW_FONT * scale)
     n = matrix.shape[0]
     segments = list(segments) if segments is not None else [0] * n
     query, key = np.nonzero(matrix >= min_weight)
@@ -197,16 +200,16 @@ def head_view(
                 textposition=f"middle {side}",
                 cliponaxis=False,
                 marker={"size": 4, "color": colours},
-                textfont={"color": colours, "size": HEAD_VIEW_FONT},
+                textfont={"color": colours, "size": font},
                 showlegend=False,
                 hovertemplate="%{text}<extra></extra>",
             )
         )
-    margin = label_width(tokens, HEAD_VIEW_FONT) + 16
+    margin = label_width(tokens, font) + 16
     figure.update_xaxes(visible=False, range=[-0.01, 1.01])
     figure.update_yaxes(visible=False, autorange="reversed")
     figure.update_layout(
-        height=max(300, 18 * n + 60),
+        height=round(max(300, 18 * n + 60) * scale),
         margin={"l": margin, "r": margin, "t": 10, "b": 10},
     )
     return figure

@@ -54,8 +54,10 @@ def similarity_heatmap(
     hover_labels: Sequence[str] | None = None,
     title: str = "Cosine similarity between occurrences",
     color_range: tuple[float, float] | None = None,
+    scale: float = 1.0,
 ) -> go.Figure:
-    """Annotated heatmap of an ``(n, n)`` cosine-similarity matrix.
+    """Annotated heatmap of an ``(n, n)`` cosine-similarity matrix (``scale`` enlarges the
+    numbers in the cells and the figure, for presentation mode).
 
     ``labels`` (n,) name the rows and columns (short, e.g. ``"#1 the bank vault,"``);
     ``hover_labels`` (n,) are the longer descriptions shown on hover. ``color_range``
@@ -86,7 +88,7 @@ def similarity_heatmap(
             colorscale=SIMILARITY_COLORS,
             colorbar={"title": {"text": "cosine"}},
             texttemplate="%{z:.2f}",
-            textfont={"size": 13 if n <= 8 else 10},
+            textfont={"size": round((13 if n <= 8 else 10) * scale)},
             customdata=customdata,
             hovertemplate="%{customdata[0]}<br>vs %{customdata[1]}"
             "<br>cosine similarity: %{z:.3f}<extra></extra>",
@@ -96,7 +98,7 @@ def similarity_heatmap(
         title={"text": title},
         xaxis={"title": {"text": "Occurrence"}, "tickangle": -45},
         yaxis={"title": {"text": "Occurrence"}, "autorange": "reversed"},
-        height=max(380, 120 + 48 * n),
+        height=round(max(380, 120 + 48 * n) * scale),
         margin={"t": 60},
     )
     return figure
