@@ -201,6 +201,16 @@ def check_word_notices(word: str, similarities: np.ndarray, kinds: list[str]) ->
         widest = re.search(r"widest at layer (\d+) \((\S+)\)", caption)
         if widest:
             assert float(widest[2]) > max(start, end, 0)
+    else:
+        final = [two(v) for v in similarities[-1]]
+        found = re.search(
+            r"most similar .+ \((\S+)\) and the least similar .+ \((\S+)\)\.", sentence
+        )
+        if found:
+            assert found[1] == max(final, key=float) and found[2] == min(final, key=float)
+            assert float(found[1]) > float(found[2])
+        else:
+            assert len(set(final)) == 1 and f"scores {final[0]}." in sentence
     together = re.search(r"from one sentence score (higher, )?(\S+) against (\S+) for", sentence)
     if together:
         assert (together[1] is not None) == (float(together[2]) > float(together[3]))

@@ -76,11 +76,15 @@ def what_to_notice(
     else:
         final = similarities[-1]
         high, low = int(final.argmax()), int(final.argmin())
-        text = (
-            f"At the last layer the most similar “{word}”s are {pairs[high]} "
-            f"({_two(final[high])}) and the least similar {pairs[low]} ({_two(final[low])}). "
-            "Start lines with their sense ('river | …') to compare senses."
-        )
+        if _two(final[high]) == _two(final[low]):
+            text = f"At the last layer every pair of “{word}”s scores {_two(final[high])}. "
+        else:
+            text = (
+                f"At the last layer the most similar “{word}”s are {pairs[high]} "
+                f"({_two(final[high])}) and the least similar {pairs[low]} "
+                f"({_two(final[low])}). "
+            )
+        text += "Start lines with their sense ('river | …') to compare senses."
     together = np.asarray(kinds, dtype=object) == "same sentence"
     if together.any() and (~together).any():
         inside, outside = similarities[-1, together].mean(), similarities[-1, ~together].mean()
