@@ -357,8 +357,8 @@ def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
     where ``token_text`` changes most, how the mean norm moves, and the dimension that is on
     top at most layers.
 
-    Every claim is read from the numbers as the page shows them (two decimals for cosines, one
-    for norms): "most" and "least" only when those differ, "rises" or "falls" by the sign of
+    Every claim is read from the numbers as the summary table shows them (two decimals for
+    cosines and norms, one for standard deviations): "most" and "least" only when those differ, "rises" or "falls" by the sign of
     the change, and "a rogue dimension" only when one dimension is on top at half the layers or
     more and exceeds :data:`DEFAULT_THRESHOLD` standard deviations (the outliers' mark)."""
     if len(summary) < 2:
@@ -388,7 +388,7 @@ def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
             f"{changes[most]:.2f} with its previous vector) and least from layer "
             f"{layer[least - 1]} to {layer[least]} ({changes[least]:.2f})."
         )
-    start, end = f"{norms.iloc[0]:.1f}", f"{norms.iloc[-1]:.1f}"
+    start, end = f"{norms.iloc[0]:.2f}", f"{norms.iloc[-1]:.2f}"
     if start == end:
         text += f" The mean vector norm is {start} at layer 0 and at layer {last}."
     else:
@@ -398,7 +398,7 @@ def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
         peak = summary.loc[summary["top dimension"] == dimension, "top sigmas"].max()
         text += (
             f" Dimension {dimension} holds the largest value at {layers} of {len(summary)} "
-            f"layers (up to {peak:.0f} standard deviations)"
+            f"layers (up to {peak:.1f} standard deviations)"
         )
         rogue = 2 * layers >= len(summary) and peak > DEFAULT_THRESHOLD
         text += ": a rogue dimension." if rogue else "."

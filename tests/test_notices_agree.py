@@ -102,7 +102,7 @@ def check_layer_summary(summary: pd.DataFrame, sentence: str) -> None:
         assert len(set(shown)) == 1 and f"is {shown[0]} at every layer" in sentence
     else:
         assert len(shown) == 1 and f"cosine of {shown[0]}" in sentence
-    start, end = f"{summary['mean norm'].iloc[0]:.1f}", f"{summary['mean norm'].iloc[-1]:.1f}"
+    start, end = f"{summary['mean norm'].iloc[0]:.2f}", f"{summary['mean norm'].iloc[-1]:.2f}"
     if "rises" in sentence:
         assert float(end) > float(start)
     elif "falls" in sentence:
@@ -117,7 +117,7 @@ def check_layer_summary(summary: pd.DataFrame, sentence: str) -> None:
         return
     assert int(top[2]) == counts.iloc[0] == counts[int(top[1])] and int(top[3]) == len(summary)
     peak = summary.loc[summary["top dimension"] == int(top[1]), "top sigmas"].max()
-    assert f"(up to {peak:.0f} standard deviations)" in sentence
+    assert f"(up to {peak:.1f} standard deviations)" in sentence  # as the table shows it
     rogue = 2 * int(top[2]) >= len(summary) and peak > layerstats.DEFAULT_THRESHOLD
     assert ("rogue dimension" in sentence) == rogue
 
