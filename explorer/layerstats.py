@@ -357,26 +357,21 @@ def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
     where ``token_text`` changes most, how the mean norm moves, and the dimension that is on
     top at most layers.
 
-    Every claim is read from the numbers as the summary table shows them (two decimals for
-    cosines and norms, one for standard deviations): "most" and "least" only when those differ, "rises" or "falls" by the sign of
-    the change, and "a rogue dimension" only when one dimension is on top at half the layers or
-    more and exceeds :data:`DEFAULT_THRESHOLD` standard deviations (the outliers' mark)."""
+    Claims are read from the numbers as the summary table shows them (cosines and norms with
+    two decimals, stds with one): "most" and "least" only when those differ, "rises" or
+    "falls" by the sign of the change, "a rogue dimension" only for a dimension on top at half
+    the layers or more beyond :data:`DEFAULT_THRESHOLD` stds (the outliers' mark)."""
     if len(summary) < 2:
         raise ValueError("The summary needs at least two layers (embeddings and one more).")
     summary = summary.reset_index(drop=True)
     changes = summary["change"].iloc[1:]
     most, least = int(changes.idxmin()), int(changes.idxmax())
-    norms = summary["mean norm"]
     counts = summary["top dimension"].value_counts()
     dimension, layers = int(counts.index[0]), int(counts.iloc[0])
-    last = int(summary["layer"].iloc[-1])
-    layer = summary["layer"].astype(int)
-    word = f"“{token_text}”"
+    layer, word = summary["layer"].astype(int), f"“{token_text}”"
+    last = int(layer.iloc[-1])
     if len(changes) == 1:
-        text = (
-            f"{word} has a cosine of {changes[most]:.2f} with its vector at layer "
-            f"{layer[most - 1]} after layer {layer[most]}."
-        )
+        text = f"{word} has a cosine of {changes[most]:.2f} with its vector at layer {layer[0]}."
     elif f"{changes[most]:.2f}" == f"{changes[least]:.2f}":
         text = (
             f"{word} changes about as much at every layer: its cosine with its vector at the "
@@ -388,7 +383,7 @@ def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
             f"{changes[most]:.2f} with its previous vector) and least from layer "
             f"{layer[least - 1]} to {layer[least]} ({changes[least]:.2f})."
         )
-    start, end = f"{norms.iloc[0]:.2f}", f"{norms.iloc[-1]:.2f}"
+    start, end = (f"{summary['mean norm'].iloc[i]:.2f}" for i in (0, -1))
     if start == end:
         text += f" The mean vector norm is {start} at layer 0 and at layer {last}."
     else:
