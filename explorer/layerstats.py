@@ -355,26 +355,46 @@ def layer_summary(
 def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
     """The page's opening sentence from :func:`layer_summary` (plain text; escape to show):
     where ``token_text`` changes most, how the mean norm moves, and the dimension that is on
-    top at most layers."""
+    top at most layers.
+
+    Claims are read from the numbers as the summary table shows them (cosines and norms with
+    two decimals, stds with one): "most" and "least" only when those differ, "rises" or
+    "falls" by the sign of the change, "a rogue dimension" only for a dimension on top at half
+    the layers or more beyond :data:`DEFAULT_THRESHOLD` stds (the outliers' mark)."""
     if len(summary) < 2:
         raise ValueError("The summary needs at least two layers (embeddings and one more).")
+    summary = summary.reset_index(drop=True)
     changes = summary["change"].iloc[1:]
-    most = int(changes.idxmin())
-    least = int(changes.idxmax())
-    norms = summary["mean norm"]
+    most, least = int(changes.idxmin()), int(changes.idxmax())
     counts = summary["top dimension"].value_counts()
     dimension, layers = int(counts.index[0]), int(counts.iloc[0])
-    last = int(summary["layer"].iloc[-1])
-    text = (
-        f"“{token_text}” changes most from layer {most - 1} to layer {most} (cosine "
-        f"{changes[most]:.2f} with its previous vector) and least from layer {least - 1} to "
-        f"{least} ({changes[least]:.2f}). The mean vector norm goes from {norms.iloc[0]:.1f} "
-        f"at layer 0 to {norms.iloc[-1]:.1f} at layer {last}."
-    )
+    layer, word = summary["layer"].astype(int), f"“{token_text}”"
+    last = int(layer.iloc[-1])
+    if len(changes) == 1:
+        text = f"{word} has a cosine of {changes[most]:.2f} with its vector at layer {layer[0]}."
+    elif f"{changes[most]:.2f}" == f"{changes[least]:.2f}":
+        text = (
+            f"{word} changes about as much at every layer: its cosine with its vector at the "
+            f"layer before is {changes[most]:.2f} at every layer from {layer[1]} to {last}."
+        )
+    else:
+        text = (
+            f"{word} changes most from layer {layer[most - 1]} to layer {layer[most]} (cosine "
+            f"{changes[most]:.2f} with its previous vector) and least from layer "
+            f"{layer[least - 1]} to {layer[least]} ({changes[least]:.2f})."
+        )
+    start, end = (f"{summary['mean norm'].iloc[i]:.2f}" for i in (0, -1))
+    if start == end:
+        text += f" The mean vector norm is {start} at layer 0 and at layer {last}."
+    else:
+        moves = "rises" if float(end) > float(start) else "falls"
+        text += f" The mean vector norm {moves} from {start} at layer 0 to {end} at layer {last}."
     if layers > 1:
         peak = summary.loc[summary["top dimension"] == dimension, "top sigmas"].max()
         text += (
             f" Dimension {dimension} holds the largest value at {layers} of {len(summary)} "
-            f"layers (up to {peak:.0f} standard deviations): a rogue dimension."
+            f"layers (up to {peak:.1f} standard deviations)"
         )
+        rogue = 2 * layers >= len(summary) and peak > DEFAULT_THRESHOLD
+        text += ": a rogue dimension." if rogue else "."
     return text

@@ -12,7 +12,7 @@ from explorer.data.examples import ATTENTION_PAIR, MASKED, TUTORIAL
 from explorer.figures import attention as figures
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.ui import attention as cached
-from explorer.ui import messages
+from explorer.ui import messages, presentation
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import URL, header, option_labels, show_code
 
@@ -113,7 +113,9 @@ focus = lines.selectbox(
 )
 lines.caption("Left: the attending token; right: the token it attends to. Thicker = more.")
 lines.plotly_chart(
-    figures.head_view(matrix, tokens, result.tokenization.segment_ids, focus),
+    figures.head_view(
+        matrix, tokens, result.tokenization.segment_ids, focus, scale=presentation.scale()
+    ),
     key="attention.lines",
 )
 

@@ -10,7 +10,7 @@ from explorer.data import corpora, uploads
 from explorer.figures.context import layer_similarity_chart, sense_gap_chart, similarity_heatmap
 from explorer.layers import layer_choices, layers_label
 from explorer.server import limits
-from explorer.ui import compute, messages, sources
+from explorer.ui import compute, messages, presentation, sources
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
 
@@ -152,6 +152,7 @@ with heatmap_column:
             ctx.short_labels(occurrences, sentences, senses),
             labels,
             title=f"Cosine similarity: {layers_label(strategy).lower()}{centred_note}",
+            scale=presentation.scale(),
         ),
         width="stretch",
         key="context.heatmap",

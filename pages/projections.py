@@ -196,7 +196,7 @@ except ValueError as error:
 for note in projector.notes_:
     messages.info(note)
 
-messages.info(maps.map_notice(points, params, projector, point_labels), notice)
+messages.info(maps.map_notice(points, params, projector, point_labels, legend_title), notice)
 rows = mapview.draw(
     points,
     params,

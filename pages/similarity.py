@@ -11,7 +11,7 @@ from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layer_choices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import compute, messages, sources, storesearch
+from explorer.ui import compute, messages, presentation, sources, storesearch
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
 from explorer.ui.widgets import (
@@ -81,6 +81,7 @@ else:
             sentences,
             POOLING_LABELS,
             title=f"Cosine similarity of every pair of sentences · {layers_label(layers)}",
+            scale=presentation.scale(),
         ),
         width="stretch",
         key="similarity.heatmaps",

@@ -89,10 +89,11 @@ def test_aligned_umap_uses_at_most_its_own_neighbour_count_and_says_so():
     X = _layers(layers=3, n=60)
     lowered = layer_maps(X, "umap", align="joint", n_neighbors=15)
     assert ALIGNED_UMAP_NEIGHBORS == 8
-    assert any("its 8 nearest neighbours" in note and "uses 15" in note for note in lowered.notes)
+    assert any("its 8 closest neighbours" in note and "uses 15" in note for note in lowered.notes)
+    assert not any("AlignedUMAP" in note or "Aligned UMAP" in note for note in lowered.notes)
     assert np.isfinite(lowered.frames).all() and min(lowered.trustworthiness) > 0.8
     kept = layer_maps(X, "umap", align="joint", n_neighbors=6)
-    assert not any("nearest neighbours" in note for note in kept.notes)
+    assert not any("closest neighbours" in note for note in kept.notes)
 
 
 @pytest.mark.slow

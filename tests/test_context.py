@@ -376,7 +376,7 @@ def test_what_to_notice_quotes_the_numbers_it_is_given():
     text = ctx.what_to_notice("bank", similarities, kinds)
     assert "same sense score 0.80" in text and "different senses 0.60" in text
     assert "gap of 0.20" in text and "the gap is 0.01" in text
-    assert "The 1 pair from one sentence score 0.95 against 0.70" in text
+    assert "The 1 pair from one sentence score higher, 0.95 against 0.70" in text
     reversed_text = ctx.what_to_notice("bank", similarities[:, [1, 0, 2]], kinds)
     assert "does not separate" in reversed_text
     plain = ctx.what_to_notice("bat", similarities, ["unlabelled"] * 3)
@@ -422,3 +422,11 @@ def test_the_gap_caption_names_a_widest_layer_in_the_middle():
     gap = ctx.sense_gap(similarities, ["same sense", "different senses"])
     assert "widest at layer 1 (0.40)" in ctx.gap_caption(gap, left_out=2)
     assert "2 pairs from one sentence" in ctx.gap_caption(gap, left_out=2)
+
+
+def test_without_senses_most_and_least_are_named_only_when_they_differ():
+    kinds = ["unlabelled"] * 3
+    alike = ctx.what_to_notice("bank", np.array([[0.9, 0.8, 0.7], [0.501, 0.499, 0.502]]), kinds)
+    assert "every pair of “bank”s scores 0.50" in alike and "most similar" not in alike
+    apart = ctx.what_to_notice("bank", np.array([[0.9, 0.8, 0.7], [0.6, 0.4, 0.5]]), kinds)
+    assert "most similar" in apart and "(0.60)" in apart and "(0.40)" in apart

@@ -78,3 +78,33 @@ def test_bad_input():
         animated_map(np.zeros((3, 6, 3)), TEXTS)
     with pytest.raises(ValueError, match="texts"):
         animated_map(_frames(), TEXTS[:5])
+
+
+@pytest.mark.parametrize(
+    ("agreement", "words"),
+    [
+        ([0.4, 0.5, 0.7], "separate as context flows in"),
+        ([0.7, 0.6, 0.45], "less separate at the end than at the input"),
+        ([0.5, 0.8, 0.52], "about as separate"),
+    ],
+)
+def test_motion_notice_follows_the_direction_of_the_numbers(agreement, words) -> None:
+    from explorer.figures.animation import motion_notice
+
+    text = motion_notice(agreement)
+    assert words in text
+    assert f"at layer 0, {agreement[0]:.0%}" in text and f"last layer {agreement[-1]:.0%}" in text
+    # the peak is named only when it is not the first or the last layer's share
+    assert ("most at layer 1 (80%)" in text) == (agreement[1] == 0.8)
+    assert "clusters separate" in motion_notice([0.2, 0.6], "cluster")
+
+
+def test_play_buttons_and_slider_do_not_overlap_and_the_ticks_fit():
+    # the Pause button covered the start of the slider, and "0 (embeddings)" was cut off
+    figure = animated_map(_frames(), TEXTS, LABELS, title="Layers")
+    menu, slider = figure.layout.updatemenus[0], figure.layout.sliders[0]
+    assert menu.y >= 1.0 and menu.yanchor == "bottom"  # above the map
+    assert slider.y < 0 and slider.yanchor == "top"  # below it
+    assert slider.x == 0 and slider.len == 1
+    assert slider.pad.l >= 40  # half of "0 (embeddings)" at the first tick
+    assert figure.layout.margin.b >= 100 and figure.layout.margin.t >= 100

@@ -98,3 +98,25 @@ def test_lens_table_and_figure():
     assert figure.data[0].text[0][1] == "&lt;b&gt;"
     with pytest.raises(IndexError):
         figures.lens_table(lens, mask=3)
+
+
+def test_head_view_labels_sit_outside_the_lines_and_the_lines_use_the_width():
+    # the labels were drawn between the columns, under the lines, and the lines used 45% of
+    # the chart's width (x from -0.6 to 1.6)
+    tokens = ["[CLS]", "the", "mississippi", "river", "[SEP]"]
+    matrix = np.full((5, 5), 0.2, np.float32)
+    figure = figures.head_view(matrix, tokens)
+    left, right = (t for t in figure.data if t.mode == "markers+text")
+    assert (left.x[0], left.textposition) == (0, "middle left")
+    assert (right.x[0], right.textposition) == (1, "middle right")
+    assert left.cliponaxis is False and right.cliponaxis is False
+    low, high = figure.layout.xaxis.range
+    assert -0.05 <= low and high <= 1.05  # the lines span the plot area
+    margin = figures.label_width(tokens)
+    assert figure.layout.margin.l >= margin and figure.layout.margin.r >= margin
+    assert margin >= 0.6 * 12 * len("mississippi")
+    width = 940  # the chart's width in the page at 1400 px
+    assert width - figure.layout.margin.l - figure.layout.margin.r >= 0.7 * width
+    large = figures.head_view(matrix, tokens, scale=1.35)
+    assert large.data[-1].textfont.size == round(12 * 1.35) > figure.data[-1].textfont.size
+    assert large.layout.margin.l > figure.layout.margin.l  # still outside the lines

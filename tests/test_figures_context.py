@@ -133,3 +133,27 @@ def test_pairs_from_one_sentence_are_dotted_and_named():
     assert figure.data[1].name == "#1 vs #3" and figure.data[1].line.dash == "solid"
     with pytest.raises(ValueError, match="kinds"):
         layer_similarity_chart(np.zeros((3, 2)), ["a", "b"], kinds=["same sense"])
+
+
+def test_the_gap_label_sits_in_the_margin_beside_the_lines():
+    # drawn at the last layer inside the plot, "gap +0.10" sat on the lines running into it
+    from explorer.figures.context import GAP_LABEL_MARGIN
+
+    table = pd.DataFrame(
+        {"same sense": [0.9, 0.8, 0.7], "different senses": [0.9, 0.75, 0.6]},
+        index=pd.RangeIndex(3, name="layer"),
+    )
+    table["gap"] = table["same sense"] - table["different senses"]
+    figure = sense_gap_chart(table, word="bank")
+    label = figure.layout.annotations[0]
+    assert (label.xref, label.x, label.xanchor) == ("paper", 1, "left")
+    assert label.y == pytest.approx(0.65)
+    assert figure.layout.margin.r == GAP_LABEL_MARGIN >= 0.62 * label.font.size * len(label.text)
+
+
+def test_scale_enlarges_the_numbers_in_the_cells():
+    matrix = np.eye(3) * 0.5 + 0.5
+    plain = similarity_heatmap(matrix, ["a", "b", "c"])
+    large = similarity_heatmap(matrix, ["a", "b", "c"], scale=1.35)
+    assert large.data[0].textfont.size == round(plain.data[0].textfont.size * 1.35)
+    assert large.layout.height > plain.layout.height

@@ -194,3 +194,17 @@ def test_a_frozen_figure_serialises_like_the_figure_and_is_never_copied():
     assert extra.to_dict()["layout"] is frozen.to_dict()["layout"]
     with pytest.raises(ValueError, match="figure dictionary"):
         FrozenFigure({"layout": {}})
+
+
+def test_named_clusters_are_listed_in_the_order_of_their_numbers() -> None:
+    # k-means numbers clusters by size, not by where their first point is: the legend read
+    # 2, 1, 4, 3 in first-appearance order
+    labels = ["2: river · bank", "1: goal · match", "noise", "4: bread · oven", "3: rain · wind"]
+    labels += ["10: tax · loan"]
+    coords = np.random.default_rng(0).normal(size=(6, 2))
+    figure = projection_figure(coords, ["t"] * 6, labels)
+    names = [trace.name for trace in figure.data if trace.showlegend is not False]
+    assert [name.split(":")[0] for name in names] == ["1", "2", "3", "4", "10", "noise"]
+    topics = ["sports", "food", "sports", "weather", "food", "sports"]
+    figure = projection_figure(coords, ["t"] * 6, topics)
+    assert [trace.name for trace in figure.data] == ["sports", "food", "weather"]

@@ -16,3 +16,14 @@ def test_cell_numbers_are_large_enough_for_a_projector():
 
 def test_cell_text_drops_the_leading_zero():
     assert [cell_text(v) for v in (0.814, -0.02, 1.0, -0.5)] == [".81", "-.02", "1", "-.50"]
+
+
+def test_scale_enlarges_the_cell_numbers_and_the_figure() -> None:
+    from explorer.figures.similarity import cell_font, similarity_heatmaps
+
+    matrix = np.eye(4) * 0.5 + 0.5
+    plain = similarity_heatmaps({"mean": matrix, "cls": matrix}, list("abcd"))
+    large = similarity_heatmaps({"mean": matrix, "cls": matrix}, list("abcd"), scale=1.35)
+    assert large.data[0].textfont.size > plain.data[0].textfont.size
+    assert large.layout.height > plain.layout.height and large.layout.font.size > 14
+    assert cell_font(4, 2, 1.35) >= 1.3 * cell_font(4, 2)

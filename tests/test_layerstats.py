@@ -210,7 +210,7 @@ def test_summary_notice_reads_the_summary():
     text = layerstats.summary_notice(summary, "bank")
     assert "“bank” changes most from layer 2 to layer 3 (cosine 0.60" in text
     assert "least from layer 1 to 2 (0.95)" in text
-    assert "from 9.6 at layer 0 to 8.1 at layer 3" in text
+    assert "falls from 9.60 at layer 0 to 8.10 at layer 3" in text
     assert "Dimension 99 holds the largest value at 3 of 4 layers (up to 17" in text
     with pytest.raises(ValueError, match="two layers"):
         layerstats.summary_notice(summary.iloc[:1], "bank")

@@ -129,3 +129,12 @@ def test_map_notice_without_labels_speaks_of_the_map_only():
         map_notice(coords, ["a", "b"])
     with pytest.raises(ValueError, match="coordinates"):
         map_notice(coords[:1])
+
+
+def test_map_notice_calls_clusters_clusters():
+    from explorer.maps._quality import map_notice
+
+    coords, labels = _groups()
+    text = map_notice(coords, labels, what="cluster")
+    assert "share its cluster (33% if the clusters were shuffled): the clusters form" in text
+    assert "label" not in text

@@ -33,7 +33,7 @@ def test_a_saved_sample_is_drawn_from_its_own_rows(store):
     assert len(found.shown) == 50 and np.isin(found.shown, projected).all()
     assert (np.diff(found.shown) > 0).all()
     assert "Saved PCA coordinates of 400 rows (a sample of 600 rows)" in found.note
-    assert "50 of them, drawn at random" in found.note
+    assert "50 of them, drawn at random, are points; the grey shading counts all" in found.note
     projector = saved_projector(found, found.shown)
     where = np.searchsorted(projected, found.shown)
     np.testing.assert_array_equal(projector.embedding_, found.coords[where])
@@ -47,7 +47,8 @@ def test_every_row_projected_shows_every_row(store):
     save_projection(store, "pca", pooling="mean", layers="last")
     found = saved_map(open_corpus(store), "pca")
     assert len(found.rows) == len(found.shown) == 600
-    assert "every one as a point" in found.note
+    assert "every one is drawn as a point" in found.note
+    assert "shading" not in found.note  # no density layer is drawn when every row is a point
 
 
 def test_density_counts_every_point_once_and_keeps_a_small_figure():

@@ -14,6 +14,18 @@ SMALL_GAP = 0.05
 """A same-sense minus different-sense gap below this is called small."""
 
 
+def _two(value: float) -> str:
+    """``value`` with two decimals as the page shows it, never ``-0.00``."""
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
+def _wider(gaps, layer: int, *others: int) -> bool:
+    """Whether the gap at ``layer`` is positive and, as shown, wider than at ``others``."""
+    shown = float(_two(gaps.iloc[layer]))
+    return shown > 0 and all(shown > float(_two(gaps.iloc[other])) for other in others)
+
+
 def what_to_notice(
     word: str,
     similarities: np.ndarray,
@@ -39,39 +51,55 @@ def what_to_notice(
     if gap is not None:
         same, different, width = gap.iloc[-1]
         widest = int(gap["gap"].idxmax())
-        if width > 0:
+        if float(_two(width)) > 0:
             text = (
                 f"At the last layer (layer {last}), two “{word}”s of the same sense score "
-                f"{same:.2f} on average and two of different senses {different:.2f}: the "
+                f"{_two(same)} on average and two of different senses {_two(different)}: the "
                 f"model {'barely ' if width < SMALL_GAP else ''}tells the senses apart "
-                f"(a gap of {width:.2f}"
+                f"(a gap of {_two(width)}"
             )
-            if widest != last:
-                text += f"; widest at layer {widest}: {gap['gap'].iloc[widest]:.2f}"
-            text += f"). At layer 0, before any context, the gap is {gap['gap'].iloc[0]:.2f}."
+            if widest != last and _wider(gap["gap"], widest, last):
+                text += f"; widest at layer {widest}: {_two(gap['gap'].iloc[widest])}"
+            text += f"). At layer 0, before any context, the gap is {_two(gap['gap'].iloc[0])}."
         else:
             text = (
                 f"At the last layer (layer {last}), two “{word}”s of different senses score "
-                f"{different:.2f} on average, as high as or higher than two of the same "
-                f"sense ({same:.2f}): on these sentences the model does not separate the "
-                "senses."
+                f"{_two(different)} on average, "
+                + (
+                    "as high as or higher than"
+                    if float(_two(different)) >= float(_two(same))
+                    else "about as high as"  # the gap rounds to 0.00
+                )
+                + f" two of the same sense ({_two(same)}): on these sentences the model does "
+                "not separate the senses."
             )
     else:
         final = similarities[-1]
         high, low = int(final.argmax()), int(final.argmin())
-        text = (
-            f"At the last layer the most similar “{word}”s are {pairs[high]} "
-            f"({final[high]:.2f}) and the least similar {pairs[low]} ({final[low]:.2f}). "
-            "Start lines with their sense ('river | …') to compare senses."
-        )
+        if _two(final[high]) == _two(final[low]):
+            text = f"At the last layer every pair of “{word}”s scores {_two(final[high])}. "
+        else:
+            text = (
+                f"At the last layer the most similar “{word}”s are {pairs[high]} "
+                f"({_two(final[high])}) and the least similar {pairs[low]} "
+                f"({_two(final[low])}). "
+            )
+        text += "Start lines with their sense ('river | …') to compare senses."
     together = np.asarray(kinds, dtype=object) == "same sentence"
     if together.any() and (~together).any():
         inside, outside = similarities[-1, together].mean(), similarities[-1, ~together].mean()
         count = int(together.sum())
-        text += (
-            f" The {count} pair{'s' if count > 1 else ''} from one sentence score {inside:.2f} "
-            f"against {outside:.2f} for the others: they share all their context."
-        )
+        pairs_text = f"The {count} pair{'s' if count > 1 else ''} from one sentence"
+        if float(_two(inside)) > float(_two(outside)):
+            text += (
+                f" {pairs_text} score higher, {_two(inside)} against {_two(outside)} for the "
+                "others: they share all their context."
+            )
+        else:
+            text += (
+                f" {pairs_text} score {_two(inside)} against {_two(outside)} for the others: no "
+                "higher, although they share all their context."
+            )
     return text
 
 
@@ -91,15 +119,15 @@ def gap_caption(gap, left_out: int = 0) -> str:
         + ". The shaded band is the gap: how much more alike the model makes two uses of the "
         "word in one sense than in two. "
     )
-    moves = f"{start:.2f} at layer 0, {end:.2f} at layer {last}"
+    moves = f"{_two(start)} at layer 0, {_two(end)} at layer {last}"
     if end - start >= SMALL_GAP:
         text += f"It opens as the layers mix in the context: {moves}"
     elif start - end >= SMALL_GAP:
         text += f"It narrows through the layers: {moves}"
     else:
         text += f"It barely changes from layer to layer: {moves}"
-    if widest not in (0, last):
-        text += f", widest at layer {widest} ({gap['gap'].iloc[widest]:.2f})"
+    if widest not in (0, last) and _wider(gap["gap"], widest, 0, last):
+        text += f", widest at layer {widest} ({_two(gap['gap'].iloc[widest])})"
     return text + "."
 
 
@@ -112,12 +140,12 @@ def layer_zero_note(similarities: np.ndarray, word: str) -> str:
     low, high = float(first.min()), float(first.max())
     digits = 3 if round(high, 2) >= 1.0 else 2
     span = f"{low:.{digits}f}–{high:.{digits}f}" if high - low >= 0.005 else f"{low:.{digits}f}"
+    differs = "differs slightly" if low >= 0.9 else "differs"
     text = (
         f"At layer 0 the pairs score {span}{'' if high > 0.9999 else ', not 1.00,'} although "
         "no attention has mixed in any context yet: a token's layer-0 vector is its word "
-        "embedding plus a position embedding and a segment embedding (then normalised), so "
-        "the same "
-        f"“{word.strip()}” at different positions already differs slightly."
+        "embedding plus a position embedding (and, in BERT, a segment embedding), then "
+        f"normalised, so the same “{word.strip()}” at different positions already {differs}."
     )
     if high > 0.9999:
         text += " Two occurrences at the same position (and with the same pieces) score 1.00."

@@ -140,9 +140,11 @@ def animated_map(
     figure.update_layout(
         title={"text": title},
         legend={"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"},
-        height=640,
+        height=680,
         hoverlabel={"align": "left"},
-        margin={"t": 90},
+        # room above the map for the title and the Play/Pause buttons, below it for the
+        # slider and its tick labels ("0 (embeddings)" was cut off at the bottom)
+        margin={"t": 110, "b": 140},
         xaxis={"range": x_range, "autorange": False, "title": {"text": axes[0]}},
         yaxis={"range": y_range, "autorange": False, "title": {"text": axes[1]}},
         updatemenus=[
@@ -150,11 +152,13 @@ def animated_map(
                 "type": "buttons",
                 "direction": "left",
                 "showactive": False,
+                # above the map's top-left corner: below it, the buttons covered the start of
+                # the slider
                 "x": 0.0,
-                "y": -0.08,
+                "y": 1.0,
                 "xanchor": "left",
-                "yanchor": "top",
-                "pad": {"t": 30, "r": 10},
+                "yanchor": "bottom",
+                "pad": {"b": 8},
                 "buttons": [
                     {"label": "▶ Play", "method": "animate", "args": [None, play]},
                     {
@@ -168,12 +172,11 @@ def animated_map(
         sliders=[
             {
                 "active": 0,
-                "x": 0.16,
-                "len": 0.84,
+                "x": 0.0,
+                "len": 1.0,
                 "y": -0.08,
                 "yanchor": "top",
-                "pad": {"t": 30},
-                # At the slider's right end: at its left the label ran under the Pause button.
+                "pad": {"t": 10, "l": 40, "r": 40},
                 "currentvalue": {"prefix": "Layer ", "visible": True, "xanchor": "right"},
                 "steps": [
                     {"label": name, "method": "animate", "args": [[name], step_args]}
@@ -188,3 +191,35 @@ def animated_map(
 def frame_layers(figure: go.Figure) -> list[str]:
     """The frame names of an animated figure (one per layer)."""
     return [frame.name for frame in figure.frames]
+
+
+SEPARATES = 0.1
+"""A change in label agreement (0-1) from layer 0 to the last layer smaller than this is
+called "about as separate"."""
+
+
+def motion_notice(agreement: Sequence[float], what: str = "label") -> str:
+    """What to notice in Layers in motion (Markdown), from ``agreement`` (one share 0-1 per
+    layer, 0..L: :func:`explorer.maps._quality.label_agreement` of each layer's vectors): the
+    share at layer 0, at the last layer and where it peaks, and which way it moves, said with
+    the direction the numbers take."""
+    shares = [float(a) for a in agreement]
+    if len(shares) < 2:
+        raise ValueError("Label agreement is needed for at least two layers.")
+    first, last = shares[0], shares[-1]
+    best = int(np.argmax(shares))
+    text = (
+        f"**What to notice:** at layer 0, {first:.0%} of each point's 5 nearest neighbours (in "
+        f"the full space) share its {what}; at the last layer {last:.0%}"
+    )
+    if f"{shares[best]:.0%}" != f"{max(first, last):.0%}":
+        text += f", and most at layer {best} ({shares[best]:.0%})"
+    text += ". "
+    if last >= first + SEPARATES:
+        return text + f"The {what}s separate as context flows in."
+    if last <= first - SEPARATES:
+        return text + f"The {what}s are less separate at the end than at the input."
+    return (
+        text + f"The {what}s are about as separate at the input as at the end: the words alone "
+        "carry them."
+    )

@@ -146,12 +146,15 @@ def head_view(
     focus: int | None = None,
     min_weight: float = 0.05,
     max_lines: int = 600,
+    scale: float = 1.0,
 ) -> go.Figure:
     """Tokens in two columns (left attends, right is attended to), one line per weight of
     at least ``min_weight`` (the ``max_lines`` strongest), width and opacity growing with the
     weight. Lines between the two segments of a pair are orange. ``focus`` (a token index)
-    keeps only that token's lines, from it and to it."""
+    keeps only that token's lines, from it and to it. ``scale`` enlarges the labels and the
+    spacing between them (presentation mode)."""
     matrix = np.asarray(matrix, dtype=np.float32)
+    font = round(HEAD_VIEW_FONT * scale)
     n = matrix.shape[0]
     segments = list(segments) if segments is not None else [0] * n
     query, key = np.nonzero(matrix >= min_weight)
@@ -185,24 +188,42 @@ def head_view(
             )
     names = labels(tokens)
     colours = ["#b91c1c" if focus == i else "#111827" for i in range(n)]
-    for x, anchor in ((0, "right"), (1, "left")):
+    # each column's labels sit outside the lines (left of the left column, right of the right
+    # one), in margins as wide as the longest label, so the lines use the rest of the width
+    for x, side in ((0, "left"), (1, "right")):
         figure.add_trace(
             go.Scatter(
                 x=[x] * n,
                 y=list(range(n)),
                 mode="markers+text",
                 text=names,
-                textposition=f"middle {anchor}",
+                textposition=f"middle {side}",
+                cliponaxis=False,
                 marker={"size": 4, "color": colours},
-                textfont={"color": colours},
+                textfont={"color": colours, "size": font},
                 showlegend=False,
                 hovertemplate="%{text}<extra></extra>",
             )
         )
-    figure.update_xaxes(visible=False, range=[-0.6, 1.6])
+    margin = label_width(tokens, font) + 16
+    figure.update_xaxes(visible=False, range=[-0.01, 1.01])
     figure.update_yaxes(visible=False, autorange="reversed")
-    figure.update_layout(height=max(300, 18 * n + 60), margin={"l": 10, "r": 10, "t": 10, "b": 10})
+    figure.update_layout(
+        height=round(max(300, 18 * n + 60) * scale),
+        margin={"l": margin, "r": margin, "t": 10, "b": 10},
+    )
     return figure
+
+
+HEAD_VIEW_FONT = 12
+"""Font size (px) of the head view's token labels."""
+
+
+def label_width(tokens: Sequence[str], font_size: int = HEAD_VIEW_FONT) -> int:
+    """Pixels the longest of ``tokens`` takes as a label (0.62 em a character: wide enough for
+    the sans-serif font Plotly uses, so a label never reaches the lines)."""
+    longest = max((len(str(t)) for t in tokens), default=0)
+    return int(np.ceil(0.62 * font_size * longest))
 
 
 def comparison(

@@ -54,8 +54,10 @@ def similarity_heatmap(
     hover_labels: Sequence[str] | None = None,
     title: str = "Cosine similarity between occurrences",
     color_range: tuple[float, float] | None = None,
+    scale: float = 1.0,
 ) -> go.Figure:
-    """Annotated heatmap of an ``(n, n)`` cosine-similarity matrix.
+    """Annotated heatmap of an ``(n, n)`` cosine-similarity matrix (``scale`` enlarges the
+    numbers in the cells and the figure, for presentation mode).
 
     ``labels`` (n,) name the rows and columns (short, e.g. ``"#1 the bank vault,"``);
     ``hover_labels`` (n,) are the longer descriptions shown on hover. ``color_range``
@@ -86,7 +88,7 @@ def similarity_heatmap(
             colorscale=SIMILARITY_COLORS,
             colorbar={"title": {"text": "cosine"}},
             texttemplate="%{z:.2f}",
-            textfont={"size": 13 if n <= 8 else 10},
+            textfont={"size": round((13 if n <= 8 else 10) * scale)},
             customdata=customdata,
             hovertemplate="%{customdata[0]}<br>vs %{customdata[1]}"
             "<br>cosine similarity: %{z:.3f}<extra></extra>",
@@ -96,7 +98,7 @@ def similarity_heatmap(
         title={"text": title},
         xaxis={"title": {"text": "Occurrence"}, "tickangle": -45},
         yaxis={"title": {"text": "Occurrence"}, "autorange": "reversed"},
-        height=max(380, 120 + 48 * n),
+        height=round(max(380, 120 + 48 * n) * scale),
         margin={"t": 60},
     )
     return figure
@@ -231,14 +233,16 @@ def sense_gap_chart(
             width=2,
             hovertemplate="random token pairs, layer %{x}: %{y:.3f}<extra></extra>",
         )
-    last = int(layers[-1])
+    # in the right margin, level with the middle of the shaded gap at the last layer: drawn
+    # inside the plot it sat on the lines running into that layer
     figure.add_annotation(
-        x=last,
+        x=1,
+        xref="paper",
         y=float(gap[SAME_SENSE].iloc[-1] + gap[DIFFERENT_SENSES].iloc[-1]) / 2,
         text=f"gap {gap['gap'].iloc[-1]:+.2f}",
         showarrow=False,
-        xanchor="right",
-        xshift=-10,
+        xanchor="left",
+        xshift=8,
         font={"size": 15, "color": "#d62728"},
     )
     figure.update_layout(
@@ -248,6 +252,10 @@ def sense_gap_chart(
         legend={"orientation": "h", "yanchor": "top", "y": -0.2, "xanchor": "left", "x": 0},
         hovermode="x unified",
         height=440,
-        margin={"t": 60},
+        margin={"t": 60, "r": GAP_LABEL_MARGIN},
     )
     return figure
+
+
+GAP_LABEL_MARGIN = 100
+"""Right margin (px) of the sense-gap chart: room for its "gap +0.10" label."""

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from explorer.maps._clusters import NOISE_NAME
 from explorer.layers import layers_label
 from explorer.maps import LABELS as METHOD_LABELS
 from explorer.maps import validate_method
@@ -140,7 +141,9 @@ def projection_title(
 
 
 def _groups(labels: Sequence[str] | None, n: int) -> dict[str, np.ndarray]:
-    """Row indices per label, in order of first appearance."""
+    """Row indices per label, in order of first appearance; numbered clusters
+    (``"2: word · word"``, :func:`explorer.maps._clusters.cluster_labels`) in the order of their
+    numbers, noise last, so the legend reads 1, 2, 3."""
     if labels is None:
         return {UNLABELLED: np.arange(n)}
     if len(labels) != n:
@@ -148,7 +151,20 @@ def _groups(labels: Sequence[str] | None, n: int) -> dict[str, np.ndarray]:
     order: dict[str, list[int]] = {}
     for i, label in enumerate(labels):
         order.setdefault(str(label), []).append(i)
-    return {label: np.array(rows) for label, rows in order.items()}
+    names = list(order)
+    numbers = [_cluster_number(name) for name in names]
+    if all(number is not None for number in numbers):
+        names = [name for _, name in sorted(zip(numbers, names, strict=True))]
+    return {label: np.array(order[label]) for label in names}
+
+
+def _cluster_number(label: str) -> float | None:
+    """``"12: word · word"`` -> 12, ``"12"`` -> 12, the noise label -> infinity (last), else
+    ``None`` (not a numbered cluster)."""
+    if label == NOISE_NAME:
+        return float("inf")
+    head = label.split(":", 1)[0]
+    return float(head) if head.isdigit() else None
 
 
 def _hovers(texts: Sequence[str], spans: Sequence[tuple[int, int] | None] | None) -> np.ndarray:

@@ -25,14 +25,20 @@ HEIGHTS = {1: 540, 2: 500, 3: 460}
 """Figure height by number of heatmaps side by side (460 for more)."""
 
 
-def cell_font(sentences: int, panels: int) -> int:
+def cell_font(sentences: int, panels: int, scale: float = 1.0) -> int:
     """Font size (px) of the numbers in the cells: as large as a cell allows (for a
-    projector), at most 22 and at least 10. A cell is square: the smaller of the room each
-    heatmap has across a wide page (about 1,000 px shared) and down the figure."""
+    projector), at most 22 and at least 10, times ``scale``. A cell is square: the smaller of
+    the room each heatmap has across a wide page (about 1,000 px shared, ``scale`` times that
+    in presentation mode, where the page is wider) and down the figure (:func:`figure_height`)."""
     n = max(sentences, 1)
-    across = 1000 / max(panels, 1) * 0.75 / n
-    down = (HEIGHTS.get(panels, 460) - 140) / n
-    return int(max(10, min(22, min(across, down) / 2.0)))
+    across = 1000 * scale / max(panels, 1) * 0.75 / n
+    down = (figure_height(panels, scale) - 140) / n
+    return int(max(10 * scale, min(22 * scale, min(across, down) / 2.0)))
+
+
+def figure_height(panels: int, scale: float = 1.0) -> int:
+    """Height (px) of the figure with ``panels`` heatmaps side by side, times ``scale``."""
+    return int(HEIGHTS.get(panels, 460) * scale)
 
 
 def cell_text(value: float) -> str:
@@ -49,13 +55,16 @@ def similarity_heatmaps(
     sentences: Sequence[str],
     labels: Mapping[str, str] | None = None,
     title: str = "Cosine similarity of every pair of sentences",
+    scale: float = 1.0,
 ) -> go.Figure:
     """One heatmap per pooling, side by side, on one shared colour scale.
 
     ``matrices[name]`` is ``(n, n)``; sentences are numbered 1..n on the axes and shown in
     full on hover; ``labels`` names the poolings (default :data:`explorer.pooling.LABELS`).
     The scale runs from the lowest off-diagonal similarity (or 0) to 1, so a pooling that
-    makes every pair look alike shows up as one flat colour.
+    makes every pair look alike shows up as one flat colour. ``scale`` enlarges the numbers in
+    the cells, the fonts and the figure (presentation mode: Plotly does not scale pixel sizes
+    set in a figure with the page's root font).
     """
     labels = dict(POOLING_LABELS if labels is None else labels)
     names = list(matrices)
@@ -84,7 +93,7 @@ def similarity_heatmaps(
                 coloraxis="coloraxis",
                 text=[[cell_text(v) for v in row] for row in matrix],
                 texttemplate="%{text}" if n <= ANNOTATE_UP_TO else None,
-                textfont={"size": cell_font(n, len(names))},
+                textfont={"size": cell_font(n, len(names), scale)},
                 name=labels.get(name, name),
                 hovertemplate=(
                     f"<b>{labels.get(name, name)}</b><br>%{{y}}: %{{customdata[0]}}<br>"
@@ -114,8 +123,8 @@ def similarity_heatmaps(
             "colorbar": {"title": "cosine"},
         },
         margin={"t": 80, "b": 10},
-        font={"size": 14},
-        height=HEIGHTS.get(len(names), 460),
+        font={"size": round(14 * scale)},
+        height=figure_height(len(names), scale),
     )
     return figure
 

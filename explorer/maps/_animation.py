@@ -37,7 +37,8 @@ ALIGNMENTS = ("joint", "procrustes", "none")
 Alignment = Literal["joint", "procrustes", "none"]
 
 ALIGNMENT_LABELS = {
-    "joint": "aligned (joint PCA / AlignedUMAP / t-SNE from the previous layer)",
+    "joint": "aligned (PCA of all layers together, UMAP of all layers at once, t-SNE from the "
+    "previous layer)",
     "procrustes": "each layer on its own, rotated onto the previous one",
     "none": "each layer on its own (frames may jump)",
 }
@@ -286,10 +287,10 @@ def _umap_frames(X, n_components, random_state, align, n_neighbors, report, note
 
     if k > ALIGNED_UMAP_NEIGHBORS:
         notes.append(
-            f"Aligned UMAP links each point to its {ALIGNED_UMAP_NEIGHBORS} nearest neighbours "
-            f"in every layer (the map uses {k}), so that all {layers} layers are laid out "
-            "sooner (the time grows with the links); what each point's closest company does "
-            "is kept."
+            f"To lay out all {layers} layers sooner, the animation places each point by its "
+            f"{ALIGNED_UMAP_NEIGHBORS} closest neighbours in every layer (the still map uses "
+            f"{k}): each point still moves with its closest company, though the finer "
+            "arrangement may differ from the still map."
         )
         k = ALIGNED_UMAP_NEIGHBORS
 

@@ -190,6 +190,7 @@ def map_notice(
     trust: float | None = None,
     k: int = 5,
     max_points: int = 5_000,
+    what: str = "label",
 ) -> str:
     """What a map shows, in one or two plain sentences (plain text: labels are user text,
     escape to show).
@@ -234,21 +235,21 @@ def map_notice(
     chance = float((counts * (counts - 1)).sum() / (n * (n - 1)))
     lift = (share - chance) / max(1.0 - chance, 1e-9)
     verdict = (
-        "the labels form clear groups"
+        f"the {what}s form clear groups"
         if lift >= 0.5
-        else "the labels partly separate"
+        else f"the {what}s partly separate"
         if lift >= 0.15
-        else "the labels are mixed together"
+        else f"the {what}s are mixed together"
     )
     text = (
-        f"On the map, {share:.0%} of each point's {k} nearest points share its label "
-        f"({chance:.0%} if the labels were shuffled): {verdict}."
+        f"On the map, {share:.0%} of each point's {k} nearest points share its {what} "
+        f"({chance:.0%} if the {what}s were shuffled): {verdict}."
     )
     by_label = {g: float(same[names[rows] == g].mean()) for g in groups if (names[rows] == g).any()}
     if len(by_label) >= 2:
         tight = max(by_label, key=by_label.get)
         mixed = min(by_label, key=by_label.get)
-        if by_label[tight] - by_label[mixed] >= 0.05:
+        if round(by_label[tight] * 100) - round(by_label[mixed] * 100) >= 5:
             text += (
                 f" “{tight}” is the tightest group ({by_label[tight]:.0%}), “{mixed}” the most "
                 f"mixed ({by_label[mixed]:.0%})."

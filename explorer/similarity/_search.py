@@ -171,21 +171,41 @@ def similarity_notice(matrices: dict[str, np.ndarray], labels: dict[str, str] | 
     rows, cols = np.triu_indices(n, k=1)
     values = matrix[rows, cols]
     high, low = int(values.argmax()), int(values.argmin())
-    text = (
-        f"Under {labels.get(first, first)}, sentences {rows[high] + 1} and {cols[high] + 1} "
-        f"are the most similar ({values[high]:.2f}) and {rows[low] + 1} and {cols[low] + 1} "
-        f"the least ({values[low]:.2f})."
-    )
-    spans = []
-    for name, other in matrices.items():
-        pairs = np.asarray(other, dtype=np.float64)[rows, cols]
-        spans.append((pairs.max() - pairs.min(), name, pairs.min(), pairs.max()))
-    if len(spans) > 1:
-        narrow = min(spans)
-        name = str(labels.get(narrow[1], narrow[1]))
-        text += (
-            f" {name[:1].upper() + name[1:]} squeezes every pair into "
-            f"{narrow[2]:.2f}–{narrow[3]:.2f}, the narrowest range: it tells the pairs apart "
-            "least."
+    name = labels.get(first, first)
+    if _two(values[high]) == _two(values[low]):
+        text = (
+            f"Under {name}, every pair of sentences scores {_two(values[high])}: this pooling "
+            "does not tell them apart."
         )
+    else:
+        text = (
+            f"Under {name}, sentences {rows[high] + 1} and {cols[high] + 1} are the most "
+            f"similar ({_two(values[high])}) and {rows[low] + 1} and {cols[low] + 1} the least "
+            f"({_two(values[low])})."
+        )
+    spans = []
+    for pooling, other in matrices.items():
+        pairs = np.asarray(other, dtype=np.float64)[rows, cols]
+        low_text, high_text = _two(pairs.min()), _two(pairs.max())
+        hundredths = round(float(high_text) * 100) - round(float(low_text) * 100)
+        spans.append((hundredths, pooling, low_text, high_text))
+    narrow = min(spans)
+    # "the narrowest" only when the ranges as shown (two decimals) single one pooling out
+    said = narrow[1] == first and narrow[2] == narrow[3]  # "every pair scores ..." above
+    if len(spans) > 1 and not said and sum(span[0] == narrow[0] for span in spans) == 1:
+        label = str(labels.get(narrow[1], narrow[1]))
+        label = label[:1].upper() + label[1:]
+        squeeze = (
+            f"scores every pair {narrow[2]}"
+            if narrow[2] == narrow[3]
+            else f"squeezes every pair into {narrow[2]}–{narrow[3]}"
+        )
+        text += f" {label} {squeeze}, the narrowest range: it tells the pairs apart least."
     return text
+
+
+def _two(value: float) -> str:
+    """``value`` with two decimals as the heatmap shows it (Plotly's format drops the sign of a
+    value that rounds to zero: never ``-0.00``)."""
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text

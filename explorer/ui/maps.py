@@ -320,17 +320,21 @@ def pooling_comparison(
     )
 
 
-def map_notice(points, params: ProjectionParams, projector: Projector, labels) -> str:
+def map_notice(
+    points, params: ProjectionParams, projector: Projector, labels, legend: str = "Label"
+) -> str:
     """:func:`explorer.maps._quality.map_notice` of the map of ``points``, cached (it indexes the
-    map's neighbours: 0.1 s of every rerun at 20,000 points)."""
+    map's neighbours: 0.1 s of every rerun at 20,000 points). ``legend`` is the legend's title:
+    clusters and sentences are called so in the sentence, anything else a label."""
     from explorer.ui.compute import cached
 
     labels = None if labels is None else tuple(labels)
+    what = {"Cluster": "cluster", "Sentence": "sentence"}.get(legend, "label")
     return cached(
         "projections",
-        ("map notice", points, params, labels),
+        ("map notice", points, params, labels, what),
         lambda: mapquality.map_notice(
-            projector.embedding_, labels, trust=projector.trustworthiness_
+            projector.embedding_, labels, trust=projector.trustworthiness_, what=what
         ),
     )
 

@@ -57,6 +57,12 @@ def is_on() -> bool:
     return bool(st.session_state.get(KEY, False))
 
 
+def scale() -> float:
+    """How much larger figures draw the sizes they set in pixels (numbers in heatmap cells,
+    labels): :data:`SCALE` in presentation mode, else 1. The style sheet cannot reach them."""
+    return SCALE if is_on() else 1.0
+
+
 def sidebar_state(on: bool) -> str:
     """``initial_sidebar_state`` for ``st.set_page_config``: folded away when presenting."""
     return "collapsed" if on else "auto"

@@ -87,7 +87,8 @@ def motion(
     st.markdown(_notice(points, labels, rows))
     st.caption(
         "Press play or drag the layer slider. The frames share one set of axes (PCA fitted on "
-        "all layers together, AlignedUMAP, or t-SNE started from the previous layer), so a "
+        "all layers together, UMAP laid out for all layers at once, or t-SNE started from the "
+        "previous layer), so a "
         "point that moves has really changed neighbourhood. Selected points on the map leave "
         "a trail."
     )
@@ -112,18 +113,9 @@ def _notice(points, labels: Sequence[str] | None, rows: np.ndarray) -> str:
         compute,
         heavy=heavy_points(len(rows) * 7),
     )
-    best = int(np.argmax(agreement))
-    return (
-        f"**What to notice:** at layer 0, {agreement[0]:.0%} of each point's 5 nearest "
-        f"neighbours (in the full space) share its label; at the last layer {agreement[-1]:.0%}, "
-        f"and most at layer {best} ({agreement[best]:.0%}). "
-        + (
-            "The labels separate as context flows in."
-            if agreement[-1] > agreement[0] + 0.1
-            else "The labels are about as separate at the input as at the end: the words alone "
-            "carry them."
-        )
-    )
+    from explorer.figures.animation import motion_notice
+
+    return motion_notice(agreement)
 
 
 def custom_axes(points, model, texts, labels, spans, legend_title: str, defaults) -> None:

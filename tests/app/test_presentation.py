@@ -39,3 +39,22 @@ def test_a_shared_link_opens_in_presentation_mode(fresh_app):
     assert at.sidebar.toggle(key=KEY).value is True
     assert _styles(at) == [STYLE]
     assert at.query_params[KEY] == "true"
+
+
+def _cell_fonts(at, key: str) -> list[float]:
+    import json
+
+    chart = next(c for c in at.get("plotly_chart") if c.key == key)
+    return [t["textfont"]["size"] for t in json.loads(chart.proto.spec)["data"] if "textfont" in t]
+
+
+def test_heatmap_numbers_grow_in_presentation_mode(page):
+    # issue 27.5: the style sheet scales text in rem, not the pixel sizes a figure sets
+    from explorer.ui.presentation import SCALE
+
+    at = page("similarity")
+    before = _cell_fonts(at, "similarity.heatmaps")
+    at.sidebar.toggle(key=KEY).set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    after = _cell_fonts(at, "similarity.heatmaps")
+    assert before and all(a >= b * SCALE - 1 and a > b for a, b in zip(after, before, strict=True))

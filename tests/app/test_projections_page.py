@@ -257,6 +257,10 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page):
     _ok(at)
     legend = _legend(_figures(at)[0])
     assert len(legend) >= 2 and all(":" in name for name in legend)  # "1: word · word · word"
+    numbers = [int(name.split(":")[0]) for name in legend]
+    assert numbers == sorted(numbers)  # the legend read 2, 1, 4, 3
+    notice = " ".join(plain(i.value) for i in at.info)
+    assert "share its cluster" in notice and "share its label" not in notice
     assert any(b.proto.label.startswith("Points with clusters") for b in at.get("download_button"))
 
 

@@ -41,6 +41,8 @@ def test_the_saved_pca_map_is_drawn_as_saved(page, monkeypatch, projected):
     infos = [plain(i.value) for i in at.info]
     assert any(f"Saved PCA coordinates of {len(TEXTS) - 4:,} rows" in i for i in infos), infos
     figure = json.loads(at.get("plotly_chart")[0].proto.spec)
+    # every row is a point: no density layer, and the note speaks of no grey shading
+    assert figure["data"][0]["type"] != "heatmap" and "shading" not in " ".join(infos)
     assert f"PCA of {len(TEXTS) - 4} sentence vectors" in figure["layout"]["title"]["text"]
     xs = sorted(x for t in figure["data"] for x in _values(t.get("x", [])))
     saved = np.load(store / entry["file"])
@@ -75,7 +77,7 @@ def test_rows_beyond_the_drawn_sample_are_a_density_layer(page, monkeypatch, pro
     try:
         at = _open(page, monkeypatch, allowed)
         infos = " ".join(plain(i.value) for i in at.info)
-        assert "6 of them, drawn at random, as points" in infos
+        assert "6 of them, drawn at random, are points; the grey shading counts all" in infos
         figure = json.loads(at.get("plotly_chart")[0].proto.spec)
         assert figure["data"][0]["type"] == "heatmap"
         assert "PCA of 6 sentence vectors" in figure["layout"]["title"]["text"]

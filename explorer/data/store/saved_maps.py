@@ -39,15 +39,17 @@ class SavedMap:
         of = self.entry.get("of_rows", len(self.rows))
         sample = "" if len(self.rows) == of else f" (a sample of {of:,} rows)"
         when = str(self.entry.get("created", ""))[:10]
-        points = (
-            "every one as a point"
-            if len(self.shown) == len(self.rows)
-            else f"{len(self.shown):,} of them, drawn at random, as points"
-        )
+        if len(self.shown) == len(self.rows):
+            drawn = "every one is drawn as a point"
+        else:
+            drawn = (
+                f"{len(self.shown):,} of them, drawn at random, are points; the grey shading "
+                "counts all of them"
+            )
         return (
             f"Saved {method} coordinates of {len(self.rows):,} rows{sample}, made with "
-            f"explorer project{' on ' + when if when else ''}: nothing was fitted now. The "
-            f"grey shading counts all of them; {points}."
+            f"explorer project{' on ' + when if when else ''}: nothing was fitted now, and "
+            f"{drawn}."
         )
 
 

@@ -1,0 +1,82 @@
+"""Layout in a real browser, at 1400 x 1000: what the figures' unit tests cannot measure, the
+boxes Chromium draws (issue 27, item 9). The head view's token labels stay clear of its lines;
+Layers in motion's Play/Pause buttons stay clear of its slider, whose tick labels fit."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness.screenshots import (
+    Tab,
+    failure_report,
+    save_full_page,
+    wait_until_idle,
+    widget,
+)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+def _boxes(locator) -> list[dict]:
+    return [box for i in range(locator.count()) if (box := locator.nth(i).bounding_box())]
+
+
+def _overlap(a: dict, b: dict) -> bool:
+    return (
+        a["x"] < b["x"] + b["width"]
+        and b["x"] < a["x"] + a["width"]
+        and a["y"] < b["y"] + b["height"]
+        and b["y"] < a["y"] + a["height"]
+    )
+
+
+def test_head_view_labels_stay_outside_the_lines(
+    tab: Tab, app_url: str, artifacts: Path, server_log: Path
+) -> None:
+    page = tab.page
+    page.goto(f"{app_url}/attention")
+    wait_until_idle(page)
+    page.get_by_role("tab", name="Head view (lines)").click()
+    chart = widget(page, "attention.lines")
+    chart.locator(".main-svg").first.wait_for()
+    save_full_page(page, artifacts / "screenshots" / "attention-head-view.png")
+    markers = _boxes(chart.locator(".scatterlayer .point"))
+    labels = _boxes(chart.locator(".scatterlayer .textpoint text"))
+    assert markers and labels
+    left = min(box["x"] for box in markers) + 4  # the left column's markers
+    right = max(box["x"] + box["width"] for box in markers) - 4  # the right column's
+    problems = [
+        f"a label at x {box['x']:.0f}-{box['x'] + box['width']:.0f} lies between the columns "
+        f"({left:.0f}-{right:.0f})"
+        for box in labels
+        if box["x"] + box["width"] > left and box["x"] < right
+    ]
+    if right - left < 0.6 * chart.bounding_box()["width"]:
+        problems.append(f"the lines span {right - left:.0f} px of {chart.bounding_box()['width']}")
+    assert not problems, failure_report("head view", problems[:5], tab, server_log)
+
+
+def test_motion_buttons_clear_the_slider_and_its_ticks_fit(
+    tab: Tab, app_url: str, artifacts: Path, server_log: Path
+) -> None:
+    page = tab.page
+    page.goto(f"{app_url}/projections")
+    wait_until_idle(page)
+    page.get_by_text("Layers in motion", exact=True).first.click()
+    chart = widget(page, "projections.motion")
+    chart.locator(".slider-rail-rect").first.wait_for(timeout=300_000)
+    save_full_page(page, artifacts / "screenshots" / "projections-motion.png")
+    svg = chart.locator(".main-svg").first.bounding_box()
+    rail = chart.locator(".slider-rail-rect").first.bounding_box()
+    grip = {**rail, "y": rail["y"] - 12, "height": rail["height"] + 24}  # the handle's height
+    problems = [
+        f"a button at {box} covers the slider at {grip}"
+        for box in _boxes(chart.locator(".updatemenu-button"))
+        if _overlap(box, grip)
+    ]
+    for box in _boxes(chart.locator(".slider-label")):
+        if box["y"] + box["height"] > svg["y"] + svg["height"] or box["x"] < svg["x"]:
+            problems.append(f"a slider label at {box} is cut off by the chart ({svg})")
+    assert not problems, failure_report("layers in motion", problems, tab, server_log)
