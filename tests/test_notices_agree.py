@@ -19,6 +19,7 @@ import explorer
 from explorer import context as ctx
 from explorer import layerstats
 from explorer import similarity as search
+from explorer.context.sentences import TUTORIAL_SENTENCES
 from explorer.data import corpora
 from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TUTORIAL
 from explorer.figures.tokens import token_counts, tokens_notice
@@ -43,7 +44,7 @@ SIMILARITY = (
 )
 WORD_INPUTS = (
     ("bank", ctx.DEFAULT_TEXT),
-    ("bank", "\n".join(ctx.TUTORIAL_SENTENCES)),
+    ("bank", "\n".join(TUTORIAL_SENTENCES)),
     (
         "bat",
         "animal | The bat flew out of the cave.\nsport | He swung the bat hard.\n"

@@ -8,13 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harness.screenshots import (
-    Tab,
-    failure_report,
-    save_full_page,
-    wait_until_idle,
-    widget,
-)
+from harness.browser import Tab
+from harness.visits import failure_report, save_full_page, wait_until_idle
+from harness.widgets import widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
