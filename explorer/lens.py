@@ -149,15 +149,6 @@ def _encode(lm: MaskedLM, text: str):
     return encoding, positions, truncated
 
 
-def layer_logits(lm: MaskedLM | str, text: str) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
-    """One pass over ``text``: ``(per_layer, logits, positions)`` where ``per_layer`` is the
-    head applied to every layer's hidden state at the masks, ``(layers + 1, masks, vocab)``,
-    and ``logits`` the model's own output there, ``(masks, vocab)``, both float32."""
-    lm = _as_lm(lm)
-    encoding, positions, _ = _encode(lm, text)
-    return (*_run(lm, encoding, positions), positions)
-
-
 def _run(lm: MaskedLM, encoding, positions: list[int]) -> tuple[torch.Tensor, torch.Tensor]:
     with torch.inference_mode():
         output = lm.model(**encoding, output_hidden_states=True)

@@ -183,8 +183,3 @@ def animated_map(
         ],
     )
     return figure
-
-
-def frame_layers(figure: go.Figure) -> list[str]:
-    """The frame names of an animated figure (one per layer)."""
-    return [frame.name for frame in figure.frames]
