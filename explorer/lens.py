@@ -71,6 +71,12 @@ class Lens:
     probabilities: np.ndarray
     truncated: bool
 
+    def first_on_top(self, mask: int) -> int:
+        """The first layer whose top guess for mask number ``mask`` (from 0) is the last
+        layer's, the model's own guess."""
+        final = self.top_tokens[-1][mask][0]
+        return next(i for i, top in enumerate(self.top_tokens) if top[mask][0] == final)
+
 
 def _no_head(name: str, config) -> ValueError:
     saved = ", ".join(getattr(config, "architectures", None) or ["an unknown architecture"])

@@ -40,6 +40,14 @@ def test_layer_predictions_shapes_and_order(lm):
     assert not result.truncated
 
 
+def test_first_on_top_is_the_first_layer_with_the_final_guess():
+    top = [[["a", "x"]], [["b", "a"]], [["a", "b"]], [["a", "c"]]]  # 4 layers, 1 mask
+    found = lens.Lens(["[MASK]"], [0], top, np.zeros((4, 1, 2), np.float32), False)
+    assert found.first_on_top(0) == 0
+    found = lens.Lens(["[MASK]"], [0], top[1:], np.zeros((3, 1, 2), np.float32), False)
+    assert found.first_on_top(0) == 1
+
+
 def test_predict_masks_matches_the_last_layer(lm):
     predictions = lens.predict_masks(lm, TEXT, k=3)
     result = lens.layer_predictions(lm, TEXT, k=3)
