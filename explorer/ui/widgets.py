@@ -1,4 +1,5 @@
-"""Widgets several pages share: vector downloads, "Show code" (texts: :mod:`explorer.ui.sources`).
+"""Widgets several pages share: choices, pooling, layers and subword pickers, the label column
+picker, downloads, "Show code" (the text-source picker is :mod:`explorer.ui.sources`'s).
 
 Widget keys are namespaced by the page's prefix (``"projections.source"``), so two pages never
 share a widget's state, and the main choices are bound to the page link.
