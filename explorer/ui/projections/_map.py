@@ -33,7 +33,7 @@ from explorer.figures.projections import (
 )
 from explorer.mapquality import DEFAULT_K
 from explorer.projection import ProjectionParams, Projector
-from explorer.ui.projections import _panels
+from explorer.ui.projections._panels import inspector, scores, selected
 from explorer.ui.projections._saved import saved_density
 
 CHART_KEY = "projections.chart"
@@ -172,7 +172,7 @@ def _map_and_panel(
         rows = selected_rows(state.get("selection"), len(shown.texts))
         with panel:
             if rows:
-                found = _panels.inspector(
+                found = inspector(
                     points, params, rows, shown.texts, shown.labels, shown.spans, DEFAULT_K
                 )
                 if len(coords) <= RINGS_UP_TO:
@@ -207,11 +207,11 @@ def _map_and_panel(
             st.plotly_chart(
                 closeup, key="projections.closeup", width="stretch", config=CLOSEUP_CONFIG
             )
-    _panels.scores(projector, len(shown.texts), params.method, params.n_components)
+    scores(projector, len(shown.texts), params.method, params.n_components)
     if not two_d:
         st.caption("Clicking points and the neighbour panel work in 2-D only: switch to 2-D.")
     if len(rows) > 1:
-        _panels.selected(rows, shown.texts, shown.labels, shown.legend_title)
+        selected(rows, shown.texts, shown.labels, shown.legend_title)
     if kept_share is not None:
         st.caption(
             f"On average the map keeps {kept_share.mean():.0%} of each point's {DEFAULT_K} "
