@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.malloc import return_freed_memory, trim_soon
+from explorer.server.malloc import return_freed_memory, trim_soon
+from explorer.server.warmup import warm_up_umap
 from explorer.ui.model import model_info, model_picker
 from explorer.ui.navigation import route
 from explorer.ui.presentation import sidebar_state, toggle
 from explorer.ui.prewarm import prewarm_soon
-from explorer.warmup import warm_up_umap
 
 st.set_page_config(page_title="Contextual Embedding Explorer", page_icon="🔎", layout="wide")
 return_freed_memory()  # once per process: large freed arrays go back to the system

@@ -6,7 +6,7 @@ process times, in order: PCA fitted jointly on all layers (first call, imports i
 then warm), per-layer PCA aligned by Procrustes, AlignedUMAP (first call, numba compilation
 included unless its on-disk cache is warm, then a second, warm call) and, optionally,
 t-SNE continued from layer to layer. Each row prints the seconds, the frames' motion
-(``explorer.animation.frame_motion``) and the lowest per-frame trustworthiness. The
+(``explorer.maps._animation.frame_motion``) and the lowest per-frame trustworthiness. The
 aligned-vs-unaligned motion is printed for the PCA rows.
 
 Targets (issue 11): frames built in <= 5 s with PCA and <= 30 s with AlignedUMAP (warm).
@@ -39,7 +39,7 @@ def per_layer_vectors(n_points: int) -> np.ndarray:
 
 
 def timed_maps(name: str, per_layer: np.ndarray, **kwargs) -> dict:
-    from explorer.animation import layer_maps
+    from explorer.maps import layer_maps
 
     start = time.perf_counter()
     maps = layer_maps(per_layer, **kwargs)

@@ -113,8 +113,8 @@ def projections_rerun(n_texts: int, timeout: float = 600.0) -> dict:
     start = time.perf_counter()
     at.text_area(key="projections.lines").input("\n".join(texts)).run()
     result = {"texts": n_texts, "first_run_seconds": time.perf_counter() - start}
+    from explorer.server.warmup import warm_up_status, warm_up_umap
     from explorer.ui.compute import BUDGETS
-    from explorer.warmup import warm_up_status, warm_up_umap
 
     warm_up_umap().join(timeout=timeout)
     result["umap_warm_up_seconds"] = warm_up_status()["seconds"]

@@ -47,7 +47,7 @@ def _masked_lm(model):
     (:mod:`bench.model_folders`, written once into the temporary folder)."""
     import explorer
     from bench.model_folders import write_folder
-    from explorer import lens
+    from explorer import attention as lens
 
     if model.masked_lm is not None:
         return lens.masked_lm_of(model)
@@ -59,7 +59,8 @@ def attention_bench(repeat: int = 3, folder: str | None = None) -> list[dict]:
     """Rows ``{"case", "tokens", "seconds", "seconds_min", "target"}`` for every case, with
     the model in ``folder`` (default: the bundled model)."""
     import explorer
-    from explorer import attention, lens
+    from explorer import attention
+    from explorer import attention as lens
     from explorer.figures.attention import overview_grid
 
     model = explorer.load_model(folder)

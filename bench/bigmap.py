@@ -198,11 +198,11 @@ def build_stores(
     """One clustered store per size, each in its own folder listed in ``EXPLORER_CORPORA`` in
     the order of ``sizes`` (the first is the one the "Saved corpus" radio opens); then, when
     asked, a store of ``large`` rows and one of ``saved`` rows with its PCA map saved as
-    ``explorer project`` saves it (:func:`explorer.store.project.save_projection`, all rows).
+    ``explorer project`` saves it (:func:`explorer.data.store.project.save_projection`, all rows).
     Returns the label each store has in the page's selectbox, by size (``"large"`` and
     ``"saved"`` for the last two)."""
     from bench.sentences import sample_sentences
-    from explorer.store.project import save_projection
+    from explorer.data.store.project import save_projection
 
     texts, _ = sample_sentences(max(sizes + [min(large, 20_000), min(saved, 20_000)]))
     folders, labels = [], {}
@@ -371,8 +371,9 @@ def measure_size(browser, url: str, rows: int, label: str, first: bool, shots: P
 def measure_opening(browser, url: str, which: str, rows: int, label: str) -> Measure:
     """A new session opens the store labelled ``label`` on Projections (PCA, 2-D): the time from
     choosing it to its first map drawn. ``which``: ``"large"`` (a random sample of
-    :data:`explorer.limits.MAX_POINTS` rows is read and fitted) or ``"saved"`` (the coordinates
-    ``explorer project`` saved are read and drawn, with a density layer for every row)."""
+    :data:`explorer.server.limits.MAX_POINTS` rows is read and fitted) or ``"saved"`` (the
+    coordinates ``explorer project`` saved are read and drawn, with a density layer for every
+    row)."""
     names = {
         "large": f"open a {rows:,}-row store: first map (sample, PCA)",
         "saved": f"open a {rows:,}-row store: its saved PCA map drawn",

@@ -20,7 +20,7 @@ resident memory after the page and the load average. Every run must end within
 BERT-base-sized folder (``--model``, offered to the server in ``EXPLORER_MODELS`` and chosen
 with the page link's ``?model=`` parameter, the label the model picker gives it).
 
-``--prewarm`` starts the server with ``EXPLORER_PREWARM=1`` (:mod:`explorer.prewarm`) and
+``--prewarm`` starts the server with ``EXPLORER_PREWARM=1`` (:mod:`explorer.server.prewarm`) and
 waits, after the teacher's visit, until the server's log says the built-in examples are
 computed. Results go to ``artifacts/classroom.json``.
 """
@@ -38,9 +38,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from bench import runclock
-from explorer import settings
-from explorer.defaults import DEFAULT_MODEL
-from explorer.prewarm import DONE_MARK, PREWARM_VARIABLE
+from explorer.model.hub import DEFAULT_MODEL
+from explorer.server import settings
+from explorer.server.prewarm import DONE_MARK, PREWARM_VARIABLE
 from explorer.ui.pages import HOME, PAGES
 from tools.server import artifacts_dir, log_tail, server_memory, streamlit_server
 from tools.stclient import visit_together

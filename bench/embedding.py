@@ -86,7 +86,8 @@ def throughput(n_texts: int, rounds: int, chunk: int = 500) -> dict:
     from sentence_transformers import SentenceTransformer
 
     from explorer.embeddings import embed_corpus
-    from explorer.model import bundled_model_path, load_model
+    from explorer.model import load_model
+    from explorer.model.loading import bundled_model_path
 
     texts, info = sample_sentences(n_texts)
     model = load_model()
@@ -165,7 +166,7 @@ def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int | None
     """Achieved GFLOP/s of the forward passes of ``embed_corpus`` vs a large ``torch.mm``.
 
     The texts are tokenized and batched as ``embed_corpus`` does, and the forward passes run
-    as there (:func:`explorer.embeddings.forward_batches`, parallel workers by default); only
+    as there (:func:`explorer.model.forward.forward_batches`, parallel workers by default); only
     they are timed, not the pooling. Peak and forward alternate: the peak is measured before
     every ``group`` batches (default: all of them, one corpus pass as ``embed_corpus`` runs
     it), and each group's GFLOP/s is divided by that peak. The fraction reported is the
@@ -173,7 +174,8 @@ def gflops(n_texts: int, rounds: int, matmul_size: int = 4096, group: int | None
     each group ends with one worker idle while the other finishes the last batch, which a
     corpus pays once.
     """
-    from explorer.model import default_workers, forward_batches, load_model
+    from explorer.model import load_model
+    from explorer.model.forward import default_workers, forward_batches
 
     texts, _ = sample_sentences(n_texts)
     model = load_model()

@@ -5,7 +5,7 @@ small one wait (issue 23, finding 2).
 uploads 20,000 vectors (float16, 384 dimensions: 15 MB, under the 20 MB limit) for a t-SNE
 map; session 1 pastes 5,000 lines of 40 words (the row limit: a forward pass over about
 80,000 tokens) and asks for Layers in motion with UMAP (capped at
-:data:`explorer.limits.MAX_MOTION_POINTS` points). :data:`HOLD_S` seconds later, while both
+:data:`explorer.server.limits.MAX_MOTION_POINTS` points). :data:`HOLD_S` seconds later, while both
 run, session 2 asks Similarity for three short sentences (the page needs at least three).
 The light request must be answered within :data:`LIGHT_LIMIT_S`. Printed: the seconds of each
 request from its action to the end of its run, any error on the page, and the load average

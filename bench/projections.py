@@ -3,7 +3,7 @@
 The points are real sentence vectors (mean pooling, last layer, as the projections page shows
 by default). Each (method, size) runs in its own fresh process, which times its first fit
 (imports and numba compilation included) and then a second, warm fit. Fits go through
-``explorer.projection.Projector``, as the app does (trustworthiness included, and timed
+``explorer.maps.Projector``, as the app does (trustworthiness included, and timed
 apart as well).
 """
 
@@ -33,7 +33,7 @@ def embed_points(n_points: int, path: str) -> dict:
 def projection_child(method: str, n_points: int, path: str, warm: bool, plain: bool) -> dict:
     """In a fresh process: seconds of the first and (if ``warm``) a second ``Projector`` fit.
 
-    ``plain`` imports umap-learn as is, without :func:`explorer.warmup.import_umap`'s
+    ``plain`` imports umap-learn as is, without :func:`explorer.maps._umap.import_umap`'s
     on-disk caching of its numba functions (to measure what that caching saves).
     """
     start = time.perf_counter()
@@ -41,10 +41,10 @@ def projection_child(method: str, n_points: int, path: str, warm: bool, plain: b
         if plain:
             import umap  # noqa: F401 - imported here so its compilation is timed
         else:
-            from explorer.warmup import import_umap
+            from explorer.maps._umap import import_umap
 
             import_umap()
-    from explorer.projection import Projector
+    from explorer.maps import Projector
 
     points = np.load(path)[:n_points]
     projector = Projector(method, random_state=0).fit(points)
@@ -54,7 +54,7 @@ def projection_child(method: str, n_points: int, path: str, warm: bool, plain: b
         start = time.perf_counter()
         projector = Projector(method, random_state=0).fit(points)
         result["warm"] = time.perf_counter() - start
-        from explorer.projection import trustworthiness
+        from explorer.maps import trustworthiness
 
         start = time.perf_counter()
         trustworthiness(points, projector.embedding_)  # as Projector.fit computes it
@@ -90,13 +90,13 @@ def tsne_comparison(n_points: int, path: str | None = None) -> dict:
     warm-up fit of each (imports, first-call costs), so the ratio is measured under the same
     load. Returns ``{"points", "sklearn": {...}, "opentsne": {...}, "speedup",
     "trustworthiness_drop"}``; each side has ``seconds`` (wall), ``cpu_seconds`` (this
-    process) and ``trustworthiness`` (:func:`explorer.projection.trustworthiness`, 5
+    process) and ``trustworthiness`` (:func:`explorer.maps.trustworthiness`, 5
     neighbours, estimated from 2,000 random points above 2,000, as the page shows it).
     openTSNE's ``seconds`` is the whole ``Projector.fit``, its trustworthiness included.
     """
     import tempfile
 
-    from explorer.projection import Projector, trustworthiness
+    from explorer.maps import Projector, trustworthiness
 
     if path is None:
         with tempfile.TemporaryDirectory(prefix="bench-") as tmp:
@@ -152,13 +152,13 @@ def knn_accuracy(points: np.ndarray, labels: np.ndarray, k: int = 5) -> float:
 
 
 def sense_accuracy(k: int = 5) -> list[dict]:
-    """For each word of the bundled labelled senses (``explorer.corpora.load_senses()``):
+    """For each word of the bundled labelled senses (``explorer.data.corpora.load_senses()``):
     ``k``-NN sense accuracy of its occurrence vectors (the page's default word vectors) in
     the full space and on the ``Projector("tsne")`` map; issue 11 asks the map to stay
     within 0.02 of the full space. Returns ``[{"word", "points", "full", "map"}, ...]``."""
-    from explorer.corpora import load_senses
+    from explorer.data.corpora import load_senses
+    from explorer.maps import Projector
     from explorer.model import load_model
-    from explorer.projection import Projector
     from explorer.words import word_vectors
 
     model, senses, results = load_model(), load_senses(), []

@@ -2,13 +2,13 @@
 ``python -m bench.ray_engine [--texts 2000] [--rounds 2]``.
 
 Both engines embed the same sentences into a store (bundled model, every layer, three
-poolings, float32, on disk) with :func:`explorer.store.embed_to_store`, in turn (local, ray,
+poolings, float32, on disk) with :func:`explorer.data.store.embed_to_store`, in turn (local, ray,
 ray, local, ...) in one process, so a busy machine slows both alike. Ray is started once
 before the rounds (``startup_s``); each ray round still starts its actors (a new process
 per actor that imports torch and loads the model), which ``*_texts_per_second`` include.
 ``*_steady_texts_per_second`` are each engine's rate over its last three quarters of texts
 (from the first progress report at or past a quarter, when every actor is running): what a
-large corpus gets (one actor start per :data:`explorer.store.ray_engine.WINDOW_ROWS` texts).
+large corpus gets (one actor start per :data:`explorer.data.store.ray_engine.WINDOW_ROWS` texts).
 Also checks that the two stores hold the same vectors (largest absolute difference over
 every pooling, layer and text). Prints one JSON line at the end.
 """
@@ -31,7 +31,7 @@ from bench.sentences import sample_sentences
 
 def compare(a: Path, b: Path) -> float:
     """Largest absolute difference between the vectors of two stores (every array)."""
-    from explorer.store import open_corpus
+    from explorer.data.store import open_corpus
 
     first, second = open_corpus(a), open_corpus(b)
     worst = 0.0
@@ -44,9 +44,9 @@ def compare(a: Path, b: Path) -> float:
 def run(
     n_texts: int, rounds: int, actors: int | None, threads: int, block_rows: int | None = None
 ) -> dict:
+    from explorer.data.store import Settings, embed_to_store
+    from explorer.data.store.ray_engine import BLOCK_ROWS, RayEngine
     from explorer.model import load_model
-    from explorer.store import Settings, embed_to_store
-    from explorer.store.ray_engine import BLOCK_ROWS, RayEngine
 
     texts, info = sample_sentences(n_texts)
     model = load_model()

@@ -36,7 +36,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer import uploads
+from explorer.data import uploads
 from explorer.probing import datasets
 from tools.browser import Tab, browser_unavailable, chromium, open_tab
 from tools.server import artifacts_dir, log_tail, server_memory, streamlit_server

@@ -1,6 +1,6 @@
 """Benchmarks of corpus stores: ``python -m bench.store [--texts N] [--memory-texts N] [--rows N]``.
 
-- throughput: ``explorer embed`` (:func:`explorer.store.embed_to_store`, every layer, three
+- throughput: ``explorer embed`` (:func:`explorer.data.store.embed_to_store`, every layer, three
   poolings, written to disk) vs sentence-transformers ``encode`` (mean pooling, last layer) on
   the same sentences, run in turn (:func:`bench.embedding.alternate`). By default each round
   embeds all the sentences into one store, as the command does with a corpus; ``--chunk N``
@@ -48,8 +48,9 @@ def throughput(
     chunk = chunk or n_texts
     from sentence_transformers import SentenceTransformer
 
-    from explorer.model import bundled_model_path, load_model
-    from explorer.store import Settings, embed_to_store
+    from explorer.data.store import Settings, embed_to_store
+    from explorer.model import load_model
+    from explorer.model.loading import bundled_model_path
 
     texts, info = sample_sentences(n_texts)
     model = load_model(folder)
@@ -137,9 +138,9 @@ def synthetic_store(
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from explorer.nearest import row_norms
-    from explorer.store import format as fmt
-    from explorer.store import schema
+    from explorer.data.store import format as fmt
+    from explorer.data.store import schema
+    from explorer.similarity._nearest import row_norms
 
     if rows < 1 or dim < 1 or clusters < 0:
         raise ValueError(f"Need rows >= 1, dim >= 1, clusters >= 0; got {rows}, {dim}, {clusters}.")
@@ -204,7 +205,7 @@ def synthetic_store(
 def open_and_search_child(folder: str) -> dict:
     """In a fresh process: seconds to open the store, to run the first and a second search
     (a vector query over every row, k = 10), and to read the texts of the hits."""
-    from explorer.store.corpus import open_corpus  # imported first: imports are not timed
+    from explorer.data.store.corpus import open_corpus  # imported first: imports are not timed
 
     start = time.perf_counter()
     corpus = open_corpus(folder)

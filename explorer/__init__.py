@@ -13,45 +13,45 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer.lazy import lazy_getattr
+from explorer._lazy import lazy_dir, lazy_getattr
 
 # Names are imported on first use (PEP 562), so that ``import explorer.ui.pages`` or
-# ``explorer.settings`` does not import torch: a fresh server draws its first page before the
+# ``explorer.server.settings`` does not import torch: a fresh server draws its first page before the
 # model stack is loaded.
 _HOMES = {
     "CorpusEmbeddings": "explorer.embeddings",
     "embed_corpus": "explorer.embeddings",
     "sentence_embeddings": "explorer.embeddings",
-    "LAYER_STRATEGIES": "explorer.layers",
+    "LAYER_CHOICES": "explorer.layers",
     "combine_layers": "explorer.layers",
     "layer_indices": "explorer.layers",
-    "DEFAULT_MODEL": "explorer.defaults",
+    "DEFAULT_MODEL": "explorer.model.hub",
     "Model": "explorer.model",
     "Tokenization": "explorer.model",
     "estimate_parameters": "explorer.model",
     "load_model": "explorer.model",
-    "Neighbors": "explorer.nearest",
-    "neighbors": "explorer.nearest",
+    "Neighbors": "explorer.similarity._nearest",
+    "neighbors": "explorer.similarity._nearest",
     "POOLINGS": "explorer.pooling",
-    "cosine_similarity": "explorer.similarity",
+    "cosine_similarity": "explorer.similarity._cosine",
     "SUBWORD_MODES": "explorer.words",
     "Occurrence": "explorer.words",
     "find_occurrences": "explorer.words",
     "token_vectors": "explorer.words",
     "word_layer_vectors": "explorer.words",
     "word_vectors": "explorer.words",
-    "open_corpus": "explorer.store.corpus",
+    "open_corpus": "explorer.data.store.corpus",
 }
 
 if TYPE_CHECKING:
-    from explorer.defaults import DEFAULT_MODEL
+    from explorer.data.store.corpus import open_corpus
     from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
-    from explorer.layers import LAYER_STRATEGIES, combine_layers, layer_indices
+    from explorer.layers import LAYER_CHOICES, combine_layers, layer_indices
     from explorer.model import Model, Tokenization, estimate_parameters, load_model
-    from explorer.nearest import Neighbors, neighbors
+    from explorer.model.hub import DEFAULT_MODEL
     from explorer.pooling import POOLINGS
-    from explorer.similarity import cosine_similarity
-    from explorer.store.corpus import open_corpus
+    from explorer.similarity._cosine import cosine_similarity
+    from explorer.similarity._nearest import Neighbors, neighbors
     from explorer.words import (
         SUBWORD_MODES,
         Occurrence,
@@ -63,17 +63,14 @@ if TYPE_CHECKING:
 
 
 __getattr__ = lazy_getattr(__name__, _HOMES)
-
-
-def __dir__() -> list[str]:
-    return sorted({*globals(), *_HOMES})
+__dir__ = lazy_dir(__name__, _HOMES)
 
 
 __version__ = "0.1.0"
 
 __all__ = [
     "DEFAULT_MODEL",
-    "LAYER_STRATEGIES",
+    "LAYER_CHOICES",
     "POOLINGS",
     "SUBWORD_MODES",
     "CorpusEmbeddings",

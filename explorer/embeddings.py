@@ -8,16 +8,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from explorer.layers import LayerStrategy, validate_strategy
-from explorer.model import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, Model
-from explorer.model.forward import (  # noqa: F401 - re-exported: forward_batches lived here
-    _PARALLEL,
-    PARALLEL_MIN_BATCHES,
-    Progress,
-    _run_workers,
-    default_workers,
-    forward_batches,
-)
+from explorer.layers import Layers, validate_layers
+from explorer.model import Batch, Model
+from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS
+from explorer.model.forward import Progress, forward_batches
 from explorer.pooling import (
     BASE_POOLINGS,
     combine_pooled,
@@ -60,10 +54,10 @@ class CorpusEmbeddings:
         return self._num_layers
 
     def sentence(
-        self, pooling: str = "mean", layers: LayerStrategy = "last", normalize: bool = False
+        self, pooling: str = "mean", layers: Layers = "last", normalize: bool = False
     ) -> np.ndarray:
         """``(n_texts, dim)`` float32 vectors for one pooling and layer strategy."""
-        validate_strategy(layers, self._num_layers)
+        validate_layers(layers, self._num_layers)
         vectors = combine_pooled(self.pooled, pooling, layers)
         return normalize_rows(vectors) if normalize else vectors
 
@@ -145,7 +139,7 @@ def sentence_embeddings(
     model: Model,
     texts: Sequence[str],
     pooling: str = "mean",
-    layers: LayerStrategy = "last",
+    layers: Layers = "last",
     normalize: bool = False,
     exclude_special: bool = False,
     batch_size: int = 32,
@@ -159,6 +153,6 @@ def sentence_embeddings(
     out of mean and max. Raises ``ValueError`` for an empty list or an unknown strategy.
     """
     validate_pooling(pooling)
-    validate_strategy(layers, model.num_layers)
+    validate_layers(layers, model.num_layers)
     corpus = embed_corpus(model, texts, exclude_special=exclude_special, max_batch_size=batch_size)
     return corpus.sentence(pooling, layers, normalize=normalize)

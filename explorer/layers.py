@@ -6,9 +6,7 @@ sum of all encoder layers, and the static embedding layer. An ``int`` picks one 
 0 is the embedding output, ``num_layers`` the last layer, negative ints count from the end
 (-1 = last).
 
-The library calls this choice ``layers`` and the pooling of tokens ``pooling``; the older
-names with "strategy" (``validate_strategy``, ``strategy_label``, ``strategy_dim``,
-``LayerStrategy``) stay as aliases.
+The library calls this choice ``layers`` and the pooling of tokens ``pooling``.
 """
 
 from __future__ import annotations
@@ -28,14 +26,11 @@ LayerName = Literal[
 ]
 """The named layer choices (as opposed to one layer's number)."""
 
-LAYER_STRATEGIES: tuple[str, ...] = get_args(LayerName)
+LAYER_CHOICES: tuple[str, ...] = get_args(LayerName)
 """Every named layer choice, in the order the pages list them."""
 
 Layers = LayerName | int
-"""A layer choice: a name of :data:`LAYER_STRATEGIES` or one layer's number."""
-
-LayerStrategy = Layers
-"""Old name of :data:`Layers`."""
+"""A layer choice: a name of :data:`LAYER_CHOICES` or one layer's number."""
 
 LABELS = {
     "last": "Last layer",
@@ -67,7 +62,7 @@ def validate_layers(layers: Layers, num_layers: int) -> Layers:
     """
     if isinstance(layers, bool) or not isinstance(layers, int | str | np.integer):
         raise ValueError(
-            f"Unknown layer strategy {layers!r}; choose one of {LAYER_STRATEGIES} "
+            f"Unknown layer choice {layers!r}; choose one of {LAYER_CHOICES} "
             f"or a layer number from {-(num_layers + 1)} to {num_layers}"
         )
     if isinstance(layers, int | np.integer):
@@ -78,9 +73,9 @@ def validate_layers(layers: Layers, num_layers: int) -> Layers:
                 f"{-(num_layers + 1)}."
             )
         return int(layers)
-    if layers not in LAYER_STRATEGIES:
+    if layers not in LAYER_CHOICES:
         raise ValueError(
-            f"Unknown layer strategy {layers!r}; choose one of {LAYER_STRATEGIES} or a layer number"
+            f"Unknown layer choice {layers!r}; choose one of {LAYER_CHOICES} or a layer number"
         )
     if layers.endswith("last4") and num_layers < 4:
         raise ValueError(f"{layers!r} needs at least 4 layers; this model has {num_layers}.")
@@ -89,17 +84,13 @@ def validate_layers(layers: Layers, num_layers: int) -> Layers:
     return layers
 
 
-validate_strategy = validate_layers
-"""Old name of :func:`validate_layers`."""
-
-
 def layer_choices(num_layers: int) -> list[str]:
-    """The named layer choices of :data:`LAYER_STRATEGIES` a model with ``num_layers`` supports.
+    """The named layer choices of :data:`LAYER_CHOICES` a model with ``num_layers`` supports.
 
-    In the order of :data:`LAYER_STRATEGIES`; ``*_last4`` need 4 layers, ``second_to_last`` 2.
+    In the order of :data:`LAYER_CHOICES`; ``*_last4`` need 4 layers, ``second_to_last`` 2.
     """
     choices = []
-    for name in LAYER_STRATEGIES:
+    for name in LAYER_CHOICES:
         try:
             choices.append(validate_layers(name, num_layers))
         except ValueError:
@@ -150,10 +141,6 @@ def layers_dim(layers: Layers, hidden_size: int, num_layers: int) -> int:
     return 4 * hidden_size if layers == "concat_last4" else hidden_size
 
 
-strategy_dim = layers_dim
-"""Old name of :func:`layers_dim`."""
-
-
 def layers_label(layers: Layers, short: bool = False) -> str:
     """Human-readable name of a layer choice: :data:`LABELS`, or :data:`SHORT_LABELS` for
     ``short`` ones (table headers); ``"Layer 3"`` for a number."""
@@ -163,7 +150,3 @@ def layers_label(layers: Layers, short: bool = False) -> str:
         return "Embedding output (layer 0)" if layers == 0 else f"Layer {layers}"
     labels = SHORT_LABELS if short else LABELS
     return labels.get(str(layers), str(layers))
-
-
-strategy_label = layers_label
-"""Old name of :func:`layers_label`."""

@@ -292,7 +292,7 @@ def default_token(
     tokens: Sequence[str], special: Sequence[bool] | None = None, words: Sequence[str] = ()
 ) -> int:
     """The position to show first: the first token that is one of ``words`` (e.g. the
-    ambiguous words of :data:`explorer.corpora.SENSE_WORDS`), else the first content word
+    ambiguous words of :data:`explorer.data.corpora.SENSE_WORDS`), else the first content word
     (letters, not special, not a ``##`` continuation, not in :data:`FUNCTION_WORDS`), else
     the first non-special token, else 0."""
     special = [False] * len(tokens) if special is None else list(special)

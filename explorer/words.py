@@ -8,12 +8,11 @@ word features (:mod:`explorer.probing.features`) all come through here.
 
 Naming: ``subwords`` is how an occurrence's subword vectors become one
 (:data:`SUBWORD_MODES`), ``layers`` how the layers become one
-(:data:`explorer.layers.LAYER_STRATEGIES`).
+(:data:`explorer.layers.LAYER_CHOICES`).
 """
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
@@ -22,7 +21,8 @@ import numpy as np
 import torch
 
 from explorer.layers import Layers, combine_layers, validate_layers
-from explorer.model import Batch, Model, Tokenization, forward_batches
+from explorer.model import Batch, Model, Tokenization
+from explorer.model.forward import forward_batches
 
 SUBWORD_MODES = ("first", "last", "mean", "max", "sum")
 
@@ -50,18 +50,6 @@ def validate_subwords(subwords: str) -> str:
     if subwords not in SUBWORD_MODES:
         raise ValueError(f"Unknown subword mode {subwords!r}; choose one of {SUBWORD_MODES}")
     return subwords
-
-
-def _renamed(new: object, old: object, old_name: str, new_name: str, function: str) -> object:
-    """The value of a renamed keyword: ``old`` (with a DeprecationWarning) when given."""
-    if old is None:
-        return new
-    warnings.warn(
-        f"{function}(..., {old_name}=...) is renamed {new_name}=; {old_name}= will be removed.",
-        DeprecationWarning,
-        stacklevel=3,
-    )
-    return old
 
 
 @dataclass(frozen=True)
@@ -185,15 +173,13 @@ def first_occurrences(
     return found  # type: ignore[return-value]
 
 
-def aggregate_subwords(
-    vectors: np.ndarray, subwords: str = "mean", *, mode: str | None = None
-) -> np.ndarray:
+def aggregate_subwords(vectors: np.ndarray, subwords: str = "mean") -> np.ndarray:
     """One vector from a word's subword vectors: ``(..., k, dim)`` in, ``(..., dim)`` float32
     out (``(k, dim) -> (dim,)``; ``(layers, k, dim) -> (layers, dim)`` for every layer at once).
 
-    ``subwords`` is one of :data:`SUBWORD_MODES`; ``mode=`` is its old, deprecated name.
+    ``subwords`` is one of :data:`SUBWORD_MODES`.
     """
-    subwords = validate_subwords(_renamed(subwords, mode, "mode", "subwords", "aggregate_subwords"))
+    subwords = validate_subwords(subwords)
     vectors = np.asarray(vectors)
     if vectors.ndim < 2 or vectors.shape[-2] == 0:
         raise ValueError(f"Expected (..., k, dim) subword vectors, k >= 1; got {vectors.shape}.")
@@ -218,7 +204,7 @@ def occurrence_layer_vectors(
     """Every layer's vector of each occurrence, under every subword mode, in one forward pass.
 
     ``occurrences[j].text_index`` indexes ``texts``; only texts holding an occurrence run
-    through the model, batched by :func:`explorer.embeddings.forward_batches` (``progress``,
+    through the model, batched by :func:`explorer.model.forward.forward_batches` (``progress``,
     ``precision`` and ``workers`` go there; ``progress(texts_done, texts_total)``). Returns
     ``{mode: (num_layers + 1, len(occurrences), hidden)}`` float32 for every mode in
     ``subwords``. Memory grows with the occurrences, not with the texts' tokens.
@@ -256,14 +242,11 @@ def token_vectors(
     model: Model,
     text: str,
     layers: Layers = "sum_last4",
-    *,
-    strategy: Layers | None = None,
 ) -> np.ndarray:
     """Contextual vector of every token of ``text``: ``(num_tokens, dim)`` float32.
 
-    ``layers`` is a named layer choice or a layer number; ``strategy=`` is its old, deprecated name.
+    ``layers`` is a named layer choice or a layer number.
     """
-    layers = _renamed(layers, strategy, "strategy", "layers", "token_vectors")
     validate_layers(layers, model.num_layers)
     return combine_layers(model.hidden_states(text), layers)
 
@@ -293,17 +276,14 @@ def word_vectors(
     word: str,
     layers: Layers = "sum_last4",
     subwords: str = "mean",
-    *,
-    strategy: Layers | None = None,
 ) -> tuple[list[Occurrence], np.ndarray]:
     """Contextual vectors of every occurrence of ``word`` in ``texts``.
 
     Returns ``(occurrences, array)``, array ``(n_occurrences, dim)`` float32: subwords are
     combined per layer with ``subwords`` (first, last, mean, max, sum), then the layers with
-    ``layers`` (a named layer choice or a layer number; ``strategy=`` is its old, deprecated name).
+    ``layers`` (a named layer choice or a layer number).
     Raises ``ValueError`` for an unknown mode or a word that does not occur.
     """
-    layers = _renamed(layers, strategy, "strategy", "layers", "word_vectors")
     validate_layers(layers, model.num_layers)
     occurrences, per_layer = word_layer_vectors(model, texts, word, subwords)
     return occurrences, combine_layers(per_layer, layers)

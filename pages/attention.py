@@ -8,7 +8,7 @@ import streamlit as st
 
 from explorer import attention
 from explorer.codegen.attention import attention_snippet
-from explorer.examples import ATTENTION_PAIR, TUTORIAL
+from explorer.data.examples import ATTENTION_PAIR, TUTORIAL
 from explorer.figures import attention as figures
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.ui import attention as cached

@@ -5,9 +5,10 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import context as ctx
-from explorer import corpora, limits, uploads
 from explorer.codegen.context import context_snippet
+from explorer.data import corpora, uploads
 from explorer.layers import layer_choices
+from explorer.server import limits
 from explorer.ui import compute, messages, sources
 from explorer.ui import context as sections
 from explorer.ui.model import current_model, current_model_name

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.defaults import DEFAULT_MODEL
+from explorer.model.hub import DEFAULT_MODEL
 from explorer.model.summary import model_notice
 from explorer.ui import messages
 from explorer.ui.model import current_model, current_model_label

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import corpora, layerstats
+from explorer import layerstats
 from explorer.codegen.layers import layers_snippet
-from explorer.examples import TUTORIAL
+from explorer.data import corpora
+from explorer.data.examples import TUTORIAL
 from explorer.figures import layers as figures
 from explorer.ui import compute, messages
 from explorer.ui import layers as layer_sections

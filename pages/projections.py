@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import corpora
-from explorer.mapquality import DEFAULT_K
+from explorer.data import corpora
+from explorer.maps import DEFAULT_K
 from explorer.ui import messages, projections, sources
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import URL, choose, header

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import corpora, search
+from explorer import similarity as search
 from explorer.codegen.similarity import search_snippet, similarity_snippet
-from explorer.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
+from explorer.data import corpora
+from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.layers import layer_choices
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.ui import compute, messages, sources, storesearch

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.codegen.tokens import tokens_snippet
-from explorer.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
+from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice
 from explorer.ui import compute, messages
 from explorer.ui import tokens as sections

@@ -12,7 +12,7 @@ import pytest  # noqa: E402
 import torch  # noqa: E402
 
 import explorer  # noqa: E402
-from explorer.model import bundled_model_path  # noqa: E402
+from explorer.model.loading import bundled_model_path  # noqa: E402
 
 TUTORIAL = (
     "After stealing money from the bank vault, the bank robber was seen fishing on the "

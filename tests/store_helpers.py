@@ -44,7 +44,7 @@ def write_csv(path: Path, rows: list[dict], sep: str = ",") -> Path:
 def small_store(model, folder: Path) -> Path:
     """``folder / "store"``: the first 7 rows of :data:`TEXTS` embedded by ``model`` with mean
     pooling, in shards of 3 rows (three shards, the last one short)."""
-    from explorer.store import Settings, embed_to_store
+    from explorer.data.store import Settings, embed_to_store
 
     source = write_csv(folder / "in.csv", TEXTS[:7])
     embed_to_store(model, source, folder / "store", Settings(poolings=("mean",), shard_rows=3))

@@ -1,11 +1,11 @@
-"""explorer.animation: one aligned map per layer, and how much points move between frames."""
+"""explorer.maps._animation: one aligned map per layer, and how much points move between frames."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from explorer.animation import (
+from explorer.maps._animation import (
     LayerMaps,
     frame_motion,
     layer_maps,
@@ -84,7 +84,7 @@ def test_aligned_umap_moves_less_than_independent_umaps(per_layer):
 
 @pytest.mark.slow
 def test_aligned_umap_uses_at_most_its_own_neighbour_count_and_says_so():
-    from explorer.animation import ALIGNED_UMAP_NEIGHBORS
+    from explorer.maps._animation import ALIGNED_UMAP_NEIGHBORS
 
     X = _layers(layers=3, n=60)
     lowered = layer_maps(X, "umap", align="joint", n_neighbors=15)

@@ -1,4 +1,5 @@
-"""explorer.attention: eager attentions, head statistics, rollout, norm-weighted attention."""
+"""explorer.model.attentions and explorer.attention: eager attentions, head statistics,
+rollout, norm-weighted attention."""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import pytest
 import torch
 
 import explorer
-from explorer import attention
+from explorer.attention import _weights as attention
+from explorer.model import attentions
 
 TEXT = "The bank robber was seen fishing on the river bank."
 PAIR = "Where did he go?"
@@ -52,7 +54,7 @@ def roberta(tmp_path_factory):
 def test_attentions_equal_transformers_eager(request, which):
     model = request.getfixturevalue(which)
     for pair in (None, PAIR):
-        weights = attention.attentions(model, TEXT, pair)
+        weights = attentions.attentions(model, TEXT, pair)
         expected = _eager_reference(model, TEXT, pair)
         assert weights.dtype == np.float32
         n = len(model.tokenize(TEXT, pair))
@@ -62,17 +64,17 @@ def test_attentions_equal_transformers_eager(request, which):
 
 
 def test_embedding_path_keeps_fast_attention(tiny):
-    attention.attentions(tiny, TEXT)
+    attentions.attentions(tiny, TEXT)
     assert tiny.encoder.config._attn_implementation != "eager"
-    eager = attention.eager_encoder(tiny)
-    assert eager is attention.eager_encoder(tiny)
+    eager = attentions.eager_encoder(tiny)
+    assert eager is attentions.eager_encoder(tiny)
     assert eager.config._attn_implementation == "eager"
     shared = zip(tiny.encoder.parameters(), eager.parameters(), strict=True)
     assert all(a.data_ptr() == b.data_ptr() for a, b in shared)
 
 
 def test_pair_segments_and_hidden_states(tiny):
-    result = attention.attention_pass(tiny, TEXT, PAIR)
+    result = attentions.attention_pass(tiny, TEXT, PAIR)
     tokens = result.tokenization
     assert tokens.pair == PAIR and set(tokens.segment_ids) == {0, 1}
     np.testing.assert_allclose(result.hidden_states, tiny.hidden_states(TEXT, PAIR), atol=1e-5)
@@ -81,14 +83,14 @@ def test_pair_segments_and_hidden_states(tiny):
 
 
 def test_long_input_is_truncated(tiny):
-    result = attention.attention_pass(tiny, "word " * 2000)
+    result = attentions.attention_pass(tiny, "word " * 2000)
     assert result.tokenization.truncated
     assert result.attentions.shape[-1] == tiny.max_length
 
 
 def test_empty_text_is_a_value_error(tiny):
     with pytest.raises(ValueError, match="empty"):
-        attention.attentions(tiny, "   ")
+        attentions.attentions(tiny, "   ")
 
 
 def test_head_statistics_on_a_hand_made_matrix():
@@ -147,7 +149,7 @@ def test_rollout_of_identity_attention_is_identity():
 
 
 def test_rollout_multiplies_mixed_layers(tiny):
-    weights = attention.attentions(tiny, TEXT)
+    weights = attentions.attentions(tiny, TEXT)
     rolled = attention.rollout(weights)
     mixed = (weights.mean(1) + np.eye(weights.shape[-1])) / 2
     np.testing.assert_allclose(rolled[1], mixed[1] @ mixed[0], atol=1e-5)
@@ -157,7 +159,7 @@ def test_rollout_multiplies_mixed_layers(tiny):
 @pytest.mark.parametrize("which", ["tiny", "distil", "roberta"])
 def test_norm_weighted_equals_direct_computation(request, which):
     model = request.getfixturevalue(which)
-    result = attention.attention_pass(model, TEXT)
+    result = attentions.attention_pass(model, TEXT)
     norms = attention.value_norms(model, result.hidden_states)
     # direct: record each layer's value vectors with hooks, push each head's slice through
     # its part of the output projection

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer import attention
+from explorer.attention import _weights as attention
 from explorer.figures.attention_notices import (
     change,
     influence_notice,
@@ -16,6 +16,7 @@ from explorer.figures.attention_notices import (
     special_shares,
     what_to_notice,
 )
+from explorer.model import attentions
 
 TEXTS = (
     ("After stealing money from the bank vault, the bank robber was seen fishing.", None),
@@ -73,7 +74,7 @@ def test_sentences_agree_with_the_numbers_on_every_model(which, request) -> None
     model = fixture if which == "bundled" else explorer.load_model(fixture)
     cls, sep = model.tokenizer.cls_token, model.tokenizer.sep_token
     for text, pair in TEXTS:
-        result = attention.attention_pass(model, text, pair)
+        result = attentions.attention_pass(model, text, pair)
         tokens = result.tokenization.tokens
         stats = attention.head_statistics(result.attentions, tokens, cls, sep)
         check_statistics_sentence(stats, cls, sep)

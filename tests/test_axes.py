@@ -1,11 +1,11 @@
-"""explorer.axes: custom axes are plain dot products with unit directions."""
+"""explorer.maps._axes: custom axes are plain dot products with unit directions."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from explorer.axes import Axes, custom_axes, text_vector, word_vector
+from explorer.maps._axes import Axes, custom_axes, text_vector, word_vector
 
 
 def _data(n=30, d=8, seed=0):

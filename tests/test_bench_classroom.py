@@ -11,7 +11,7 @@ import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench import classroom, runclock
-from explorer import prewarm, settings
+from explorer.server import prewarm, settings
 from explorer.ui.pages import PAGES
 from tests.app.conftest import open_page
 from tools import stclient

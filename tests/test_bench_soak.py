@@ -5,8 +5,10 @@ from __future__ import annotations
 import random
 
 from bench import soak
-from explorer import context, limits, uploads
+from explorer.context.sentences import MAX_SENTENCES
+from explorer.data import uploads
 from explorer.probing import datasets
+from explorer.server import limits
 
 
 def test_csv_uploads_sit_just_under_the_row_and_byte_limits(tmp_path):
@@ -28,7 +30,7 @@ def test_pasted_lines_hit_the_row_limit_and_the_word_repeats():
 
 def test_word_in_context_text_has_the_most_lines():
     rows = soak.context_text(random.Random(0)).splitlines()
-    assert len(rows) == context.MAX_SENTENCES
+    assert len(rows) == MAX_SENTENCES
     assert all(row.split().count("bank") >= 255 for row in rows)
 
 
@@ -38,7 +40,7 @@ def test_every_page_of_the_app_is_soaked():
 
 def test_the_heavy_and_light_case_uploads_the_most_vectors_the_server_accepts(tmp_path):
     from bench import fairness
-    from explorer import vectorfiles
+    from explorer.data import vectorfiles
 
     npy, csv = fairness.vector_files(tmp_path)
     assert max(npy.stat().st_size, csv.stat().st_size) <= vectorfiles.MAX_BYTES

@@ -13,7 +13,7 @@ import pytest
 
 import explorer
 from explorer.cli import main
-from explorer.store import open_corpus
+from explorer.data.store import open_corpus
 from tests.store_helpers import TEXTS, write_csv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +37,7 @@ def test_embed_round_trip_equals_embed_corpus(store, tiny):
     corpus = open_corpus(store)
     reference = explorer.embed_corpus(tiny, corpus.texts)
     for pooling in explorer.POOLINGS:
-        for layers in (*explorer.LAYER_STRATEGIES, 0, 2, -1):
+        for layers in (*explorer.LAYER_CHOICES, 0, 2, -1):
             np.testing.assert_allclose(
                 corpus.sentence(pooling, layers), reference.sentence(pooling, layers), atol=1e-5
             )
@@ -117,7 +117,7 @@ def test_engine_ray_without_ray_says_how_to_install(tmp_path, capsys, monkeypatc
 
 def test_precisions_agree_with_the_library():
     from explorer.cli import PRECISIONS
-    from explorer.model import PRECISIONS as LIBRARY
+    from explorer.model.precision import PRECISIONS as LIBRARY
 
     assert tuple(PRECISIONS) == tuple(LIBRARY)
 
@@ -141,9 +141,9 @@ def test_python_m_explorer_runs(tmp_path):
 
 def _interrupt_when(check):
     """Patch the progress bar to raise KeyboardInterrupt (Ctrl-C) once ``check(state)``."""
-    from explorer import cli
+    from explorer.cli import _embed as cli
 
-    update = cli._Bar.update
+    update = cli.Bar.update
 
     def patched(self, state) -> None:
         update(self, state)
@@ -156,13 +156,13 @@ def _interrupt_when(check):
 def test_ctrl_c_says_how_many_texts_are_kept_and_the_rerun_resumes(
     tiny_bert_path, tmp_path, capsys, monkeypatch
 ):
-    from explorer import cli
+    from explorer.cli import _embed as cli
 
     source = write_csv(tmp_path / "in.csv", TEXTS[:10])
     args = ["embed", str(source), "--out", str(tmp_path / "s"), "--model", tiny_bert_path,
             "--layers", "last", "--shard-rows", "4"]  # fmt: skip
     with monkeypatch.context() as patch:
-        patch.setattr(cli._Bar, "update", _interrupt_when(lambda state: state.shards == 2))
+        patch.setattr(cli.Bar, "update", _interrupt_when(lambda state: state.shards == 2))
         assert main(args) == 130
     err = capsys.readouterr().err
     assert "interrupted; 8 texts are kept in" in err and "resume from text 9" in err
@@ -179,13 +179,13 @@ def test_ctrl_c_says_how_many_texts_are_kept_and_the_rerun_resumes(
 def test_ctrl_c_before_any_shard_is_complete_says_nothing_is_kept(
     tiny_bert_path, tmp_path, capsys, monkeypatch
 ):
-    from explorer import cli
+    from explorer.cli import _embed as cli
 
     source = write_csv(tmp_path / "in.csv", TEXTS[:6])
     args = ["embed", str(source), "--out", str(tmp_path / "s"), "--model", tiny_bert_path,
             "--layers", "last", "--shard-rows", "4", "--batch-tokens", "16"]  # fmt: skip
     with monkeypatch.context() as patch:
-        patch.setattr(cli._Bar, "update", _interrupt_when(lambda state: state.rows > 0))
+        patch.setattr(cli.Bar, "update", _interrupt_when(lambda state: state.rows > 0))
         assert main(args) == 130
     assert "interrupted; no texts were kept in" in capsys.readouterr().err
     assert main(args) == 0
@@ -194,7 +194,7 @@ def test_ctrl_c_before_any_shard_is_complete_says_nothing_is_kept(
 
 
 def test_the_summary_counts_truncated_texts(tiny_bert_path, tmp_path, capsys):
-    from explorer.model import MAX_CHARS
+    from explorer.model.tokenization import MAX_CHARS
 
     long = "bank " * (MAX_CHARS // 5 + 1)
     rows = [TEXTS[0], {**TEXTS[1], "text": long}, {**TEXTS[2], "text": "goal " * 600}]

@@ -1,11 +1,11 @@
-"""explorer.clusters: k-means / HDBSCAN on the full vectors, names from class-based TF-IDF."""
+"""explorer.maps._clusters: k-means / HDBSCAN on the full vectors, names from class-based TF-IDF."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from explorer.clusters import (
+from explorer.maps._clusters import (
     Clusters,
     cluster,
     cluster_labels,

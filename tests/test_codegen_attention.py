@@ -5,8 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 import explorer
-from explorer import attention, lens
+from explorer.attention import _lens as lens
+from explorer.attention import _weights as attention
 from explorer.codegen import attention as codegen
+from explorer.model import attentions
 from tests.snippets import run_snippet
 
 TEXT = "The bank robber was seen fishing on the river bank."
@@ -16,7 +18,7 @@ PAIR = "Where did he go?"
 def test_attention_snippet_matches_the_library(bundled):
     source = codegen.attention_snippet(explorer.DEFAULT_MODEL, TEXT, PAIR, layer=2, head=3)
     namespace, printed = run_snippet(source)
-    result = attention.attention_pass(bundled, TEXT, PAIR)
+    result = attentions.attention_pass(bundled, TEXT, PAIR)
     np.testing.assert_allclose(namespace["attentions"], result.attentions, atol=1e-5)
     assert namespace["tokens"] == result.tokenization.tokens
     stats = attention.head_statistics(result.attentions, result.tokenization.tokens)

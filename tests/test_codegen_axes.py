@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer.axes import custom_axes, text_vector, word_vector
 from explorer.codegen.axes import axes_snippet, vectors_program
+from explorer.maps._axes import custom_axes, text_vector, word_vector
 from tests.snippets import run_snippet
 
 TEXTS = [

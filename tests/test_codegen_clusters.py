@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer.clusters import cluster, cluster_names, cluster_terms
 from explorer.codegen.clusters import clusters_snippet
+from explorer.maps._clusters import cluster, cluster_names, cluster_terms
 from tests.snippets import run_snippet
 from tests.test_clusters import TEXTS
 

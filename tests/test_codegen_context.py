@@ -10,10 +10,11 @@ import pytest
 import explorer
 from explorer import context as ctx
 from explorer.codegen.context import context_snippet
-from explorer.layers import LAYER_STRATEGIES
+from explorer.context.sentences import TUTORIAL_SENTENCES
+from explorer.layers import LAYER_CHOICES
 from tests.snippets import run_snippet
 
-SENTENCES = list(ctx.TUTORIAL_SENTENCES)
+SENTENCES = list(TUTORIAL_SENTENCES)
 
 
 def _printed_matrix(printed: str, n: int) -> np.ndarray:
@@ -64,7 +65,7 @@ def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
         )
 
 
-@pytest.mark.parametrize("layers", [*LAYER_STRATEGIES, 3, -2])
+@pytest.mark.parametrize("layers", [*LAYER_CHOICES, 3, -2])
 @pytest.mark.parametrize("center", [False, True])
 def test_snippet_compiles_for_every_layer_choice(layers, center):
     source = context_snippet(
@@ -82,5 +83,5 @@ def test_snippet_compiles_for_every_layer_choice(layers, center):
 def test_snippet_rejects_unknown_modes():
     with pytest.raises(ValueError, match="subword mode"):
         context_snippet(explorer.DEFAULT_MODEL, ["A bank."], "bank", "last", "median")
-    with pytest.raises(ValueError, match="layer strategy"):
+    with pytest.raises(ValueError, match="layer choice"):
         context_snippet(explorer.DEFAULT_MODEL, ["A bank."], "bank", "middle", "mean")

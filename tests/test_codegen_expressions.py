@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from explorer.codegen import expressions
-from explorer.layers import LAYER_STRATEGIES, combine_layers
+from explorer.layers import LAYER_CHOICES, combine_layers
 from explorer.pooling import BASE_POOLINGS, POOLINGS, combine_pooled, pool_hidden
 from explorer.words import SUBWORD_MODES, aggregate_subwords
 
@@ -27,13 +27,13 @@ def _stack(*shape: int, seed: int = 0) -> np.ndarray:
 
 
 def test_every_library_choice_has_an_expression():
-    assert set(expressions.LAYER_EXPRESSIONS) == set(LAYER_STRATEGIES)
+    assert set(expressions.LAYER_EXPRESSIONS) == set(LAYER_CHOICES)
     assert set(expressions.POOLING_EXPRESSIONS) == set(BASE_POOLINGS)
     assert set(expressions.POOLED_NAMES) == set(BASE_POOLINGS)
     assert set(expressions.SUBWORD_EXPRESSIONS) == set(SUBWORD_MODES)
 
 
-@pytest.mark.parametrize("layers", [*LAYER_STRATEGIES, 0, 3, -2])
+@pytest.mark.parametrize("layers", [*LAYER_CHOICES, 0, 3, -2])
 def test_layers_expressions_equal_combine_layers(layers):
     stack = _stack(L + 1, 3, 8)
     combined = _eval(expressions.layers_expression(layers, "s"), s=torch.from_numpy(stack))
@@ -42,7 +42,7 @@ def test_layers_expressions_equal_combine_layers(layers):
 
 @pytest.mark.parametrize("bad", ["middle", True, 2.5, None])
 def test_unknown_layers_are_refused(bad):
-    with pytest.raises(ValueError, match="Unknown layer strategy"):
+    with pytest.raises(ValueError, match="Unknown layer choice"):
         expressions.layers_expression(bad)
 
 

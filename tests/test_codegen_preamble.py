@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from explorer.codegen import model_preamble, operator_folders
-from explorer.defaults import DEFAULT_MODEL
+from explorer.model.hub import DEFAULT_MODEL
 
 
 def _name(preamble: str, blocked: tuple[str, ...] = ()) -> str:

@@ -8,13 +8,13 @@ import numpy as np
 import pytest
 
 import explorer
+from explorer.codegen.expressions import layers_expression
 from explorer.codegen.projections import (
     MAX_TEXTS,
-    combine_expression,
     projection_snippet,
     word_projection_snippet,
 )
-from explorer.projection import ProjectionParams, Projector
+from explorer.maps import ProjectionParams, Projector
 from tests.snippets import run_snippet
 
 TEXTS = [
@@ -90,7 +90,7 @@ def test_tsne_snippet_gives_the_pages_coordinates(bundled, n_components):
 
 
 def test_tsne_snippet_writes_the_librarys_settings():
-    from explorer.projection import TSNE_EARLY_ITERATIONS, TSNE_ITERATIONS, tsne_neighbors
+    from explorer.maps._tsne import TSNE_EARLY_ITERATIONS, TSNE_ITERATIONS, tsne_neighbors
 
     texts = [f"Sentence number {i}." for i in range(500)]
     code = projection_snippet(
@@ -191,8 +191,8 @@ def test_texts_are_safe_literals():
 
 
 def test_combine_expressions():
-    assert combine_expression("last") == "x[L]"
-    assert combine_expression(0) == "x[0]"
-    assert combine_expression("sum_all", "mean") == "mean[1:].sum(dim=0)"
-    with pytest.raises(ValueError, match="Unknown layer strategy"):
-        combine_expression("middle")
+    assert layers_expression("last") == "x[L]"
+    assert layers_expression(0) == "x[0]"
+    assert layers_expression("sum_all", "mean") == "mean[1:].sum(dim=0)"
+    with pytest.raises(ValueError, match="Unknown layer choice"):
+        layers_expression("middle")

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer import search
 from explorer.codegen.similarity import search_snippet, similarity_snippet
+from explorer.similarity import _search as search
 from tests.snippets import run_snippet
 
 SENTENCES = [

@@ -13,7 +13,7 @@ from tests.store_helpers import TEXTS, write_csv
 
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory, bundled):
-    from explorer.store import Settings, embed_to_store
+    from explorer.data.store import Settings, embed_to_store
 
     folder = tmp_path_factory.mktemp("store-search")
     source = write_csv(folder / "input.csv", TEXTS)

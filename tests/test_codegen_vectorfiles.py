@@ -9,14 +9,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from explorer import search
 from explorer.codegen.vectorfiles import (
     projection_snippet,
     query_search_snippet,
     row_search_snippet,
 )
-from explorer.projection import ProjectionParams
-from explorer.vectorfiles import read_vectors
+from explorer.data.vectorfiles import read_vectors
+from explorer.maps import ProjectionParams
+from explorer.similarity import _search as search
 from tests.snippets import run_snippet
 
 TEXTS = [f"Text {i} about {('dogs', 'cats', 'fish')[i % 3]}." for i in range(40)]

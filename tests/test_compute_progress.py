@@ -30,7 +30,7 @@ def test_a_progress_callback_stops_a_corpus_nobody_waits_for_and_keeps_nothing(t
     import pytest
 
     import explorer
-    from explorer.memo import Memo, Pool
+    from explorer.server.memo import Memo, Pool
     from explorer.ui.progress import progress_bar
 
     pool = Pool(max_bytes=2**30, max_running=2, max_heavy=1)

@@ -43,7 +43,7 @@ def workload(i: int) -> dict[str, Callable[[explorer.Model], object]]:
     pair = None if i % 2 else f"Was bank {i} open on day {i * 7}?"
     texts = [f"Bank {i} is by the river.", f"A bank{' and a river' * i} near the bank."]
     pooling = explorer.POOLINGS[i % len(explorer.POOLINGS)]
-    layers = [*explorer.LAYER_STRATEGIES, -2][i % (len(explorer.LAYER_STRATEGIES) + 1)]
+    layers = [*explorer.LAYER_CHOICES, -2][i % (len(explorer.LAYER_CHOICES) + 1)]
     subwords = explorer.SUBWORD_MODES[i % len(explorer.SUBWORD_MODES)]
     return {
         "tokenize": lambda model: model.tokenize(text, pair),

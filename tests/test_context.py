@@ -8,11 +8,25 @@ import pytest
 
 import explorer
 from explorer import context as ctx
-from explorer.layers import LAYER_STRATEGIES, combine_layers, layers_label
+from explorer.context.baseline import baseline_pair_count, sample_pairs
+from explorer.context.labels import context_window
+from explorer.context.pairs import pair_indices
+from explorer.context.senses import PAIR_KINDS
+from explorer.context.sentences import (
+    DEFAULT_SENSES,
+    DEFAULT_SENTENCES,
+    MAX_SENTENCES,
+    TUTORIAL_SENTENCES,
+    labelled_lines,
+    parse_sentences,
+    sense_examples,
+    split_sense,
+)
+from explorer.layers import LAYER_CHOICES, combine_layers, layer_choices, layers_label
 from explorer.words import Occurrence
 from tests.conftest import TUTORIAL
 
-SENTENCES = list(ctx.TUTORIAL_SENTENCES)
+SENTENCES = list(TUTORIAL_SENTENCES)
 
 
 def random_stack(layers=5, n=4, hidden=8, seed=0):
@@ -23,13 +37,13 @@ def random_stack(layers=5, n=4, hidden=8, seed=0):
 
 
 def test_default_example_is_one_bank_per_sentence_with_its_sense():
-    assert ctx.TUTORIAL_SENTENCES[0] == TUTORIAL
+    assert TUTORIAL_SENTENCES[0] == TUTORIAL
     assert ctx.DEFAULT_WORD == "bank"
-    assert all(s.split().count("bank") == 1 for s in ctx.DEFAULT_SENTENCES)
+    assert all(s.split().count("bank") == 1 for s in DEFAULT_SENTENCES)
     assert ctx.DEFAULT_TEXT == ctx.labelled_examples("bank", 3)  # the built-in sentences
     assert ctx.parse_labelled_sentences(ctx.DEFAULT_TEXT) == (
-        list(ctx.DEFAULT_SENTENCES),
-        list(ctx.DEFAULT_SENSES),
+        list(DEFAULT_SENTENCES),
+        list(DEFAULT_SENSES),
     )
 
 
@@ -46,36 +60,36 @@ def test_default_example_is_one_bank_per_sentence_with_its_sense():
     ],
 )
 def test_split_sense(line, expected):
-    assert ctx.split_sense(line) == expected
+    assert split_sense(line) == expected
 
 
 def test_labelled_lines_round_trip():
     sentences, senses = ["A bank.", "Another bank."], ["money", None]
-    text = ctx.labelled_lines(sentences, senses)
+    text = labelled_lines(sentences, senses)
     assert text == "money | A bank.\nAnother bank."
     assert ctx.parse_labelled_sentences(text) == (sentences, senses)
     with pytest.raises(ValueError, match="1 senses for 2"):
-        ctx.labelled_lines(sentences, ["x"])
+        labelled_lines(sentences, ["x"])
 
 
 def test_parse_sentences_drops_blank_lines_and_strips():
-    assert ctx.parse_sentences("  One.\n\n\t\nTwo. \n") == ["One.", "Two."]
+    assert parse_sentences("  One.\n\n\t\nTwo. \n") == ["One.", "Two."]
 
 
 @pytest.mark.parametrize("text", ["", "   \n \n", None])
 def test_parse_sentences_rejects_empty_input(text):
     with pytest.raises(ValueError, match="No sentences"):
-        ctx.parse_sentences(text)
+        parse_sentences(text)
 
 
 def test_parse_sentences_rejects_too_many_lines():
-    with pytest.raises(ValueError, match=f"at most {ctx.MAX_SENTENCES}"):
-        ctx.parse_sentences("\n".join(["A bank."] * (ctx.MAX_SENTENCES + 1)))
+    with pytest.raises(ValueError, match=f"at most {MAX_SENTENCES}"):
+        parse_sentences("\n".join(["A bank."] * (MAX_SENTENCES + 1)))
 
 
 def test_sense_examples_take_a_few_sentences_of_every_sense():
-    senses = explorer.corpora.load_senses("bat")
-    examples = ctx.sense_examples("bat", per_sense=3)
+    senses = explorer.data.corpora.load_senses("bat")
+    examples = sense_examples("bat", per_sense=3)
     assert len(examples) == 3 * senses["sense"].nunique()
     assert all("bat" in text.lower() for text in examples)
     assert set(examples) <= set(senses["text"])
@@ -86,14 +100,14 @@ def test_sense_examples_take_a_few_sentences_of_every_sense():
 
 def test_sense_examples_reject_unknown_words():
     with pytest.raises(ValueError, match="valid words"):
-        ctx.sense_examples("zebra")
+        sense_examples("zebra")
     with pytest.raises(ValueError, match="per_sense"):
-        ctx.sense_examples("bank", per_sense=0)
+        sense_examples("bank", per_sense=0)
 
 
-def test_valid_strategies_drop_what_a_shallow_model_cannot_do():
-    assert ctx.valid_strategies(6) == list(LAYER_STRATEGIES)
-    shallow = ctx.valid_strategies(2)
+def test_layer_choices_drop_what_a_shallow_model_cannot_do():
+    assert layer_choices(6) == list(LAYER_CHOICES)
+    shallow = layer_choices(2)
     assert "sum_last4" not in shallow and "concat_last4" not in shallow
     assert "last" in shallow and "second_to_last" in shallow
 
@@ -101,11 +115,11 @@ def test_valid_strategies_drop_what_a_shallow_model_cannot_do():
 def test_context_window_keeps_punctuation_attached():
     text = "After stealing money from the bank vault, the bank robber was seen."
     start = text.index("bank")
-    assert ctx.context_window(text, start, start + 4, 2) == "…from the bank vault, the…"
-    assert ctx.context_window(text, start, start + 4, 1, "") == "the bank vault,"
+    assert context_window(text, start, start + 4, 2) == "…from the bank vault, the…"
+    assert context_window(text, start, start + 4, 1, "") == "the bank vault,"
     end = text.rindex("seen") + 4
-    assert ctx.context_window(text, text.rindex("seen"), end, 1) == "…was seen."
-    assert ctx.context_window("bank", 0, 4, 3) == "bank"
+    assert context_window(text, text.rindex("seen"), end, 1) == "…was seen."
+    assert context_window("bank", 0, 4, 3) == "bank"
 
 
 def test_occurrence_labels_number_and_locate_each_occurrence(tiny):
@@ -119,7 +133,7 @@ def test_occurrence_labels_number_and_locate_each_occurrence(tiny):
 
 @pytest.mark.parametrize("n", [0, 1, 2, 5, 9])
 def test_pair_count_is_n_choose_2(n):
-    pairs = ctx.pair_indices(n)
+    pairs = pair_indices(n)
     assert len(pairs) == n * (n - 1) // 2 == len(ctx.pair_labels(n))
     assert all(i < j for i, j in pairs)
     assert len(set(pairs)) == len(pairs)
@@ -140,11 +154,6 @@ def test_highlight_html_escapes_user_text():
     assert out.count("<") == 4  # only the <mark><b> tags are HTML
 
 
-def test_escape_markdown_neutralises_specials():
-    assert ctx.escape_markdown("**a**_b_") == "\\*\\*a\\*\\*\\_b\\_"
-    assert ctx.escape_markdown("<b>") == "&lt;b&gt;"
-
-
 # -- similarities -----------------------------------------------------------------------
 
 
@@ -152,7 +161,7 @@ def test_pair_similarities_shape_and_order():
     stack = random_stack(layers=5, n=4)
     sims = ctx.pair_similarities(stack)
     assert sims.shape == (5, 6) and sims.dtype == np.float32
-    for p, (i, j) in enumerate(ctx.pair_indices(4)):
+    for p, (i, j) in enumerate(pair_indices(4)):
         for layer in range(5):
             expected = explorer.cosine_similarity(stack[layer, i], stack[layer, j])
             assert sims[layer, p] == pytest.approx(expected, abs=1e-6)
@@ -162,7 +171,7 @@ def test_identical_vectors_have_similarity_one():
     vector = np.random.default_rng(1).normal(size=(5, 1, 8)).astype(np.float32)
     stack = np.concatenate([vector, vector, 2 * vector], axis=1)
     np.testing.assert_allclose(ctx.pair_similarities(stack), 1.0, atol=1e-6)
-    for layers in LAYER_STRATEGIES:
+    for layers in LAYER_CHOICES:
         np.testing.assert_allclose(ctx.similarity_matrix(stack, layers), 1.0, atol=1e-6)
 
 
@@ -176,7 +185,7 @@ def test_centring_changes_values_and_zero_centre_does_not():
     np.testing.assert_allclose(ctx.pair_similarities(stack, np.zeros_like(means)), raw)
 
 
-@pytest.mark.parametrize("layers", [*LAYER_STRATEGIES, 2, -3])
+@pytest.mark.parametrize("layers", [*LAYER_CHOICES, 2, -3])
 def test_centring_under_a_layer_choice_equals_combining_the_means(layers):
     stack = random_stack(layers=6) + 1.0
     means = random_stack(layers=6, n=1, seed=5)[:, 0]
@@ -196,7 +205,7 @@ def test_similarity_matrix_matches_the_library_word_vectors(tiny):
         )
     last = ctx.pair_similarities(per_layer)[-1]
     matrix = ctx.similarity_matrix(per_layer, "last")
-    rows, cols = np.array(ctx.pair_indices(len(occurrences))).T
+    rows, cols = np.array(pair_indices(len(occurrences))).T
     np.testing.assert_allclose(last, matrix[rows, cols], atol=1e-6)
 
 
@@ -205,20 +214,20 @@ def test_bad_shapes_are_rejected():
         ctx.pair_similarities(np.zeros((3, 4)))
     with pytest.raises(ValueError, match="centre must have shape"):
         ctx.pair_similarities(random_stack(), np.zeros((5, 3)))
-    with pytest.raises(ValueError, match="Unknown layer strategy"):
+    with pytest.raises(ValueError, match="Unknown layer choice"):
         ctx.similarity_matrix(random_stack(), "middle")
 
 
 def test_layers_table_has_pairs_as_rows_and_layer_choices_as_columns():
     stack = random_stack(layers=7, n=4)
-    table = ctx.layers_table(stack, LAYER_STRATEGIES)
+    table = ctx.layers_table(stack, LAYER_CHOICES)
     assert isinstance(table, pd.DataFrame)
     assert list(table.index) == ctx.pair_labels(4) and table.index.name == "Pair"
-    assert list(table.columns) == [layers_label(s) for s in LAYER_STRATEGIES]
+    assert list(table.columns) == [layers_label(s) for s in LAYER_CHOICES]
     matrix = ctx.similarity_matrix(stack, "concat_last4")
     assert table.loc["#2 vs #4", layers_label("concat_last4")] == pytest.approx(matrix[1, 3])
     means = stack.mean(axis=1)
-    centred = ctx.layers_table(stack, LAYER_STRATEGIES, means)
+    centred = ctx.layers_table(stack, LAYER_CHOICES, means)
     assert centred.shape == table.shape and not np.allclose(centred, table)
 
 
@@ -233,17 +242,17 @@ def test_layer_means_shape_and_validation():
 
 
 def test_sample_pairs_all_or_capped_and_distinct():
-    assert ctx.sample_pairs(5).shape == (10, 2)
-    capped = ctx.sample_pairs(500, max_pairs=300, seed=3)
+    assert sample_pairs(5).shape == (10, 2)
+    capped = sample_pairs(500, max_pairs=300, seed=3)
     assert capped.shape == (300, 2)
     assert np.all(capped[:, 0] != capped[:, 1])
     assert capped.min() >= 0 and capped.max() < 500
-    np.testing.assert_array_equal(capped, ctx.sample_pairs(500, max_pairs=300, seed=3))
-    assert ctx.baseline_pair_count(41) == 820 and ctx.baseline_pair_count(500) == 2000
+    np.testing.assert_array_equal(capped, sample_pairs(500, max_pairs=300, seed=3))
+    assert baseline_pair_count(41) == 820 and baseline_pair_count(500) == 2000
     assert ctx.describe_baseline_pairs(41) == "all 820 pairs"
     assert ctx.describe_baseline_pairs(500) == "2,000 random pairs"
     with pytest.raises(ValueError, match="at least 2"):
-        ctx.sample_pairs(1)
+        sample_pairs(1)
 
 
 def test_anisotropy_baseline_shape_range_and_determinism():
@@ -275,7 +284,7 @@ def test_anisotropy_baseline_of_a_large_model_works_one_layer_at_a_time():
     assert baseline.shape == (13,) and peak < 64 * 2**20, f"{peak / 2**20:.0f} MB"
     # the same numbers as normalising every vector first, then the dot products of the pairs
     small = states[:4, :80] + 0.5
-    pairs = ctx.sample_pairs(80)
+    pairs = sample_pairs(80)
     unit = small / np.linalg.norm(small.astype(np.float64), axis=-1, keepdims=True)
     expected = np.einsum("lph,lph->lp", unit[:, pairs[:, 0]], unit[:, pairs[:, 1]]).mean(axis=1)
     np.testing.assert_allclose(ctx.anisotropy_baseline(small), expected, rtol=1e-12)
@@ -344,7 +353,7 @@ def test_pair_kinds_flag_one_sentence_before_senses():
         "unlabelled",
     ]
     assert ctx.pair_kinds(occurrences[2:], ["x", "X", "x"]) == ["same sense"]
-    assert set(ctx.pair_kinds(occurrences)) <= set(ctx.PAIR_KINDS)
+    assert set(ctx.pair_kinds(occurrences)) <= set(PAIR_KINDS)
 
 
 def test_sense_gap_averages_each_kind_per_layer():

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from explorer.corpora import (
+from explorer.data.corpora import (
     DATASET_NAMES,
     DATASETS,
     SENSE_WORDS,

@@ -9,7 +9,7 @@ import pytest
 import torch
 
 import explorer
-from explorer.model import PARALLEL_MIN_BATCHES, default_workers, forward_batches
+from explorer.model.forward import PARALLEL_MIN_BATCHES, default_workers, forward_batches
 from tests.conftest import TUTORIAL
 
 TEXTS = [TUTORIAL, "Short.", "Another sentence about a bat and a ball.", "word " * 700]
@@ -26,7 +26,7 @@ def test_corpus_shapes_order_and_truncation(tiny):
 
 
 @pytest.mark.parametrize("pooling", explorer.POOLINGS)
-@pytest.mark.parametrize("layers", [*explorer.LAYER_STRATEGIES, 1, -2])
+@pytest.mark.parametrize("layers", [*explorer.LAYER_CHOICES, 1, -2])
 def test_corpus_matches_sentence_embeddings(tiny, pooling, layers):
     corpus = explorer.embed_corpus(tiny, TEXTS[:3], max_batch_size=2)
     direct = explorer.sentence_embeddings(tiny, TEXTS[:3], pooling=pooling, layers=layers)

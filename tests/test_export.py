@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import export
+from explorer.data import export
 
 
 def test_npy_round_trip():
@@ -65,7 +65,7 @@ def test_upload_limit_is_the_configs_number_in_the_same_unit():
     import tomllib
     from pathlib import Path
 
-    from explorer import uploads, vectorfiles
+    from explorer.data import uploads, vectorfiles
 
     config = tomllib.loads((Path(__file__).parents[1] / ".streamlit/config.toml").read_text())
     assert vectorfiles.MAX_BYTES == config["server"]["maxUploadSize"] * 10**6

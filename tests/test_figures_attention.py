@@ -8,10 +8,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer import attention
+from explorer.attention import _weights as attention
+from explorer.attention._lens import Lens
 from explorer.figures import attention as figures
 from explorer.figures.attention_notices import what_to_notice
-from explorer.lens import Lens
 
 TOKENS = ["[CLS]", "<script>", "bank", ",", "[SEP]", "river", "[SEP]"]
 

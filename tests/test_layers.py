@@ -51,7 +51,7 @@ def test_sum_all_excludes_embedding_output():
 
 
 def test_every_named_strategy_is_listed():
-    assert set(explorer.LAYER_STRATEGIES) == {
+    assert set(explorer.LAYER_CHOICES) == {
         "embeddings",
         "last",
         "second_to_last",
@@ -60,7 +60,7 @@ def test_every_named_strategy_is_listed():
         "mean_last4",
         "sum_all",
     }
-    for name in explorer.LAYER_STRATEGIES:
+    for name in explorer.LAYER_CHOICES:
         assert layers_label(name) != name
 
 
@@ -75,21 +75,17 @@ def test_last4_needs_four_layers():
         layer_indices("sum_last4", 3)
 
 
-def test_layer_choices_is_one_list_under_its_old_names():
-    from explorer import context, layers, search
+def test_layer_choices_drop_what_a_small_model_cannot_do():
+    from explorer import layers
 
     assert layers.layer_choices(3) == ["last", "second_to_last", "sum_all", "embeddings"]
-    assert layers.layer_choices(12) == list(layers.LAYER_STRATEGIES)
-    assert context.valid_strategies is search.layer_choices is layers.layer_choices
-    assert layers.validate_strategy is layers.validate_layers
-    assert layers.strategy_label is layers.layers_label
-    assert layers.strategy_dim is layers.layers_dim
+    assert layers.layer_choices(12) == list(layers.LAYER_CHOICES)
 
 
 def test_every_named_layer_choice_has_a_long_and_a_short_label():
     from explorer import layers
 
-    assert set(layers.LABELS) == set(layers.SHORT_LABELS) == set(layers.LAYER_STRATEGIES)
+    assert set(layers.LABELS) == set(layers.SHORT_LABELS) == set(layers.LAYER_CHOICES)
     assert layers.layers_label("second_to_last", short=True) == "2nd-to-last"
     assert layers.layers_label(0) == "Embedding output (layer 0)"
     assert layers.layers_label(-2, short=True) == "layer -2"

@@ -1,4 +1,5 @@
-"""explorer.lens: masked-LM predictions and the per-layer lens on a tiny random BertForMaskedLM."""
+"""The masked-LM lens (explorer.attention): predictions and the per-layer lens on a tiny
+random BertForMaskedLM."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ import pytest
 import torch
 
 import explorer
-from explorer import lens
-from explorer.model import bundled_model_path
+from explorer.attention import _lens as lens
+from explorer.model.loading import bundled_model_path
 
 TEXT = "The robber took the money from the [MASK] and went [MASK] on the river."
 

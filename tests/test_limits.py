@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer import limits
-from explorer.uploads import from_lists
+from explorer.data.uploads import from_lists
+from explorer.server import limits
 
 
 def test_cap_tokens_keeps_a_prefix_with_its_labels_and_says_what_it_kept(bundled):
@@ -52,7 +52,7 @@ def test_maps_sample_beyond_the_point_cap_and_say_so():
 
 
 def test_cap_3d_draws_large_nonlinear_3d_maps_in_2d_and_leaves_the_rest():
-    from explorer.projection import ProjectionParams
+    from explorer.maps import ProjectionParams
 
     umap_3d = ProjectionParams("umap", 3, n_neighbors=7)
     same, note = limits.cap_3d(umap_3d, limits.MAX_POINTS_3D)

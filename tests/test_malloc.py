@@ -20,7 +20,7 @@ def test_freed_large_arrays_go_back_to_the_system():
     script = """
 import sys
 import numpy as np
-from explorer.malloc import return_freed_memory
+from explorer.server.malloc import return_freed_memory
 if sys.argv[1] == "on":
     assert return_freed_memory() and return_freed_memory()
 def rss():
@@ -52,7 +52,7 @@ def test_trim_gives_the_free_heap_back():
     # keep the heap from shrinking at its top: only malloc_trim hands the free pages back.
     script = """
 import gc
-from explorer.malloc import trim
+from explorer.server.malloc import trim
 def rss():
     return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) // 1024
 objects = [bytearray(2000) for _ in range(100_000)]
@@ -71,7 +71,7 @@ print(before, rss())
 
 
 def test_trim_soon_runs_at_most_once_in_a_while(monkeypatch):
-    from explorer import malloc
+    from explorer.server import malloc
 
     calls = []
     monkeypatch.setattr(malloc, "_last_trim", float("-inf"))

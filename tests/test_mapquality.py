@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.mapquality import describe_trustworthiness, inspect_point, preservation
+from explorer.maps._quality import describe_trustworthiness, inspect_point, preservation
 
 
 def _brute(vectors: np.ndarray, row: int, k: int) -> list[int]:
@@ -54,7 +54,7 @@ def test_trustworthiness_is_read_in_plain_words():
 
 
 def test_neighbour_overlap_is_one_for_the_same_space_and_low_for_a_random_one():
-    from explorer.mapquality import neighbour_overlap
+    from explorer.maps._quality import neighbour_overlap
 
     rng = np.random.default_rng(2)
     a = rng.normal(size=(150, 12)).astype(np.float32)
@@ -81,7 +81,7 @@ def test_random_weights_keep_the_shapes_and_lose_the_meaning(bundled):
 
 @pytest.mark.slow
 def test_random_weights_probe_worse_on_topics_than_the_trained_model(bundled):
-    from explorer import corpora
+    from explorer.data import corpora
     from explorer.model.loading import random_weights
     from explorer.probing.scores import layer_scores
 
@@ -102,7 +102,7 @@ def _groups(seed: int = 1) -> tuple[np.ndarray, list[str]]:
 
 
 def test_map_notice_reads_the_label_groups_off_the_map():
-    from explorer.mapquality import map_notice
+    from explorer.maps._quality import map_notice
 
     coords, labels = _groups()
     text = map_notice(coords, labels, trust=0.95)
@@ -118,7 +118,7 @@ def test_map_notice_reads_the_label_groups_off_the_map():
 
 
 def test_map_notice_without_labels_speaks_of_the_map_only():
-    from explorer.mapquality import map_notice
+    from explorer.maps._quality import map_notice
 
     coords, _ = _groups()
     assert map_notice(coords, trust=0.97).startswith("The map shows 90 points, and its neighbour")

@@ -1,4 +1,4 @@
-"""explorer.markup: user text never formats or links once escaped."""
+"""explorer._markup: user text never formats or links once escaped."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from explorer.markup import WORD_JOINER, escape_markdown
+from explorer._markup import WORD_JOINER, escape_markdown
 from tests.app.rendered import plain
 
 GFM_LITERAL = re.compile(r"(?<![^\W_])(https?://|www\.)|[\w.+-]@[\w-]", re.IGNORECASE)

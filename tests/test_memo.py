@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 
-from explorer.memo import Cancelled, Memo, Pool, checkpoint, nbytes
+from explorer.server.memo import Cancelled, Memo, Pool, checkpoint, nbytes
 
 KEYS = 1024
 """Room for the keys of a test's results (a memo counts each key's bytes with its result)."""

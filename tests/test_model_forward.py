@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-import explorer.embeddings
-from explorer.model import encoder, forward_batches
+from explorer.model import encoder
+from explorer.model.forward import forward_batches
 from tests.conftest import TUTORIAL
 
 
@@ -23,7 +23,3 @@ def test_hidden_states_batch_runs_through_forward_batches(tiny, monkeypatch):
     for text, one in zip(texts, states, strict=True):
         assert one.flags.c_contiguous and one.dtype == np.float32
         np.testing.assert_allclose(one, tiny.hidden_states(text), atol=1e-5)
-
-
-def test_forward_batches_is_still_importable_from_embeddings():
-    assert explorer.embeddings.forward_batches is forward_batches

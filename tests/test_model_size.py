@@ -11,8 +11,9 @@ import pytest
 import torch
 
 import explorer
-from explorer.model import ENCODER_TYPES, estimate_parameters
+from explorer.model import estimate_parameters
 from explorer.model import loading as loading_module
+from explorer.model.loading import ENCODER_TYPES
 from explorer.model.size import count_parameters
 
 

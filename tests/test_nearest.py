@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.nearest import METRICS, Neighbors, neighbors, row_norms
+from explorer.similarity._nearest import METRICS, Neighbors, neighbors, row_norms
 
 
 def brute_force(vectors, query, k, metric, exclude=None):
@@ -234,7 +234,7 @@ def test_bad_input_is_a_clear_value_error(change, message):
 
 
 def test_float16_is_converted_exactly_for_every_bit_pattern():
-    from explorer.halffloat import half_to_float32
+    from explorer.similarity._halffloat import half_to_float32
 
     every = np.arange(65536, dtype=np.uint32).astype(np.uint16).view(np.float16)
     finite = every[np.isfinite(every)].reshape(-1, 8)  # +-0, subnormals, 65504 included

@@ -19,15 +19,15 @@ import pytest
 from hypothesis import HealthCheck, event, example, given, note, settings
 from hypothesis import strategies as st
 
-from explorer import parquetfile, vectorfiles
-from explorer.parquetfile import (
+from explorer.data import parquetfile, vectorfiles
+from explorer.data.parquetfile import (
     MAX_CELLS,
     MAX_DECODED_BYTES,
     check_decoded,
     open_parquet,
     read_columns,
 )
-from explorer.vectorfiles import read_vectors
+from explorer.data.vectorfiles import read_vectors
 
 CHECK_MEMORY = 2 * vectorfiles.MAX_BYTES
 """Peak memory the checks may take (pyarrow's and Python's, each): twice the upload limit;

@@ -92,7 +92,7 @@ def test_normalize_gives_unit_rows(tiny):
         ({"texts": "a single string"}, "list of texts"),
         ({"texts": ["ok", ""]}, "Text 2 is empty"),
         ({"texts": ["ok"], "pooling": "median"}, "Unknown pooling"),
-        ({"texts": ["ok"], "layers": "middle"}, "Unknown layer strategy"),
+        ({"texts": ["ok"], "layers": "middle"}, "Unknown layer choice"),
         ({"texts": ["ok"], "layers": 9}, "out of range"),
     ],
 )

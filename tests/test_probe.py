@@ -1,5 +1,5 @@
-"""``explorer.probe``: the names it always offered, the probe page's figures, the built-in
-word senses end to end and the generated snippet (the probe itself: tests/test_probing_*)."""
+"""The probe page's figures, the built-in word senses end to end and the generated snippet
+(the probe itself: tests/test_probing_*)."""
 
 from __future__ import annotations
 
@@ -9,28 +9,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import explorer
-from explorer import corpora, probe, probing
+from explorer import probing
 from explorer.codegen.probe import probe_snippet
+from explorer.data import corpora
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
 from tests.snippets import run_snippet
 from tests.test_probing_scores import toy_set
-
-OLD_NAMES = (
-    "MAX_FOLDS MAX_ROWS SENTENCE_STRATEGIES TASKS WORD_STRATEGIES FitPredict ProbePlan Progress "
-    "WordFeatures best_layers compare_strategies first_occurrences fold_accuracies "
-    "labelled_table layer_scores majority_baseline make_probe plan_folds probe_accuracies "
-    "read_labelled_csv score_layers word_features"
-).split()
-
-
-def test_every_old_name_is_still_importable():
-    for name in OLD_NAMES:
-        assert hasattr(probe, name), name
-        if hasattr(probing, name):
-            assert getattr(probe, name) is getattr(probing, name), name
-    assert probe.SENTENCE_STRATEGIES == explorer.POOLINGS
-    assert probe.WORD_STRATEGIES == explorer.SUBWORD_MODES
 
 
 def test_figures():
@@ -59,7 +43,7 @@ def test_built_in_word_senses_need_context(bundled):
     """The issue's "done when": layer 0 near the majority baseline, later layers well above."""
     frame = corpora.load_dataset("Word senses (all words)")
     start = time.perf_counter()
-    scores = probe.layer_scores(
+    scores = probing.layer_scores(
         bundled, list(frame["text"]), list(frame["label"]), word=list(frame["word"])
     )
     elapsed = time.perf_counter() - start
@@ -73,7 +57,7 @@ def test_built_in_word_senses_need_context(bundled):
 
 def test_snippet_reproduces_one_layer_sentence_task(tiny, tiny_bert_path):
     texts, labels = toy_set()
-    scores = probe.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3)
+    scores = probing.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3)
     namespace = run_snippet(
         probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3), "<probe snippet>"
     )[0]
@@ -86,8 +70,8 @@ def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path):
     texts += [f"A {w} bat flew by." for w in ("small", "wooden", "black", "cricket")] * 3
     labels = ["river", "finance"] * 6 + ["animal", "sport"] * 6
     words = ["bank"] * 12 + ["bat"] * 12
-    scores = probe.layer_scores(tiny, texts, labels, word=words, folds=3, subwords="first")
-    features = probe.word_features(tiny, texts, words)
+    scores = probing.layer_scores(tiny, texts, labels, word=words, folds=3, subwords="first")
+    features = probing.word_features(tiny, texts, words)
     spans = [(o.char_start, o.char_end) for o in features.occurrences]
     source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", 3, 0, words, spans)
     namespace = run_snippet(source, "<probe snippet>")[0]

@@ -40,14 +40,6 @@ def test_word_features_match_each_text_alone_and_report_progress(tiny):
         np.testing.assert_allclose(features.vectors["sum"][:, i], span.sum(axis=1), atol=1e-5)
 
 
-def test_word_features_old_modes_keyword(tiny):
-    texts = ["An embeddings model.", "More embeddings."]
-    with pytest.warns(DeprecationWarning, match="renamed subwords="):
-        old = word_features(tiny, texts, "embeddings", modes=("last",))
-    new = word_features(tiny, texts, "embeddings", subwords=("last",))
-    np.testing.assert_array_equal(old.vectors["last"], new.vectors["last"])
-
-
 def test_token_sequences_match_hidden_states(tiny):
     texts = ["A short one.", "A somewhat longer sentence with more tokens in it."]
     sequences, mask = token_sequences(tiny, texts, layer=-1)

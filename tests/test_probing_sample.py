@@ -65,7 +65,7 @@ def test_bad_budgets_and_lengths_are_refused(tiny):
 
 
 def test_many_rows_get_fewer_folds():
-    from explorer import limits
+    from explorer.server import limits
 
     assert limits.probe_folds(800, 5) == (5, None)
     assert limits.probe_folds(400, 9) == (9, None)

@@ -26,7 +26,7 @@ from tests.store_helpers import TEXTS, write_csv
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory, bundled):
-    from explorer.store import Settings, embed_to_store, open_corpus
+    from explorer.data.store import Settings, embed_to_store, open_corpus
 
     folder = tmp_path_factory.mktemp("probe-stores")
     source = write_csv(folder / "input.csv", TEXTS)

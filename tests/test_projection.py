@@ -7,15 +7,14 @@ import warnings
 import numpy as np
 import pytest
 
-from explorer.projection import (
+from explorer.maps import (
     PROJECTIONS,
     Projector,
     min_points,
     total_explained_variance,
     trustworthiness,
-    tsne_neighbors,
-    tsne_reduce,
 )
+from explorer.maps._tsne import tsne_neighbors, tsne_reduce
 
 
 def _blobs(n: int = 60, d: int = 20, seed: int = 0) -> np.ndarray:
@@ -259,7 +258,7 @@ def test_trustworthiness_estimate_is_close_to_the_exact_value():
 
 
 def test_projector_estimates_trustworthiness_above_the_query_limit(monkeypatch):
-    from explorer.projection import quality
+    from explorer.maps import _quality as quality
 
     monkeypatch.setattr(quality, "TRUSTWORTHINESS_QUERIES", 50)
     X = _blobs(120)
@@ -294,7 +293,7 @@ def test_trustworthiness_of_many_float32_vectors_matches_scikit_learn_closely():
 def test_umap_neighbors_are_exact_with_each_point_first():
     from sklearn.neighbors import NearestNeighbors
 
-    from explorer.projection import umap_neighbors
+    from explorer.maps._umap import umap_neighbors
 
     X = _blobs(300)
     indices, distances = umap_neighbors(X, 6)

@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 import explorer
-from explorer import corpora
-from explorer.layers import layer_indices, strategy_dim, validate_strategy
-from explorer.model import MAX_CHARS, clean_text
+from explorer.data import corpora
+from explorer.layers import layer_indices, layers_dim, validate_layers
+from explorer.model.tokenization import MAX_CHARS, clean_text
 
 CHEAP = settings(
     max_examples=200,
@@ -142,7 +142,7 @@ def long_texts(draw, sizes: tuple[int, ...] = (20_001, 33_333, MAX_CHARS + 1, MA
 def strategies_for(num_layers: int) -> st.SearchStrategy[object]:
     """Valid and invalid layer strategies: names, ints in and out of range, junk."""
     return st.one_of(
-        st.sampled_from(explorer.LAYER_STRATEGIES),
+        st.sampled_from(explorer.LAYER_CHOICES),
         st.integers(-(num_layers + 3), num_layers + 2),
         st.integers(),
         st.text(max_size=12),
@@ -180,7 +180,7 @@ def assert_finite_float32(array: np.ndarray, shape: tuple[int, ...]) -> None:
 
 def width(model: explorer.Model, pooling: str, layers: object) -> int:
     """Documented vector size for a pooling and a (valid) layer strategy."""
-    return strategy_dim(layers, model.hidden_size, model.num_layers) * (
+    return layers_dim(layers, model.hidden_size, model.num_layers) * (
         2 if pooling == "mean_max" else 1
     )
 
@@ -344,13 +344,13 @@ def test_hidden_states_batch_equals_one_at_a_time(tiny, texts):
 @given(text=TEXT, layers=strategies_for(4))
 def test_token_vectors(tiny, text, layers):
     vectors = outcome(explorer.token_vectors, tiny, text, layers)
-    valid = outcome(validate_strategy, layers, tiny.num_layers) is not None
+    valid = outcome(validate_layers, layers, tiny.num_layers) is not None
     if vectors is None:
         assert not valid or not readable(tiny, text)
         return
     assert valid
     rows = len(tiny.tokenize(text))
-    assert_finite_float32(vectors, (rows, strategy_dim(layers, 32, 4)))
+    assert_finite_float32(vectors, (rows, layers_dim(layers, 32, 4)))
 
 
 # -- layer strategies ---------------------------------------------------------------------
@@ -360,16 +360,16 @@ def test_token_vectors(tiny, text, layers):
 @given(num_layers=st.integers(1, 24), data=st.data())
 def test_layer_strategies_valid_or_value_error(num_layers, data):
     strategy = data.draw(strategies_for(num_layers))
-    valid = outcome(validate_strategy, strategy, num_layers)
+    valid = outcome(validate_layers, strategy, num_layers)
     if valid is None:
         assert outcome(layer_indices, strategy, num_layers) is None
-        assert outcome(strategy_dim, strategy, 8, num_layers) is None
+        assert outcome(layers_dim, strategy, 8, num_layers) is None
         return
     indices = layer_indices(strategy, num_layers)
     assert indices and all(0 <= i <= num_layers for i in indices)
     stack = np.arange((num_layers + 1) * 3 * 8, dtype=np.float32).reshape(num_layers + 1, 3, 8)
     combined = explorer.combine_layers(stack, strategy)
-    assert_finite_float32(combined, (3, strategy_dim(strategy, 8, num_layers)))
+    assert_finite_float32(combined, (3, layers_dim(strategy, 8, num_layers)))
     if len(indices) == 1:
         np.testing.assert_array_equal(combined, stack[indices[0]])
 
@@ -381,7 +381,7 @@ def test_layer_strategies_valid_or_value_error(num_layers, data):
 @given(
     texts=TEXTS,
     pooling=st.sampled_from([*explorer.POOLINGS, "MEAN", "sum", "", "mean "]),
-    layers=st.one_of(st.sampled_from(explorer.LAYER_STRATEGIES), strategies_for(4)),
+    layers=st.one_of(st.sampled_from(explorer.LAYER_CHOICES), strategies_for(4)),
     normalize=st.booleans(),
     exclude_special=st.booleans(),
 )
@@ -398,7 +398,7 @@ def test_sentence_embeddings(tiny, texts, pooling, layers, normalize, exclude_sp
     )
     valid = (
         pooling in explorer.POOLINGS
-        and outcome(validate_strategy, layers, tiny.num_layers) is not None
+        and outcome(validate_layers, layers, tiny.num_layers) is not None
         and bool(texts)
         and all(readable(tiny, t) for t in texts)
     )
@@ -476,7 +476,7 @@ def test_embed_corpus_many_texts(tiny, texts, max_batch_size, max_batch_tokens):
 @given(
     texts=st.one_of(st.lists(READABLE, min_size=1, max_size=4), TEXT.map(lambda t: [t])),
     pooling=st.sampled_from(explorer.POOLINGS),
-    layers=st.sampled_from([*explorer.LAYER_STRATEGIES, 0, 3, -7, -8, 7]),
+    layers=st.sampled_from([*explorer.LAYER_CHOICES, 0, 3, -7, -8, 7]),
     normalize=st.booleans(),
     exclude_special=st.booleans(),
 )
@@ -546,7 +546,7 @@ def test_a_word_that_is_there_is_found(tiny, before, word, after):
     texts=st.one_of(TEXT, TEXTS),
     word=WORD,
     plant=st.booleans(),
-    layers=st.sampled_from([*explorer.LAYER_STRATEGIES, 2, -1]),
+    layers=st.sampled_from([*explorer.LAYER_CHOICES, 2, -1]),
     subwords=st.sampled_from(explorer.SUBWORD_MODES),
 )
 def test_word_vectors(tiny, texts, word, plant, layers, subwords):
@@ -560,7 +560,7 @@ def test_word_vectors(tiny, texts, word, plant, layers, subwords):
     occurrences, vectors = result
     check_occurrences(tiny, listed, occurrences)
     assert occurrences == explorer.find_occurrences(tiny, listed, word)
-    assert_finite_float32(vectors, (len(occurrences), strategy_dim(layers, 32, 4)))
+    assert_finite_float32(vectors, (len(occurrences), layers_dim(layers, 32, 4)))
     assert len(occurrences) >= 1
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from bench.store import synthetic_store
 from explorer import open_corpus
+from explorer.data.store.project import save_projection
+from explorer.data.store.saved_maps import saved_map, saved_projector
 from explorer.figures.density import add_density, density_counts, density_trace
-from explorer.store.project import save_projection
-from explorer.store.saved_maps import saved_map, saved_projector
 
 
 @pytest.fixture(scope="module")

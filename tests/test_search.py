@@ -7,8 +7,9 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer import search
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
+from explorer.layers import layer_choices
+from explorer.similarity import _search as search
 
 SENTENCES = [
     "The bank raised its interest rates.",
@@ -85,8 +86,8 @@ def test_input_helpers():
     assert search.corpus_texts(pd.DataFrame({"sentence": ["only"]})) == ["only"]
     with pytest.raises(ValueError, match="no 'text' column"):
         search.corpus_texts(pd.DataFrame({"a": ["x"], "b": ["y"]}))
-    assert search.layer_choices(3) == ["last", "second_to_last", "sum_all", "embeddings"]
-    assert len(search.layer_choices(6)) == len(explorer.LAYER_STRATEGIES)
+    assert layer_choices(3) == ["last", "second_to_last", "sum_all", "embeddings"]
+    assert len(layer_choices(6)) == len(explorer.LAYER_CHOICES)
 
 
 def test_too_many_sentences_raise(tiny):

@@ -6,8 +6,8 @@ import os
 
 import pytest
 
-from explorer import settings
 from explorer.model import DEFAULT_MODEL
+from explorer.server import settings
 
 
 def test_unset_offers_the_bundled_model_and_well_known_ids_without_free_entry():

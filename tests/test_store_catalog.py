@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.store import Settings, embed_to_store
-from explorer.store.catalog import find_stores
+from explorer.data.store import Settings, embed_to_store
+from explorer.data.store.catalog import find_stores
 from tests.bad_stores import REASONS, make_bad_stores
 from tests.store_helpers import TEXTS, write_csv
 

@@ -1,4 +1,4 @@
-"""explorer.store: damaged stores are refused with a ValueError naming the file."""
+"""explorer.data.store: damaged stores are refused with a ValueError naming the file."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import shutil
 import numpy as np
 import pytest
 
-from explorer.store import FORMAT_VERSION, open_corpus, save_projection
-from explorer.store.format import NPY_HEADER_BYTES, model_fingerprint, npy_header
+from explorer.data.store import FORMAT_VERSION, open_corpus, save_projection
+from explorer.data.store.format import NPY_HEADER_BYTES, model_fingerprint, npy_header
 from tests.store_helpers import edit_manifest, small_store
 
 

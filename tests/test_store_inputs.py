@@ -1,4 +1,4 @@
-"""explorer.store.inputs: every input format gives the same texts, labels and metadata."""
+"""explorer.data.store.inputs: every input format gives the same texts, labels and metadata."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import pandas as pd
 import pytest
 
-from explorer.store import Settings, embed_to_store, open_corpus
-from explorer.store.inputs import inspect_input, keep_texts, read_chunks
+from explorer.data.store import Settings, embed_to_store, open_corpus
+from explorer.data.store.inputs import inspect_input, keep_texts, read_chunks
 from tests.store_helpers import TEXTS, write_csv
 
 ROWS = TEXTS[:6]

@@ -1,4 +1,4 @@
-"""explorer.store: one `explorer embed` per store at a time, and a resume keeps only rows that
+"""explorer.data.store: one `explorer embed` per store at a time, and a resume keeps only rows that
 are where they were committed (issue 23, finding 3)."""
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from explorer.store import Settings, embed_to_store, open_corpus
-from explorer.store.format import NPY_HEADER_BYTES
-from explorer.store.lock import LOCK_FILE, lock_store
+from explorer.data.store import Settings, embed_to_store, open_corpus
+from explorer.data.store.format import NPY_HEADER_BYTES
+from explorer.data.store.lock import LOCK_FILE, lock_store
 from tests.store_helpers import TEXTS, Killed, kill_after, write_csv
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -48,7 +48,7 @@ def test_a_second_run_on_the_same_out_is_refused_while_the_first_runs(tiny, tmp_
 
 def _holder(folder: Path) -> subprocess.Popen:
     code = (
-        "import sys; from pathlib import Path; from explorer.store.lock import lock_store\n"
+        "import sys; from pathlib import Path; from explorer.data.store.lock import lock_store\n"
         f"with lock_store(Path({str(folder)!r})):\n"
         "    print('held', flush=True); sys.stdin.read()\n"
     )

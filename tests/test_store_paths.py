@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from explorer.cli import main
-from explorer.store import open_corpus, save_projection
-from explorer.store.catalog import find_stores
+from explorer.data.store import open_corpus, save_projection
+from explorer.data.store.catalog import find_stores
 from tests.store_helpers import edit_manifest, small_store
 
 REFUSED = r"The store 'copy' names a file outside its folder"

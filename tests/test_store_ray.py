@@ -1,4 +1,4 @@
-"""explorer.store's Ray Data engine: the same store as the local engine, resumable across
+"""explorer.data.store's Ray Data engine: the same store as the local engine, resumable across
 engines, clear messages; and a clear message when Ray is not installed.
 
 One local Ray instance serves the module (starting Ray takes seconds; each pipeline also
@@ -16,9 +16,9 @@ import numpy as np
 import pyarrow.parquet as pq
 import pytest
 
-from explorer.store import Settings, embed_to_store, open_corpus
-from explorer.store.format import read_manifest
-from explorer.store.ray_engine import INSTALL, RayEngine, _windows, import_ray
+from explorer.data.store import Settings, embed_to_store, open_corpus
+from explorer.data.store.format import read_manifest
+from explorer.data.store.ray_engine import INSTALL, RayEngine, _windows, import_ray
 from tests.store_helpers import TEXTS, write_csv
 
 if not os.environ.get("CI"):

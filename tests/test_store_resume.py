@@ -1,4 +1,4 @@
-"""explorer.store: an interrupted run resumes to the same store; other settings are refused."""
+"""explorer.data.store: an interrupted run resumes to the same store; other settings are refused."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import json
 import numpy as np
 import pytest
 
-from explorer.store import Settings, embed_to_store, open_corpus
-from explorer.store.format import read_manifest
+from explorer.data.store import Settings, embed_to_store, open_corpus
+from explorer.data.store.format import read_manifest
 from tests.store_helpers import TEXTS, Killed, kill_after, write_csv
 
 SETTINGS = Settings(poolings=("cls", "mean"), layers="all", shard_rows=4)

@@ -1,4 +1,4 @@
-"""explorer.store: the stored vectors equal embed_corpus's for every pooling and layer choice."""
+"""Corpus stores: the stored vectors equal embed_corpus's for every pooling and layer choice."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import pandas as pd
 import pytest
 
 import explorer
-from explorer.nearest import neighbors
-from explorer.store import Settings, embed_to_store, open_corpus
+from explorer.data.store import Settings, embed_to_store, open_corpus
+from explorer.similarity._nearest import neighbors
 from tests.store_helpers import TEXTS, write_csv
 
 
@@ -25,7 +25,7 @@ def test_every_pooling_and_layer_choice_equals_embed_corpus(bundled, bundled_sto
     assert len(corpus) == 12 and len(corpus.manifest["shards"]) == 3
     reference = explorer.embed_corpus(bundled, corpus.texts)
     choices = [
-        *explorer.LAYER_STRATEGIES,
+        *explorer.LAYER_CHOICES,
         *range(-(bundled.num_layers + 1), bundled.num_layers + 1),
     ]
     for pooling in explorer.POOLINGS:
@@ -43,8 +43,8 @@ def test_every_pooling_and_layer_choice_equals_embed_corpus(bundled, bundled_sto
 
 
 def test_each_layer_file_is_a_plain_npy_with_its_row_norms(bundled_store):
-    from explorer.nearest import row_norms
-    from explorer.store import format as fmt
+    from explorer.data.store import format as fmt
+    from explorer.similarity._nearest import row_norms
 
     corpus, folder = bundled_store, bundled_store.path
     for pooling, layers in corpus.manifest["vectors"].items():

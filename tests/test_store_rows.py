@@ -1,4 +1,4 @@
-"""explorer.store: hostile rows do not stop `explorer embed` (issue 23, finding 8) and the
+"""explorer.data.store: hostile rows do not stop `explorer embed` (issue 23, finding 8) and the
 input's columns keep their types (issue 27, item 7)."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from explorer.model import MAX_CHARS
-from explorer.store import Settings, embed_to_store, open_corpus
-from explorer.store.inputs import inspect_input, read_chunks
+from explorer.data.store import Settings, embed_to_store, open_corpus
+from explorer.data.store.inputs import inspect_input, read_chunks
+from explorer.model.tokenization import MAX_CHARS
 from tests.store_helpers import TEXTS, write_csv
 
 SETTINGS = Settings(poolings=("mean",), layers="last", shard_rows=4)

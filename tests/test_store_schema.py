@@ -10,9 +10,9 @@ import shutil
 import pytest
 
 from explorer.cli import main
-from explorer.store import open_corpus
-from explorer.store.format import read_manifest, shard_dir, write_manifest
-from explorer.store.schema import MAX_MANIFEST_BYTES, MAX_NESTING
+from explorer.data.store import open_corpus
+from explorer.data.store.format import read_manifest, shard_dir, write_manifest
+from explorer.data.store.schema import MAX_MANIFEST_BYTES, MAX_NESTING
 from tests.store_helpers import small_store
 
 

@@ -1,13 +1,13 @@
-"""explorer.store: shards are sized by time, so an interruption keeps most of the work (issue
+"""explorer.data.store: shards are sized by time, so an interruption keeps most of the work (issue
 27, item 3)."""
 
 from __future__ import annotations
 
 import pytest
 
-from explorer.store import Settings, embed_to_store, slicing
-from explorer.store.format import read_manifest
-from explorer.store.slicing import COMMIT_SECONDS, FIRST_SHARD_ROWS, ShardSizer
+from explorer.data.store import Settings, embed_to_store, slicing
+from explorer.data.store.format import read_manifest
+from explorer.data.store.slicing import COMMIT_SECONDS, FIRST_SHARD_ROWS, ShardSizer
 from tests.store_helpers import TEXTS, write_csv
 
 

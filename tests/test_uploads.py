@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from explorer import uploads
+from explorer.context.sentences import parse_sentences
+from explorer.data import uploads
 
 
 def test_lines_are_stripped_and_empty_lines_dropped():
@@ -25,11 +26,11 @@ def test_too_many_lines_is_an_error():
 
 def test_every_text_box_uses_the_one_parser():
     """The pages' three names for pasted lines differ only in their limit."""
-    from explorer import context, search
+    from explorer.similarity import _search as search
 
-    assert context.parse_sentences(" a \n\n b") == search.sentence_lines(" a \n\n b") == ["a", "b"]
+    assert parse_sentences(" a \n\n b") == search.sentence_lines(" a \n\n b") == ["a", "b"]
     with pytest.raises(ValueError, match="at most 100"):
-        context.parse_sentences("a\n" * 101)
+        parse_sentences("a\n" * 101)
     assert len(search.sentence_lines("a\n" * 101)) == 101
     with pytest.raises(ValueError, match="No sentences"):
         search.sentence_lines(None)

@@ -10,14 +10,15 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from explorer import limits, parquetfile, vectorfiles
-from explorer.vectorfiles import (
+from explorer.data import parquetfile, vectorfiles
+from explorer.data.vectorfiles import (
     GUESS,
     UploadedVectors,
     load_npy,
     read_table,
     read_vectors,
 )
+from explorer.server import limits
 
 TEXTS = [f"Text number {i} about {('dogs', 'cats', 'fish')[i % 3]}." for i in range(12)]
 LABELS = [("dogs", "cats", "fish")[i % 3] for i in range(12)]

@@ -13,7 +13,8 @@ import warnings
 import numpy as np
 import pytest
 
-from explorer import warmup
+from explorer.maps import _umap
+from explorer.server import warmup
 
 
 @pytest.fixture
@@ -74,9 +75,9 @@ def test_freeze_survivors_takes_live_objects_out_of_the_collectors_reach():
 
 
 def test_environment_cache_dir_wins(fresh, monkeypatch):
-    assert warmup.configure_numba_cache(fresh / "other") == fresh / "numba"
+    assert _umap.configure_numba_cache(fresh / "other") == fresh / "numba"
     monkeypatch.delenv("NUMBA_CACHE_DIR")
-    folder = warmup.configure_numba_cache(fresh / "other")
+    folder = _umap.configure_numba_cache(fresh / "other")
     assert folder == fresh / "other" and folder.is_dir()
     assert os.environ["NUMBA_CACHE_DIR"] == str(folder)
 
@@ -84,7 +85,7 @@ def test_environment_cache_dir_wins(fresh, monkeypatch):
 def test_cache_default_is_restored():
     numba = pytest.importorskip("numba")
     before = numba.njit, numba.jit
-    with warmup._numba_caches_by_default():
+    with _umap._numba_caches_by_default():
         assert numba.njit is not before[0]
     assert (numba.njit, numba.jit) == before
 
@@ -98,7 +99,7 @@ def test_cache_default_is_only_the_importing_threads(fresh):
         return type(function._cache).__name__ != "NullCache"
 
     made = {}
-    with warmup._numba_caches_by_default():
+    with _umap._numba_caches_by_default():
         made["here"] = numba.njit(lambda x: x + 1)
         thread = threading.Thread(target=lambda: made.update(there=numba.njit(lambda x: x)))
         thread.start()
@@ -132,8 +133,8 @@ def test_a_first_umap_shows_no_numba_cache_warning(fresh, monkeypatch):
     Projector.fit turns every warning into a note on the page: numba's "Cannot cache compiled
     function ..." reached visitors. UMAP here compiles a real uncacheable numba function."""
     pytest.importorskip("numba")
-    from explorer import projection
-    from explorer.projection import umap as umap_module
+    from explorer import maps as projection
+    from explorer.maps import _umap as umap_module
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -163,7 +164,7 @@ def test_a_first_umap_shows_no_numba_cache_warning(fresh, monkeypatch):
 
 def test_only_numbas_cache_warning_is_dropped():
     numba = pytest.importorskip("numba")
-    from explorer.projection.umap import quiet_numba_cache
+    from explorer.maps._umap import quiet_numba_cache
 
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
@@ -187,7 +188,7 @@ def test_only_numbas_cache_warning_is_dropped():
 
 @pytest.mark.slow
 def test_real_warm_up_compiles_umap(fresh):
-    from explorer import projection
+    from explorer import maps as projection
 
     thread = warmup.warm_up_umap()
     thread.join(600)
@@ -205,13 +206,11 @@ def test_import_umap_waits_for_an_import_in_progress_in_another_thread(monkeypat
     import threading
     import types
 
-    from explorer import warmup
-
     half, whole = types.ModuleType("umap"), types.ModuleType("umap")
     got = []
-    with warmup._IMPORTING:  # as the warm-up thread, mid-import
+    with _umap._IMPORTING:  # as the warm-up thread, mid-import
         monkeypatch.setitem(sys.modules, "umap", half)
-        other = threading.Thread(target=lambda: got.append(warmup.import_umap()), daemon=True)
+        other = threading.Thread(target=lambda: got.append(_umap.import_umap()), daemon=True)
         other.start()
         other.join(0.3)
         assert not got

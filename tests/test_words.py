@@ -80,7 +80,7 @@ def test_polysemy_separates_senses(bundled):
 def test_layer_vectors_serve_every_layer_choice(bundled):
     occurrences, per_layer = explorer.word_layer_vectors(bundled, PAIR, "bank")
     assert per_layer.shape == (7, 2, 384)
-    for layers in explorer.LAYER_STRATEGIES:
+    for layers in explorer.LAYER_CHOICES:
         _, direct = explorer.word_vectors(bundled, PAIR, "bank", layers=layers)
         np.testing.assert_allclose(explorer.combine_layers(per_layer, layers), direct, atol=1e-5)
 
@@ -100,7 +100,7 @@ def test_empty_word(bundled, word):
 def test_bad_modes(bundled):
     with pytest.raises(ValueError, match="subword mode"):
         explorer.word_vectors(bundled, PAIR, "bank", subwords="median")
-    with pytest.raises(ValueError, match="layer strategy"):
+    with pytest.raises(ValueError, match="layer choice"):
         explorer.word_vectors(bundled, PAIR, "bank", layers="first")
     with pytest.raises(ValueError, match="subword mode"):
         aggregate_subwords(np.ones((2, 3)), "avg")
@@ -108,20 +108,6 @@ def test_bad_modes(bundled):
 
 def test_words_in_lists_distinct_words(bundled):
     assert words_in(bundled, ["The bank, the BANK."]) == ["the", "bank"]
-
-
-def test_old_strategy_keyword_still_works_with_a_warning(bundled):
-    _, new = explorer.word_vectors(bundled, PAIR, "bank", layers="last")
-    with pytest.warns(DeprecationWarning, match="renamed layers="):
-        _, old = explorer.word_vectors(bundled, PAIR, "bank", strategy="last")
-    np.testing.assert_array_equal(old, new)
-    with pytest.warns(DeprecationWarning, match="renamed layers="):
-        tokens = explorer.token_vectors(bundled, PAIR[0], strategy="second_to_last")
-    np.testing.assert_array_equal(
-        tokens, explorer.token_vectors(bundled, PAIR[0], "second_to_last")
-    )
-    with pytest.warns(DeprecationWarning, match="renamed subwords="):
-        assert aggregate_subwords(np.ones((2, 3)), mode="sum").tolist() == [2.0, 2.0, 2.0]
 
 
 def test_aggregate_subwords_over_every_layer_at_once():

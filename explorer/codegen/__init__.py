@@ -17,8 +17,8 @@ import os
 from collections.abc import Mapping
 from pathlib import PurePath
 
-from explorer import settings
-from explorer.defaults import DEFAULT_MODEL
+from explorer.model.hub import DEFAULT_MODEL
+from explorer.server import settings
 
 
 def model_preamble(model_name: str) -> str:

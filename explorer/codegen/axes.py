@@ -2,9 +2,9 @@
 
 The vectors are computed by the Projections page's own snippet (sentence vectors or word
 occurrences, :mod:`explorer.codegen.projections`), cut before its projection; the axis ends
-are embedded on their own the same way (:func:`explorer.axes.text_vector` /
-:func:`explorer.axes.word_vector`). The program leaves ``coords`` ``(n, 2)`` behind, equal
-to :func:`explorer.axes.custom_axes` (tested within 1e-4).
+are embedded on their own the same way (:func:`explorer.maps._axes.text_vector` /
+:func:`explorer.maps._axes.word_vector`). The program leaves ``coords`` ``(n, 2)`` behind, equal
+to :func:`explorer.maps._axes.custom_axes` (tested within 1e-4).
 """
 
 from __future__ import annotations

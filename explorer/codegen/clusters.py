@@ -1,17 +1,17 @@
 """ "Show code" for clusters with names: the map's vectors, k-means or HDBSCAN, c-TF-IDF.
 
 The program leaves ``labels`` (one cluster per point, ``-1`` noise) and ``weights`` (the
-c-TF-IDF matrix, clusters x words) behind, equal to :func:`explorer.clusters.cluster` and
-:func:`explorer.clusters.cluster_terms` (tested), and prints each cluster's name.
+c-TF-IDF matrix, clusters x words) behind, equal to :func:`explorer.maps._clusters.cluster` and
+:func:`explorer.maps._clusters.cluster_terms` (tested), and prints each cluster's name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from explorer.clusters import AUTO_K_MAX, KMEANS_INIT, SILHOUETTE_SAMPLE, validate_method
 from explorer.codegen.axes import _header, vectors_program
 from explorer.layers import Layers
+from explorer.maps._clusters import AUTO_K_MAX, KMEANS_INIT, SILHOUETTE_SAMPLE, validate_method
 
 
 def _clustering(method: str, k: int | None, random_state: int, min_cluster_size: int | None) -> str:
@@ -85,7 +85,7 @@ def clusters_snippet(
     spans: Sequence[tuple[int, int, int]] | None = None,
 ) -> str:
     """A runnable program: the map's vectors (see :func:`explorer.codegen.axes.vectors_program`
-    for ``word``/``spans``), then :func:`explorer.clusters.cluster` with these parameters
+    for ``word``/``spans``), then :func:`explorer.maps._clusters.cluster` with these parameters
     (``k=None``: chosen by silhouette) and each cluster's ``top`` c-TF-IDF words."""
     validate_method(method)
     scale = (

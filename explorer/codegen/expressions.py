@@ -2,7 +2,7 @@
 
 A snippet reproduces a library computation in plain torch, so each layer choice, pooling and
 subword mode needs its expression. They live here, once each, in tables keyed by the
-library's own constants (:data:`explorer.layers.LAYER_STRATEGIES`,
+library's own constants (:data:`explorer.layers.LAYER_CHOICES`,
 :data:`explorer.pooling.BASE_POOLINGS` with :func:`explorer.pooling.pooling_parts`,
 :data:`explorer.words.SUBWORD_MODES`); ``tests/test_codegen_expressions.py`` checks that every
 name has one, so a new choice cannot be added to the library and forgotten here.
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from explorer.layers import LAYER_STRATEGIES, Layers
+from explorer.layers import LAYER_CHOICES, Layers
 from explorer.pooling import pooling_parts
 from explorer.words import SUBWORD_MODES
 
@@ -71,7 +71,7 @@ def layers_expression(layers: Layers, stack: str = "x") -> str:
     if isinstance(layers, int) and not isinstance(layers, bool):
         return f"{stack}[{layers}]"
     if not isinstance(layers, str) or layers not in LAYER_EXPRESSIONS:
-        raise ValueError(f"Unknown layer strategy {layers!r}; choose one of {LAYER_STRATEGIES}")
+        raise ValueError(f"Unknown layer choice {layers!r}; choose one of {LAYER_CHOICES}")
     return LAYER_EXPRESSIONS[layers].format(x=stack)
 
 

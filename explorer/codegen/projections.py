@@ -6,7 +6,7 @@ combines the pooled per-layer vectors (``mean_max`` combines mean and max separa
 concatenates them). For PCA the printed explained variance and trustworthiness are the
 page's numbers; UMAP and t-SNE coordinates depend on the random seed and the machine, so
 those snippets print the vectors' shape and first values as well. The t-SNE snippet calls
-openTSNE step by step with the settings of :func:`explorer.projection.fit_tsne`.
+openTSNE step by step with the settings of :func:`explorer.maps._tsne.fit_tsne`.
 """
 
 from __future__ import annotations
@@ -22,12 +22,10 @@ from explorer.codegen.expressions import (
     subwords_expression,
 )
 from explorer.layers import Layers, layers_label
-from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.pooling import validate_pooling
-from explorer.projection import (
-    EXACT_KNN_UP_TO,
-    EXACT_NEIGHBORS_BELOW,
-    TRUSTWORTHINESS_QUERIES,
+from explorer.maps import LABELS as METHOD_LABELS
+from explorer.maps import ProjectionParams, validate_method
+from explorer.maps._quality import TRUSTWORTHINESS_QUERIES
+from explorer.maps._tsne import (
     TSNE_EARLY_EXAGGERATION,
     TSNE_EARLY_ITERATIONS,
     TSNE_FFT,
@@ -36,21 +34,18 @@ from explorer.projection import (
     TSNE_NEIGHBOR_JOBS,
     TSNE_NEIGHBORS_PER_PERPLEXITY,
     TSNE_PCA_DIMENSIONS,
-    ProjectionParams,
     tsne_gradient_method,
     tsne_neighbors,
-    validate_method,
 )
-from explorer.projection import LABELS as METHOD_LABELS
+from explorer.maps._umap import EXACT_KNN_UP_TO, EXACT_NEIGHBORS_BELOW
+from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import validate_pooling
 
 MAX_TEXTS = 300
 """Most texts written into a snippet; longer corpora are cut with a note."""
 
 DEFAULT_PARAMS = ProjectionParams()
 """The snippets' projection when none is given: 2-D PCA."""
-
-combine_expression = layers_expression
-"""Old name of :func:`explorer.codegen.expressions.layers_expression`."""
 
 
 def _texts_block(texts: Sequence[str], what: str = "texts") -> str:
@@ -141,7 +136,7 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
 
 
 def _tsne_block(n_components: int, random_state: int, perplexity: float, n_points: int) -> str:
-    """openTSNE with the settings of :func:`explorer.projection.fit_tsne`, written out."""
+    """openTSNE with the settings of :func:`explorer.maps._tsne.fit_tsne`, written out."""
     fft = "".join(f"    {name}={value!r},\n" for name, value in TSNE_FFT.items())
     return (
         "\nfrom openTSNE import TSNEEmbedding, affinity, initialization  # pip install openTSNE\n"

@@ -8,7 +8,7 @@ as the library does (``mean_max`` combines mean and max separately, then concate
 
 A saved corpus (:func:`store_search_snippet`) keeps its vectors: the snippet opens the store
 with :func:`explorer.open_corpus` (the one reader of the store format) and searches it with
-:meth:`explorer.store.Corpus.search`, as the page does.
+:meth:`explorer.data.store.Corpus.search`, as the page does.
 """
 
 from __future__ import annotations
@@ -153,7 +153,7 @@ def store_search_snippet(
     ``store`` is the store folder's name (written as ``"path/to/<store>"``: a snippet never
     shows where the server keeps its stores). The snippet opens the store with
     :func:`explorer.open_corpus`, loads the model named in its manifest and calls
-    :meth:`explorer.store.Corpus.search` (only the query runs the model). Leaves ``found``
+    :meth:`explorer.data.store.Corpus.search` (only the query runs the model). Leaves ``found``
     (``indices`` and ``scores``, ``(k,)``, best first) in its namespace.
     """
     validate_pooling(pooling)

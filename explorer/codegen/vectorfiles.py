@@ -1,10 +1,10 @@
-""" "Show code" for uploaded vectors (:mod:`explorer.vectorfiles`): read the same files the
+""" "Show code" for uploaded vectors (:mod:`explorer.data.vectorfiles`): read the same files the
 same way, then the Projections page's projection or the Similarity page's search.
 
 The files are read as the page read them: ``numpy.load(..., allow_pickle=False)`` with
 ``pandas.read_csv`` (every cell a string), or ``pandas.read_parquet``; rows without text are
 left out with their vectors, and beyond the page's row limit the same random sample is kept
-(:func:`explorer.limits.sample_points`). No model runs, except to embed a typed query.
+(:func:`explorer.server.limits.sample_points`). No model runs, except to embed a typed query.
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from collections.abc import Sequence
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.projections import DEFAULT_PARAMS, _projection_block, method_title
 from explorer.codegen.similarity import _pooled_function
+from explorer.data.uploads import NO_LABEL
+from explorer.data.vectorfiles import UploadedVectors
 from explorer.layers import Layers, layers_label
+from explorer.maps import ProjectionParams
 from explorer.pooling import validate_pooling
-from explorer.projection import ProjectionParams
-from explorer.uploads import NO_LABEL
-from explorer.vectorfiles import UploadedVectors
 
 COSINE = (
     "def cosine(a, b):\n"

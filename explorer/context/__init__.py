@@ -11,8 +11,8 @@ offers a remedy for each:
 * **Mean-centring.** Subtracting, per layer, the mean token vector of the given sentences
   (:func:`layer_means`) removes that common direction; what is left is far more telling.
 
-One module per job; every name is importable from here (``from explorer import context as
-ctx; ctx.similarity_matrix(...)``):
+One module per job; the names the page calls are importable from here (``from explorer import
+context as ctx; ctx.similarity_matrix(...)``), the rest (and every constant) from its module:
 
 * :mod:`~explorer.context.sentences`: the default and tutorial sentences, lines with an
   optional sense (``finance | The bank ...``), built-in examples of each sense.
@@ -33,108 +33,43 @@ Plain Python and NumPy; no Streamlit.
 
 from __future__ import annotations
 
-from explorer.context.baseline import (
-    BASELINE_PAIRS,
-    anisotropy_baseline,
-    baseline_pair_count,
-    describe_baseline_pairs,
-    sample_pairs,
-)
-from explorer.context.centring import centred, content_token_states, layer_means
-from explorer.context.labels import (
-    context_window,
-    highlight_html,
-    occurrence_labels,
-    short_labels,
-)
-from explorer.context.notices import (
-    SMALL_GAP,
-    gap_caption,
-    layer_zero_note,
-    projections_link,
-    what_to_notice,
-)
-from explorer.context.pairs import (
-    MAX_OCCURRENCES,
-    cap_occurrences,
-    pair_count_to_n,
-    pair_indices,
-    pair_labels,
-    pair_members,
-)
-from explorer.context.senses import PAIR_KINDS, pair_kinds, sense_gap
+from explorer.context.baseline import anisotropy_baseline, describe_baseline_pairs
+from explorer.context.centring import content_token_states, layer_means
+from explorer.context.labels import highlight_html, occurrence_labels, short_labels
+from explorer.context.notices import gap_caption, layer_zero_note, projections_link, what_to_notice
+from explorer.context.pairs import MAX_OCCURRENCES, cap_occurrences, pair_labels, pair_members
+from explorer.context.senses import pair_kinds, sense_gap
 from explorer.context.sentences import (
-    DEFAULT_SENSES,
-    DEFAULT_SENTENCES,
     DEFAULT_TEXT,
     DEFAULT_WORD,
-    MAX_SENSE_LENGTH,
-    MAX_SENTENCES,
-    SENSE_SEPARATORS,
-    TUTORIAL_SENTENCES,
     labelled_examples,
-    labelled_lines,
     parse_labelled_sentences,
-    parse_sentences,
-    sense_examples,
-    sense_of,
-    split_sense,
 )
-from explorer.context.similarity import (
-    layers_table,
-    pair_similarities,
-    similarity_matrix,
-    strategy_table,
-)
-from explorer.layers import layer_choices as valid_strategies  # old name
-from explorer.markup import escape_markdown  # was importable from here; kept for old imports
+from explorer.context.similarity import layers_table, pair_similarities, similarity_matrix
 
 __all__ = [
-    "BASELINE_PAIRS",
-    "DEFAULT_SENSES",
-    "DEFAULT_SENTENCES",
     "DEFAULT_TEXT",
     "DEFAULT_WORD",
     "MAX_OCCURRENCES",
-    "MAX_SENSE_LENGTH",
-    "MAX_SENTENCES",
-    "PAIR_KINDS",
-    "SENSE_SEPARATORS",
-    "SMALL_GAP",
-    "TUTORIAL_SENTENCES",
     "anisotropy_baseline",
-    "baseline_pair_count",
     "cap_occurrences",
-    "centred",
     "content_token_states",
-    "context_window",
     "describe_baseline_pairs",
-    "escape_markdown",
+    "gap_caption",
     "highlight_html",
     "labelled_examples",
-    "labelled_lines",
     "layer_means",
     "layer_zero_note",
     "layers_table",
     "occurrence_labels",
-    "pair_count_to_n",
-    "pair_indices",
     "pair_kinds",
     "pair_labels",
     "pair_members",
     "pair_similarities",
     "parse_labelled_sentences",
-    "parse_sentences",
     "projections_link",
-    "sample_pairs",
-    "sense_examples",
     "sense_gap",
-    "sense_of",
     "short_labels",
     "similarity_matrix",
-    "split_sense",
-    "strategy_table",
-    "valid_strategies",
     "what_to_notice",
-    "gap_caption",
 ]

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from explorer._markup import escape_markdown
 from explorer.context.sentences import sense_of
-from explorer.markup import escape_markdown
 from explorer.words import Occurrence
 
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from explorer import corpora
 from explorer.context.pairs import pair_count_to_n, pair_labels
 from explorer.context.senses import sense_gap
+from explorer.data import corpora
 
 SMALL_GAP = 0.05
 """A same-sense minus different-sense gap below this is called small."""
@@ -127,7 +127,7 @@ def layer_zero_note(similarities: np.ndarray, word: str) -> str:
 def projections_link(word: str) -> dict[str, str]:
     """Query parameters of the Projections page showing every occurrence of ``word`` as a
     point (its words level), from the built-in sense sentences (the word's own when it is one
-    of :data:`explorer.corpora.SENSE_WORDS`)."""
+    of :data:`explorer.data.corpora.SENSE_WORDS`)."""
     return {
         "projections.level": "words",
         "projections.word": word.strip(),

@@ -2,15 +2,15 @@
 
 The defaults (six "bank" sentences, three of each sense) and the tutorial's three; the text
 box's lines, each optionally starting with its sense (``finance | The bank ...``); examples
-from the built-in sense sentences of :mod:`explorer.corpora`.
+from the built-in sense sentences of :mod:`explorer.data.corpora`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from explorer import corpora
-from explorer.uploads import texts_from_lines
+from explorer.data import corpora
+from explorer.data.uploads import texts_from_lines
 from explorer.words import Occurrence
 
 MAX_SENTENCES = 100
@@ -18,7 +18,7 @@ MAX_SENTENCES = 100
 
 DEFAULT_WORD = "bank"
 DEFAULT_SENSES = ("finance",) * 3 + ("river",) * 3
-"""The sense of each default sentence, as in :mod:`explorer.corpora`'s ``senses.csv``."""
+"""The sense of each default sentence, as in :mod:`explorer.data.corpora`'s ``senses.csv``."""
 DEFAULT_SENTENCES = (
     "She paid her first pay cheque into the bank on Monday morning.",
     "The bank approved their mortgage after weeks of paperwork.",
@@ -47,7 +47,7 @@ MAX_SENSE_LENGTH = 40
 def parse_sentences(text: str | None) -> list[str]:
     """One sentence per non-blank line of ``text``, stripped, at most :data:`MAX_SENTENCES`.
 
-    :func:`explorer.uploads.texts_from_lines` with this page's limit; ``ValueError`` when
+    :func:`explorer.data.uploads.texts_from_lines` with this page's limit; ``ValueError`` when
     there is no sentence or too many.
     """
     return texts_from_lines(text, MAX_SENTENCES)
@@ -56,7 +56,7 @@ def parse_sentences(text: str | None) -> list[str]:
 def sense_examples(word: str, per_sense: int = 3) -> list[str]:
     """The first ``per_sense`` built-in sentences of every sense of ``word``, sense by sense.
 
-    ``word`` is one of :data:`explorer.corpora.SENSE_WORDS` (``ValueError`` otherwise).
+    ``word`` is one of :data:`explorer.data.corpora.SENSE_WORDS` (``ValueError`` otherwise).
     """
     if per_sense < 1:
         raise ValueError(f"per_sense must be at least 1, not {per_sense}.")

@@ -10,8 +10,8 @@ import pandas as pd
 
 from explorer.context.centring import centred
 from explorer.context.pairs import pair_indices, pair_labels
-from explorer.layers import LAYER_STRATEGIES, Layers, combine_layers, layers_label, validate_layers
-from explorer.similarity import cosine_similarity
+from explorer.layers import LAYER_CHOICES, Layers, combine_layers, layers_label, validate_layers
+from explorer.similarity._cosine import cosine_similarity
 
 
 def similarity_matrix(
@@ -43,7 +43,7 @@ def pair_similarities(per_layer: np.ndarray, center: np.ndarray | None = None) -
 
 def layers_table(
     per_layer: np.ndarray,
-    choices: Sequence[Layers] = LAYER_STRATEGIES,
+    choices: Sequence[Layers] = LAYER_CHOICES,
     center: np.ndarray | None = None,
 ) -> pd.DataFrame:
     """Cosine similarity of every pair under every layer choice, side by side.

@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.lens import Lens
+from explorer.attention._lens import Lens
 
 COLOURS = "Blues"
 WITHIN = "#2563eb"
@@ -31,7 +31,7 @@ LABELS = {
     "next": "on next",
     "punctuation": "on punctuation",
 }
-"""Readable names of :data:`explorer.attention.STATISTICS`."""
+"""Readable names of :data:`explorer.attention._weights.STATISTICS`."""
 
 
 def labels(tokens: Sequence[str]) -> list[str]:

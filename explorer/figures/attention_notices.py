@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from explorer.attention import LayerInfluence, column_share
+from explorer.attention._weights import LayerInfluence, column_share
 
 LOWER = 0.8
 """A share that falls below this fraction of the raw share (and by 2 points) is called lower."""
@@ -48,7 +48,7 @@ def _layers(layers: Sequence[int]) -> str:
 
 
 def what_to_notice(stats: pd.DataFrame, cls: str = "[CLS]", sep: str = "[SEP]") -> str:
-    """A sentence on :func:`explorer.attention.head_statistics`: which of the two special
+    """A sentence on :func:`explorer.attention._weights.head_statistics`: which of the two special
     tokens (named ``cls`` and ``sep`` by the model) gets more of all attention, the two layers
     where it gets most, and the most positional head."""
     shares = {"cls": float(stats["cls"].mean()), "sep": float(stats["sep"].mean())}

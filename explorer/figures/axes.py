@@ -25,7 +25,7 @@ def axes_figure(
     legend_title: str = "Label",
     ends: Mapping[str, Sequence[float]] | None = None,
 ) -> go.Figure:
-    """Scatter of ``coords`` ``(n, 2)`` (from :func:`explorer.axes.custom_axes`), one trace
+    """Scatter of ``coords`` ``(n, 2)`` (from :func:`explorer.maps._axes.custom_axes`), one trace
     per label as on the Projections map (``customdata`` = row index, escaped hovers), with
     each point's two coordinates in its hover and the axis titles ``x_title``/``y_title``
     (plain text, e.g. "money → river": escaped here). ``ends`` maps a name (a word or text

@@ -18,10 +18,10 @@ from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
 from explorer.layers import layers_label
-from explorer.limits import MAX_POINTS
+from explorer.maps import LABELS as METHOD_LABELS
+from explorer.maps import validate_method
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.projection import LABELS as METHOD_LABELS
-from explorer.projection import validate_method
+from explorer.server.limits import MAX_POINTS
 
 HOVER_WIDTH = 60
 """Characters per hover line before a ``<br>``."""

@@ -5,39 +5,50 @@
 - :mod:`~explorer.model.precision`: float32 or bfloat16 autocast
 - :mod:`~explorer.model.encoder`: the :class:`Model` wrapper (tokenizer + encoder)
 - :mod:`~explorer.model.forward`: :func:`forward_batches`, the one loop over batches
+- :mod:`~explorer.model.attentions`: attention weights from the eager attention path
 - :mod:`~explorer.model.size`: parameter count from a configuration
-- :mod:`~explorer.model.hub`: the local cache, the offline switch, hub metadata
+- :mod:`~explorer.model.hub`: :data:`DEFAULT_MODEL`, the local cache, the offline switch,
+  hub metadata
 - :mod:`~explorer.model.loading`: :func:`load_model`, with every check before any weight
 
-Everything here is plain Python and PyTorch: no Streamlit.
+Everything here is plain Python and PyTorch: no Streamlit. Constants are imported from the
+module they live in.
 """
 
 from __future__ import annotations
 
-from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch
-from explorer.model.encoder import Model
-from explorer.model.forward import PARALLEL_MIN_BATCHES, default_workers, forward_batches
-from explorer.model.loading import DEFAULT_MODEL, ENCODER_TYPES, bundled_model_path, load_model
-from explorer.model.precision import PRECISIONS, autocast
-from explorer.model.size import estimate_parameters
-from explorer.model.tokenization import MAX_CHARS, Tokenization, clean_text
+from typing import TYPE_CHECKING
+
+from explorer._lazy import lazy_dir, lazy_getattr
+
+# Imported on first use (PEP 562): ``explorer.model.hub`` (the default model's name) must
+# import without torch, and importing it runs this file first.
+_HOMES = {
+    "DEFAULT_MODEL": "explorer.model.hub",
+    "Batch": "explorer.model.batching",
+    "Model": "explorer.model.encoder",
+    "Tokenization": "explorer.model.tokenization",
+    "estimate_parameters": "explorer.model.size",
+    "load_model": "explorer.model.loading",
+}
+
+if TYPE_CHECKING:
+    from explorer.model.batching import Batch
+    from explorer.model.encoder import Model
+    from explorer.model.hub import DEFAULT_MODEL
+    from explorer.model.loading import load_model
+    from explorer.model.size import estimate_parameters
+    from explorer.model.tokenization import Tokenization
+
+__getattr__ = lazy_getattr(__name__, _HOMES)
+__dir__ = lazy_dir(__name__, _HOMES)
+
 
 __all__ = [
     "DEFAULT_MODEL",
-    "ENCODER_TYPES",
-    "MAX_BATCH_SIZE",
-    "MAX_BATCH_TOKENS",
-    "MAX_CHARS",
-    "PARALLEL_MIN_BATCHES",
-    "PRECISIONS",
     "Batch",
     "Model",
     "Tokenization",
-    "autocast",
-    "bundled_model_path",
-    "clean_text",
-    "default_workers",
     "estimate_parameters",
-    "forward_batches",
     "load_model",
 ]

@@ -258,14 +258,6 @@ class Model:
         (:func:`explorer.model.precision.autocast`)."""
         return _precision.autocast(precision)
 
-    def attentions(self, text: str, pair: str | None = None) -> np.ndarray:
-        """Attention weights of every layer and head for ``text`` (and ``pair``): float32
-        ``(layers, heads, tokens, tokens)``, rows summing to 1, equal to transformers' eager
-        ``output_attentions`` (see :func:`explorer.attention.attentions`)."""
-        from explorer.attention import attentions
-
-        return attentions(self, text, pair)
-
     def hidden_states(self, text: str, pair: str | None = None) -> np.ndarray:
         """All hidden states of one input: ``(num_layers + 1, num_tokens, hidden_size)`` float32.
 

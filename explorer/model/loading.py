@@ -14,9 +14,8 @@ from typing import Any
 
 import torch
 
-from explorer.defaults import DEFAULT_MODEL
 from explorer.model.encoder import Model
-from explorer.model.hub import cached_snapshot, hub_reachable, offline, repo_files
+from explorer.model.hub import DEFAULT_MODEL, cached_snapshot, hub_reachable, offline, repo_files
 from explorer.model.size import check_size, count_parameters, estimate_parameters
 
 ENCODER_TYPES = (

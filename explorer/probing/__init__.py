@@ -16,7 +16,8 @@ Two kinds of task:
   When the word differs between rows, each word gets its own probe on its own rows (see
   :func:`plan_folds`).
 
-One module per job:
+One module per job (the names a notebook or the page calls are importable from here, the rest
+from its module):
 
 * :mod:`~explorer.probing.datasets`: labelled tables (checks, CSV uploads, row limit);
 * :mod:`~explorer.probing.folds`: checked labels, shared stratified folds, the baseline;
@@ -32,77 +33,20 @@ Everything here is plain Python (no Streamlit); progress callbacks get ``(done, 
 
 from __future__ import annotations
 
-from explorer.probing.datasets import MAX_ROWS, TASKS, labelled_table, read_labelled_csv
-from explorer.probing.features import (
-    MAX_TOKENS,
-    MAX_VALUES,
-    Progress,
-    WordFeatures,
-    first_occurrences,
-    token_sequences,
-    word_features,
-)
-from explorer.probing.folds import (
-    MAX_FOLDS,
-    FitPredict,
-    ProbePlan,
-    fold_accuracies,
-    majority_baseline,
-    plan_folds,
-    summary_row,
-)
-from explorer.probing.heads import CNNClassifier, CNNHead, cnn_scores, train_step
-from explorer.probing.linear import make_probe, probe_accuracies
-from explorer.probing.sample import ProbeSample, probe_sample
-from explorer.probing.scores import best_layers, compare_strategies, layer_scores, score_layers
-from explorer.probing.stored import (
-    MAX_CLASSES,
-    LabelColumn,
-    ProbeRows,
-    check_label_column,
-    label_columns,
-    probe_rows,
-    store_layer_scores,
-    stored_stack,
-)
+from explorer.probing.datasets import MAX_ROWS, read_labelled_csv
+from explorer.probing.features import word_features
+from explorer.probing.folds import MAX_FOLDS, plan_folds
+from explorer.probing.scores import best_layers, layer_scores, score_layers
+from explorer.probing.stored import probe_rows
 
 __all__ = [
-    "MAX_CLASSES",
     "MAX_FOLDS",
     "MAX_ROWS",
-    "MAX_TOKENS",
-    "MAX_VALUES",
-    "TASKS",
-    "CNNClassifier",
-    "CNNHead",
-    "FitPredict",
-    "LabelColumn",
-    "ProbePlan",
-    "ProbeRows",
-    "ProbeSample",
-    "Progress",
-    "WordFeatures",
     "best_layers",
-    "check_label_column",
-    "cnn_scores",
-    "compare_strategies",
-    "first_occurrences",
-    "fold_accuracies",
-    "label_columns",
-    "labelled_table",
     "layer_scores",
-    "majority_baseline",
-    "make_probe",
     "plan_folds",
-    "probe_accuracies",
     "probe_rows",
-    "probe_sample",
     "read_labelled_csv",
     "score_layers",
-    "store_layer_scores",
-    "stored_stack",
-    "summary_row",
-    "token_sequences",
-    "train_step",
     "word_features",
 ]

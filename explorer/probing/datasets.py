@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from explorer.uploads import read_csv
+from explorer.data.uploads import read_csv
 
 MAX_ROWS = 5000
 """Most labelled rows a probe accepts (uploads included)."""
@@ -50,6 +50,6 @@ def labelled_table(frame: pd.DataFrame) -> tuple[pd.DataFrame, str]:
 
 
 def read_labelled_csv(data: bytes) -> tuple[pd.DataFrame, str]:
-    """Parse CSV bytes (:func:`explorer.uploads.read_csv`) and check them with
+    """Parse CSV bytes (:func:`explorer.data.uploads.read_csv`) and check them with
     :func:`labelled_table`."""
     return labelled_table(read_csv(data, max_rows=MAX_ROWS))

@@ -10,7 +10,6 @@ Sentence features (a pooled vector per text and layer) come from
 
 from __future__ import annotations
 
-import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -18,7 +17,8 @@ import numpy as np
 import torch
 
 from explorer.layers import validate_layers
-from explorer.model import Batch, Model, forward_batches
+from explorer.model import Batch, Model
+from explorer.model.forward import forward_batches
 from explorer.words import (
     SUBWORD_MODES,
     Occurrence,
@@ -65,8 +65,6 @@ def word_features(
     word: str | Sequence[str],
     subwords: Sequence[str] = SUBWORD_MODES,
     progress: Progress | None = None,
-    *,
-    modes: Sequence[str] | None = None,
 ) -> WordFeatures:
     """One forward pass over ``texts``; the vector of each text's word at every layer.
 
@@ -74,16 +72,9 @@ def word_features(
     each text is used (:func:`explorer.words.first_occurrences`, which raises ``ValueError``
     naming the rows without their word). Returns :class:`WordFeatures` with
     ``vectors[mode]`` ``(num_layers + 1, n_texts, hidden)`` for every mode in ``subwords``
-    (``modes=`` is its old, deprecated name). Texts are batched, so memory grows with the
+    Texts are batched, so memory grows with the
     number of texts, not their tokens.
     """
-    if modes is not None:
-        warnings.warn(
-            "word_features(..., modes=...) is renamed subwords=; modes= will be removed.",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        subwords = modes
     texts = list(texts)
     occurrences = first_occurrences(model, texts, word)
     vectors = occurrence_layer_vectors(model, texts, occurrences, subwords, progress)
@@ -107,7 +98,7 @@ def token_sequences(
     ``max_tokens - 1`` tokens and its closing special token *before* the model runs (as the
     tokenizer's own truncation would), so the model reads no token the head does not (for 512
     token texts and ``max_tokens=128`` the forward pass is over 4 times cheaper).
-    One batched forward pass (:func:`explorer.embeddings.forward_batches`). Raises
+    One batched forward pass (:func:`explorer.model.forward.forward_batches`). Raises
     ``ValueError`` when the array would exceed ``max_values`` values (default
     :data:`MAX_VALUES`), before the model runs.
     """

@@ -57,15 +57,15 @@ def probe_sample(
     max_tokens: int | None = None,
     seed: int = 0,
 ) -> ProbeSample:
-    """The rows one probe reads: all of them when they fit ``max_rows`` and ``max_tokens``
-    (tokens the model reads, truncation and special tokens included), else the longest prefix
-    of :func:`stratified_order` (by label, and by word when ``groups`` gives one per row) that
-    fits both, with a note. Defaults: :data:`explorer.limits.MAX_PROBE_TEXTS` rows, scaled by
-    the model's :func:`~explorer.limits.memory_factor` (a probe's fits grow with its layers and
-    width), and :data:`explorer.limits.MAX_PROBE_TOKENS`, scaled by its
-    :func:`~explorer.limits.work_factor`. Raises ``ValueError`` for mismatched lengths, budgets
-    below 1 and unreadable texts (from the tokenizer)."""
-    from explorer import limits
+    """The rows one probe reads: all of them when they fit ``max_rows`` and ``max_tokens`` (tokens
+    the model reads, truncation and special tokens included), else the longest prefix of
+    :func:`stratified_order` (by label, and by word when ``groups`` gives one per row) that fits
+    both, with a note. Defaults: :data:`explorer.server.limits.MAX_PROBE_TEXTS` rows, scaled by the
+    model's :func:`~explorer.server.limits.memory_factor` (a probe's fits grow with its layers and
+    width), and :data:`explorer.server.limits.MAX_PROBE_TOKENS`, scaled by its
+    :func:`~explorer.server.limits.work_factor`. Raises ``ValueError`` for mismatched lengths,
+    budgets below 1 and unreadable texts (from the tokenizer)."""
+    from explorer.server import limits
 
     why = None
     if max_rows is None or max_tokens is None:

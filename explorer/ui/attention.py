@@ -9,9 +9,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import attention, lens
-from explorer.memo import Memo
+from explorer import attention
+from explorer import attention as lens
 from explorer.model import Tokenization
+from explorer.server.memo import Memo
 from explorer.ui.compute import POOL, asker
 from explorer.ui.model import RANDOM_PREFIX, load, settings
 
@@ -24,7 +25,7 @@ MEMO = Memo(max_bytes=256 * MB, max_entries=16, pool=POOL)
 @dataclass(frozen=True)
 class Analysis:
     """One input on the Attention page: ``tokenization``, ``attentions`` ``(layers, heads,
-    tokens, tokens)``, ``stats`` (:func:`explorer.attention.head_statistics`), ``rollout``
+    tokens, tokens)``, ``stats`` (:func:`explorer.attention._weights.head_statistics`), ``rollout``
     ``(layers, tokens, tokens)``, ``norms`` ``(layers, heads, tokens)`` (``None`` with a
     ``norms_note`` when the model's layout is unknown). Arrays are read-only."""
 
@@ -85,5 +86,5 @@ def masked_lm(model_name: str) -> lens.MaskedLM:
 
 @st.cache_data(show_spinner="Asking every layer for the masked word…", max_entries=64)
 def layer_predictions(model_name: str, text: str, k: int = 10) -> lens.Lens:
-    """Cached :func:`explorer.lens.layer_predictions` for the current model."""
+    """Cached :func:`explorer.attention._lens.layer_predictions` for the current model."""
     return lens.layer_predictions(masked_lm(model_name), text, k)

@@ -2,7 +2,7 @@
 
 Results are shared by every session of the server and keyed by hashable inputs (the model's
 name, tuples of texts, option strings), so a rerun that only changes a display option runs no
-forward pass. The large ones live in :class:`explorer.memo.Memo` budgets, bounded in bytes as
+forward pass. The large ones live in :class:`explorer.server.memo.Memo` budgets, bounded in bytes as
 well as entries (:data:`BUDGETS`): a shared server's memory stays on a plateau whatever its
 visitors send. Arrays handed out are read-only, so sessions cannot change each other's.
 """
@@ -17,11 +17,12 @@ import numpy as np
 import streamlit as st
 
 import explorer
-from explorer import limits, uploads
+from explorer.data import uploads
 from explorer.embeddings import CorpusEmbeddings
-from explorer.malloc import trim_soon
-from explorer.memo import Cancelled, Memo, Pool
 from explorer.model import Tokenization
+from explorer.server import limits
+from explorer.server.malloc import trim_soon
+from explorer.server.memo import Cancelled, Memo, Pool
 from explorer.ui import messages
 from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
@@ -94,7 +95,7 @@ def asker() -> tuple[str | None, Callable[[], None] | None]:
     """``(owner, check)`` of the script run of this thread (none outside one): the session's
     id, and a check that raises Streamlit's rerun or stop exception when the run should end (a
     rerun of the session is pending, it was stopped, or its browser has gone; the run then
-    ends quietly, as at an ``st`` call). :func:`explorer.memo.checkpoint` runs it."""
+    ends quietly, as at an ``st`` call). :func:`explorer.server.memo.checkpoint` runs it."""
     from streamlit.runtime import Runtime
     from streamlit.runtime.scriptrunner_utils.exceptions import StopException
     from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
@@ -191,8 +192,8 @@ def hidden_states(model_name: str, text: str, pair: str | None = None) -> np.nda
 def word_layer_vectors(
     model_name: str, texts: tuple[str, ...], word: str, subwords: str = "mean"
 ) -> tuple[list[Occurrence], np.ndarray, str | None]:
-    """Cached :func:`explorer.limits.word_layer_vectors`: the first
-    :data:`~explorer.limits.MAX_OCCURRENCES` occurrences, their vectors
+    """Cached :func:`explorer.server.limits.word_layer_vectors`: the first
+    :data:`~explorer.server.limits.MAX_OCCURRENCES` occurrences, their vectors
     ``(layers + 1, occurrences, hidden)`` (read-only) and a note when more were left out."""
 
     def compute():
@@ -250,7 +251,7 @@ def cap_tokens(
     max_tokens: int = limits.MAX_TOKENS,
     scale: limits.Scale = "work",
 ) -> limits.Kept:
-    """Cached :func:`explorer.limits.cap_tokens` (it tokenizes every text: 0.1 s for 5,000):
+    """Cached :func:`explorer.server.limits.cap_tokens` (it tokenizes every text: 0.1 s for 5,000):
     ``max_tokens`` of the bundled model, scaled for the model in use."""
     return cached(
         "states",
@@ -261,9 +262,9 @@ def cap_tokens(
 
 @st.cache_resource(show_spinner="Opening the saved corpus…", max_entries=4)
 def open_store(path: str):
-    """The corpus store at ``path`` (:func:`explorer.store.open_corpus`), opened once per
+    """The corpus store at ``path`` (:func:`explorer.data.store.open_corpus`), opened once per
     server: its vectors are memory maps, shared by every session."""
-    from explorer.store import open_corpus
+    from explorer.data.store import open_corpus
 
     return open_corpus(path)
 

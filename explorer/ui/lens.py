@@ -1,5 +1,5 @@
 """The Attention page's masked-language-model lens: a sentence with ``[MASK]``, the model's
-guesses at every layer (:func:`explorer.lens.layer_predictions`, cached), and "Show code"; or,
+guesses at every layer (:func:`explorer.attention.layer_predictions`, cached), and "Show code"; or,
 for a model saved without its masked-LM head, how to get one."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.codegen.attention import lens_snippet
-from explorer.examples import MASKED
+from explorer.data.examples import MASKED
 from explorer.figures import attention as figures
 from explorer.ui import attention as cached
 from explorer.ui import messages

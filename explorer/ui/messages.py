@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import settings as operator
-from explorer.markup import escape_markdown
+from explorer._markup import escape_markdown
+from explorer.server import settings as operator
 
 __all__ = ["caption", "error", "escape", "info", "markdown", "warning"]
 
@@ -22,7 +22,7 @@ escape = escape_markdown
 
 def _text(message: str | Exception) -> str:
     """``message`` escaped, with the operator's server folders left out
-    (:meth:`explorer.settings.Settings.hide_paths`; the settings are read on every call, as
+    (:meth:`explorer.server.settings.Settings.hide_paths`; the settings are read on every call, as
     :func:`explorer.ui.model.settings` reads them)."""
     try:
         text = operator.from_environment().hide_paths(str(message))

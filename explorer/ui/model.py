@@ -1,8 +1,8 @@
 """The model resource (loaded once per server, keyed by its name) and the sidebar picker.
 
-Visitors choose from the operator's list (:mod:`explorer.settings`); the picker is bound to the
-page link (``?model=…``), so a reload or a shared link keeps the choice. A model that fails to
-load leaves the previous one in use, resets the picker to it and says why, naming the choice as
+Visitors choose from the operator's list (:mod:`explorer.server.settings`); the picker is bound
+to the page link (``?model=…``), so a reload or a shared link keeps the choice. A model that fails
+to load leaves the previous one in use, resets the picker to it and says why, naming the choice as
 the visitor saw it (never a server path).
 """
 
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 import explorer
-from explorer import settings as operator
-from explorer.defaults import DEFAULT_MODEL
 from explorer.model.cache import ModelCache
+from explorer.model.hub import DEFAULT_MODEL
+from explorer.server import settings as operator
+from explorer.server.warmup import freeze_survivors
 from explorer.ui import messages
-from explorer.warmup import freeze_survivors
 
 if TYPE_CHECKING:
     from explorer.model import Model

@@ -1,4 +1,4 @@
-"""The pages' built-in examples as warm-ups (:mod:`explorer.prewarm`), and the thread app.py
+"""The pages' built-in examples as warm-ups (:mod:`explorer.server.prewarm`), and the thread app.py
 starts when ``EXPLORER_PREWARM`` is set.
 
 Each warm-up makes the calls its page makes on a first visit with no input, with the same
@@ -13,7 +13,8 @@ import logging
 import sys
 import threading
 
-from explorer import examples, prewarm
+from explorer.data import examples
+from explorer.server import prewarm
 from explorer.ui.model import load, settings
 
 # The modules of the warm-ups are imported in them: app.py imports this module on every server,
@@ -54,7 +55,9 @@ def _lens(name: str) -> None:
 
 
 def _context(name: str) -> None:
-    from explorer import context, limits, uploads
+    from explorer import context
+    from explorer.data import uploads
+    from explorer.server import limits
     from explorer.ui import compute
 
     lines, _ = context.parse_labelled_sentences(context.DEFAULT_TEXT)
@@ -65,8 +68,8 @@ def _context(name: str) -> None:
 
 
 def _projections(name: str) -> None:
-    from explorer import limits
-    from explorer.projection import ProjectionParams
+    from explorer.maps import ProjectionParams
+    from explorer.server import limits
     from explorer.ui import compute, projections, sources
 
     source = sources.Source(sources.dataset("Topics").load())  # the page's default set
@@ -77,7 +80,7 @@ def _projections(name: str) -> None:
 
 
 def _probe(name: str) -> None:
-    from explorer import corpora
+    from explorer.data import corpora
     from explorer.ui import probing, sources
 
     frame = corpora.load_dataset(sources.PROBE_SETS["senses"][1])
@@ -96,7 +99,7 @@ def _probe(name: str) -> None:
 
 
 def _similarity(name: str) -> None:
-    from explorer import search
+    from explorer import similarity as search
     from explorer.ui import compute, sources
 
     compute.embed_corpus(name, tuple(search.sentence_lines(examples.SIMILARITY_SENTENCES)))
@@ -135,7 +138,7 @@ _once = threading.Lock()
 
 
 def prewarm_soon() -> None:
-    """Start the prewarm thread (:func:`explorer.prewarm.start`) if the operator set
+    """Start the prewarm thread (:func:`explorer.server.prewarm.start`) if the operator set
     ``EXPLORER_PREWARM``; call it after a page is drawn (app.py does, on every run: only the
     first call does anything). A malformed value is said once in the server's log, and the
     server runs without prewarm."""

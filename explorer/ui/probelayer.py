@@ -7,8 +7,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from explorer import export
 from explorer.codegen.probe import probe_snippet
+from explorer.data import export
 from explorer.ui import probing as probes
 from explorer.ui.probedata import ProbeRows
 from explorer.ui.widgets import URL, csv_download, option_labels, show_code, vector_downloads

@@ -9,7 +9,6 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import limits
 from explorer.probing.features import MAX_TOKENS, token_sequences
 from explorer.probing.features import word_features as features
 from explorer.probing.folds import plan_folds
@@ -17,6 +16,7 @@ from explorer.probing.heads import cnn_scores as scores
 from explorer.probing.sample import ProbeSample, probe_sample
 from explorer.probing.scores import score_layers
 from explorer.probing.stored import column_values, label_columns, probe_rows, stored_stack
+from explorer.server import limits
 from explorer.ui.compute import (
     cached,
     embed_corpus,
@@ -49,7 +49,7 @@ class ProbeData:
     def plan(self):
         """The cross-validation plan (:func:`explorer.probing.folds.plan_folds`); for texts the
         model reads, the folds are lowered when many rows would take too long
-        (:func:`explorer.limits.probe_folds`)."""
+        (:func:`explorer.server.limits.probe_folds`)."""
         folds, note = self.folds, None
         if self.store is None:
             folds, note = limits.probe_folds(len(self.texts), self.folds)
@@ -64,8 +64,8 @@ def sample_rows(
     words: tuple[str, ...] | None,
 ) -> ProbeSample:
     """Cached :func:`explorer.probing.sample.probe_sample`: the rows one request probes (at most
-    :data:`explorer.limits.MAX_PROBE_TEXTS` texts and :data:`~explorer.limits.MAX_PROBE_TOKENS`
-    tokens, a stratified random sample beyond)."""
+    :data:`explorer.server.limits.MAX_PROBE_TEXTS` texts and
+    :data:`~explorer.server.limits.MAX_PROBE_TOKENS` tokens, a stratified random sample beyond)."""
     return cached(
         "states",
         ("probe sample", model_name, texts, labels, words),
@@ -298,7 +298,7 @@ def _usable_columns(path: str) -> list:
 def saved_rows(path: str, container, limit: int | None = None) -> SavedRows:
     """Choose the label column of the saved corpus at ``path`` (a selectbox in ``container``
     listing the columns that can be probed) and the rows to probe (at most about ``limit``,
-    default :data:`explorer.limits.MAX_PROBE_ROWS`, a stratified random sample beyond:
+    default :data:`explorer.server.limits.MAX_PROBE_ROWS`, a stratified random sample beyond:
     :func:`explorer.probing.stored.probe_rows`).
 
     Raises ``ValueError`` saying what is missing when no column can be probed."""

@@ -1,5 +1,5 @@
-"""Progress bars for long work, as ``(done, total)`` callbacks the library accepts. Each call
-is also a checkpoint (:func:`explorer.memo.checkpoint`): work whose session has gone, reran or
+"""Progress bars for long work, as ``(done, total)`` callbacks the library accepts. Each call is
+also a checkpoint (:func:`explorer.server.memo.checkpoint`): work whose session has gone, reran or
 asked for something newer stops there, keeps nothing and frees its turn."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import streamlit as st
 
-from explorer.memo import checkpoint
+from explorer.server.memo import checkpoint
 
 Report = Callable[[int, int], None]
 
@@ -41,7 +41,7 @@ def throttled(
 def progress_bar(text: str) -> Iterator[Report]:
     """An ``st.progress`` bar for the duration of the block, yielding a ``(done, total)``
     callback that moves it (at most once a second, :func:`throttled`) and first runs
-    :func:`explorer.memo.checkpoint` (every call); the bar is removed at the end, also on
+    :func:`explorer.server.memo.checkpoint` (every call); the bar is removed at the end, also on
     error.
 
     Inside an ``st.cache_data`` function, make the bar there (not in the caller): Streamlit

@@ -1,6 +1,6 @@
 """The Similarity & search page's sections: the sentences compared under each pooling (the
 heatmaps, how far the poolings agree, the vectors to download) and the search's results. Each
-renders numbers the page computed with :mod:`explorer.search`."""
+renders numbers the page computed with :mod:`explorer.similarity`."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import export
+from explorer.data import export
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
@@ -64,7 +64,7 @@ def comparison(corpus, matrices, agreement, sentences: Sequence[str], poolings, 
 def results_table(
     results: pd.DataFrame, labels: Sequence[str] | None, searched: int, *, uploaded: bool
 ) -> None:
-    """The search's ``results`` (:func:`explorer.search.top_k`'s columns; rows numbered from 1
+    """The search's ``results`` (:func:`explorer.similarity.top_k`'s columns; rows numbered from 1
     here, with each text's label from ``labels`` when the corpus has them), what was searched
     (``searched`` texts, or ``uploaded`` vectors) and the results as a CSV."""
     if labels is not None:

@@ -9,8 +9,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from explorer import context, corpora, uploads, vectorfiles
-from explorer.store.catalog import Catalog, find_stores
+from explorer import context
+from explorer.data import corpora, uploads, vectorfiles
+from explorer.data.store.catalog import Catalog, find_stores
 from explorer.ui import messages
 from explorer.ui.vectors import upload as upload_vectors
 from explorer.ui.widgets import URL, label_column_picker, option_labels
@@ -168,7 +169,7 @@ def text_source(
 
 
 def dataset(name: str) -> Builtin:
-    """The built-in data set ``name`` (:data:`explorer.corpora.DATASETS`), labelled."""
+    """The built-in data set ``name`` (:data:`explorer.data.corpora.DATASETS`), labelled."""
 
     def load() -> uploads.LabelledTexts:
         frame = corpora.load_dataset(name)
@@ -178,7 +179,7 @@ def dataset(name: str) -> Builtin:
 
 
 def senses(word: str) -> Builtin:
-    """The built-in sentences using ``word`` (one of :data:`explorer.corpora.SENSE_WORDS`),
+    """The built-in sentences using ``word`` (one of :data:`explorer.data.corpora.SENSE_WORDS`),
     labelled by its sense."""
 
     def load() -> uploads.LabelledTexts:
@@ -267,7 +268,7 @@ def labelled_source(prefix: str, columns: Sequence):
 
 
 def saved_corpora() -> Catalog:
-    """The corpus stores in the operator's folders (:func:`explorer.store.catalog.find_stores`
+    """The corpus stores in the operator's folders (:func:`explorer.data.store.catalog.find_stores`
     over ``EXPLORER_CORPORA``); empty when the operator named none."""
     from explorer.ui.model import settings
 

@@ -3,7 +3,7 @@
 The query is the only text that runs a model: it is embedded with the model the store was
 embedded with (the model in use when its weights are the store's, else the store's model when
 the operator offers it; refused otherwise) and searched over every row of the store with
-:meth:`explorer.store.Corpus.search` (the one k-NN, :func:`explorer.neighbors`, over the
+:meth:`explorer.data.store.Corpus.search` (the one k-NN, :func:`explorer.neighbors`, over the
 memory-mapped vectors). Poolings and layer choices are those the store keeps. Nothing shown
 names the folder where the server keeps the store.
 """
@@ -71,8 +71,8 @@ def model_label(corpus) -> str:
 
 
 def _fingerprint(source: str) -> str:
-    """:func:`explorer.store.model_fingerprint` of the model ``source`` (cached)."""
-    from explorer.store import model_fingerprint
+    """:func:`explorer.data.store.model_fingerprint` of the model ``source`` (cached)."""
+    from explorer.data.store import model_fingerprint
 
     return cached("corpora", ("fingerprint", source), lambda: model_fingerprint(load(source)))
 

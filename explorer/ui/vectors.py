@@ -1,4 +1,4 @@
-"""Vectors a visitor uploads (:mod:`explorer.vectorfiles`): the upload widgets of the text
+"""Vectors a visitor uploads (:mod:`explorer.data.vectorfiles`): the upload widgets of the text
 source "Upload vectors" and the Similarity page's search over them (the Projections map of
 them is :mod:`explorer.ui.projections`'s). Nothing here runs the model on the uploaded texts."""
 
@@ -10,7 +10,8 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import search, vectorfiles
+from explorer import similarity as search
+from explorer.data import vectorfiles
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.widgets import label_column_picker, option_labels
@@ -26,7 +27,7 @@ WHAT_TO_UPLOAD = (
 def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] | None:
     """The upload widgets (vectors, then texts for a ``.npy``, then the columns): the
     uploaded vectors and the files' names, or None while a file is awaited (after saying what
-    to upload). Raises ``ValueError`` from :mod:`explorer.vectorfiles` for a bad file."""
+    to upload). Raises ``ValueError`` from :mod:`explorer.data.vectorfiles` for a bad file."""
     limit = f"at most {vectorfiles.MAX_UPLOAD_MB} MB each"
     vectors = st.file_uploader(
         "Vectors (.npy or .parquet)",
@@ -117,7 +118,7 @@ def search_vectors(
     model ``model`` named ``name``, only when the vectors are as wide as its hidden states, or
     one of the uploaded rows) in ``columns[0]`` (and the query's pooling in ``columns[1]``),
     then the ``k`` nearest rows.
-    Returns ``(results, snippet)``: the columns of :func:`explorer.search.top_k`. Raises
+    Returns ``(results, snippet)``: the columns of :func:`explorer.similarity.top_k`. Raises
     ``ValueError`` for an empty query."""
     from explorer.codegen.vectorfiles import query_search_snippet, row_search_snippet
     from explorer.layers import layers_label

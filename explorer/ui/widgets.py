@@ -13,7 +13,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import export
+from explorer.data import export
 from explorer.ui import presentation
 
 URL = "query-params"
@@ -50,7 +50,7 @@ def vector_downloads(
     csv_label: str = "Vectors with text (.csv)",
 ) -> None:
     """Two download buttons in ``columns[0]`` and ``columns[1]``: ``vectors`` ``(n, dim)`` as
-    ``<stem>.npy`` and ``frame`` (from :func:`explorer.export.vectors_frame`) as
+    ``<stem>.npy`` and ``frame`` (from :func:`explorer.data.export.vectors_frame`) as
     ``<stem>.csv``; widget keys ``<key>.download_npy`` and ``<key>.download_csv``."""
     columns[0].download_button(
         f"{npy_label} (.npy, {vectors.shape[0]} × {vectors.shape[1]})",

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 import re
 
-from explorer.markup import WORD_JOINER
+from explorer._markup import WORD_JOINER
 
 
 def plain(markdown: str) -> str:

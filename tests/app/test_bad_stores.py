@@ -27,7 +27,7 @@ PAGES = [
 
 @pytest.fixture(scope="module")
 def folders(tmp_path_factory, bundled):
-    from explorer.store import embed_to_store
+    from explorer.data.store import embed_to_store
 
     root = tmp_path_factory.mktemp("bad-stores")
     allowed, only_bad = root / "allowed", root / "only-bad"

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from explorer import context as ctx
+from explorer.context.sentences import TUTORIAL_SENTENCES
 from explorer.figures.context import BASELINE_NAME
 from tests.app.rendered import plain
 
@@ -87,7 +88,7 @@ def test_the_page_opens_with_the_gap_it_plots(page):
 
 def test_pairs_from_one_sentence_are_flagged(page):
     at = page("context")
-    at.text_area(key="context.text").input("\n".join(ctx.TUTORIAL_SENTENCES)).run()
+    at.text_area(key="context.text").input("\n".join(TUTORIAL_SENTENCES)).run()
     _check(at)
     names = [trace["name"] for trace in _by_layer(at)]
     assert names[0] == "#1 vs #2 (same sentence)" and names[2] == "#1 vs #4"
@@ -133,7 +134,7 @@ def test_changing_the_strategy_changes_the_heatmap(page):
 
 def test_changing_the_word_changes_the_output(page):
     at = page("context")
-    at.text_area(key="context.text").input("\n".join(ctx.TUTORIAL_SENTENCES)).run()
+    at.text_area(key="context.text").input("\n".join(TUTORIAL_SENTENCES)).run()
     at.text_input(key="context.word").input("man").run()
     _check(at)
     assert not at.error

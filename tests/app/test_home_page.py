@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from explorer.model import DEFAULT_MODEL
-from explorer.settings import BUNDLED_LABEL
+from explorer.server.settings import BUNDLED_LABEL
 from explorer.ui.model import MODEL_KEY, PICKER_KEY
 from tests.app.rendered import plain
 

@@ -26,7 +26,7 @@ import pytest
 
 import explorer
 from explorer import context as ctx
-from explorer import uploads, vectorfiles
+from explorer.data import uploads, vectorfiles
 from tests.app.rendered import plain
 
 pytestmark = pytest.mark.slow

@@ -22,7 +22,7 @@ def _script() -> None:
     import numpy as np
     import streamlit as st
 
-    from explorer.projection import ProjectionParams
+    from explorer.maps import ProjectionParams
     from explorer.ui.projections import _map as mapview
     from explorer.ui.projections import fit
     from explorer.ui.projections._points import VectorPoints

@@ -111,7 +111,7 @@ def test_uploaded_sentence_task_lowers_folds(page):
 def test_large_upload_is_probed_on_a_stratified_sample(page, monkeypatch):
     """Beyond the row budget the page probes a sample of every class, and says so (a CSV
     sorted by label used to keep its first class only)."""
-    from explorer import limits
+    from explorer.server import limits
 
     monkeypatch.setattr(limits, "MAX_PROBE_TEXTS", 60)
     monkeypatch.setattr(limits, "MAX_PROBE_TRAIN_ROWS", 120)  # 60 rows: at most 3 folds

@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
-from explorer import limits
 from explorer.pooling import LABELS
+from explorer.server import limits
 from tests.app.rendered import plain
 from tests.store_helpers import TEXTS, write_csv
 
@@ -21,7 +21,7 @@ MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 
 @pytest.fixture(scope="module")
 def corpora_folder(tmp_path_factory, bundled):
-    from explorer.store import Settings, embed_to_store
+    from explorer.data.store import Settings, embed_to_store
 
     allowed = tmp_path_factory.mktemp("probe-corpora")
     source = write_csv(allowed / "input.csv", TEXTS)

@@ -90,7 +90,7 @@ def test_tsne_and_umap_and_3d(page):
 
 
 def test_large_3d_umap_and_tsne_maps_are_drawn_in_2d_with_a_note(page, monkeypatch):
-    from explorer import limits
+    from explorer.server import limits
 
     monkeypatch.setattr(limits, "MAX_POINTS_3D", 10)  # the built-in topics have more texts
     at = page("projections")
@@ -185,7 +185,7 @@ def test_bad_csv_upload_is_an_error_not_a_traceback(page):
 
 
 def test_trustworthiness_says_when_it_is_estimated(page, monkeypatch):
-    from explorer.projection import quality
+    from explorer.maps import _quality as quality
     from explorer.ui import compute
 
     monkeypatch.setattr(quality, "TRUSTWORTHINESS_QUERIES", 100)
@@ -278,7 +278,7 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page):
 
 
 def test_layers_in_motion_maps_a_sample_beyond_its_cap_and_says_so(page, monkeypatch):
-    from explorer import limits
+    from explorer.server import limits
 
     monkeypatch.setattr(limits, "MAX_MOTION_POINTS", 6)
     at = page("projections")

@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def stores(tmp_path_factory, bundled):
-    from explorer.store import embed_to_store
+    from explorer.data.store import embed_to_store
 
     allowed = tmp_path_factory.mktemp("allowed")
     outside = tmp_path_factory.mktemp("outside")
@@ -68,7 +68,7 @@ def test_a_damaged_store_is_named_without_its_server_folder(page, stores, tmp_pa
 
 
 def test_layers_in_motion_of_a_saved_corpus_maps_a_sample_beyond_its_cap(page, stores, monkeypatch):
-    from explorer import limits
+    from explorer.server import limits
 
     allowed, _ = stores
     monkeypatch.setenv("EXPLORER_CORPORA", str(allowed))

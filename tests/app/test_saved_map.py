@@ -16,8 +16,8 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def projected(tmp_path_factory, bundled):
-    from explorer.store import embed_to_store
-    from explorer.store.project import save_projection
+    from explorer.data.store import embed_to_store
+    from explorer.data.store.project import save_projection
 
     allowed = tmp_path_factory.mktemp("allowed-maps")
     source = write_csv(allowed / "input.csv", TEXTS)
@@ -66,7 +66,7 @@ def test_without_a_saved_map_the_sample_is_fitted_and_the_command_is_named(
 
 
 def test_rows_beyond_the_drawn_sample_are_a_density_layer(page, monkeypatch, projected):
-    from explorer import limits
+    from explorer.server import limits
     from explorer.ui import compute
 
     allowed, _, _ = projected

@@ -18,7 +18,7 @@ pytestmark = pytest.mark.slow
 
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory, bundled, tiny):
-    from explorer.store import Settings, embed_to_store
+    from explorer.data.store import Settings, embed_to_store
 
     allowed = tmp_path_factory.mktemp("similarity-corpora")
     source = write_csv(allowed / "input.csv", TEXTS)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.settings import WELL_KNOWN_MODELS
+from explorer.server.settings import WELL_KNOWN_MODELS
 from tools.browser import Tab, browser_unavailable, chromium, open_tab
 from tools.server import ServerError, artifacts_dir, streamlit_server
 

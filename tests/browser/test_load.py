@@ -29,8 +29,8 @@ import pytest
 import explorer
 from explorer import context as ctx
 from explorer import layerstats
-from explorer.corpora import SENSE_WORDS
-from explorer.projection import Projector, total_explained_variance
+from explorer.data.corpora import SENSE_WORDS
+from explorer.maps import Projector, total_explained_variance
 from tools.screenshots import (
     ERROR_ALERT,
     EXCEPTION,

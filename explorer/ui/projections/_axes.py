@@ -1,5 +1,5 @@
 """Custom axes, the Projections page's view of the points along directions a person names
-(from word or text A to B, :mod:`explorer.axes`), with its "Show code"."""
+(from word or text A to B, :mod:`explorer.maps`), with its "Show code"."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ def custom_axes(
     direction of what is left); each point's coordinates are plain dot products with the unit
     directions, the ends embedded with ``model``. Then "Show code" (of the clusters too, with
     ``clusters``)."""
-    from explorer import axes as custom
+    from explorer import maps as custom
     from explorer.figures.axes import axes_figure
 
     ends = st.columns(4)

@@ -1,5 +1,5 @@
 """Clusters with names on the Projections map: k-means of the full-space vectors (k by
-silhouette, :mod:`explorer.clusters`), named by their most distinctive words, a CSV of every
+silhouette, :mod:`explorer.maps`), named by their most distinctive words, a CSV of every
 point with its cluster, and their "Show code"."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from explorer.ui.compute import cached, heavy_points
 def clusters(points, texts: Sequence[str]) -> tuple[list[str], np.ndarray, dict[int, str]]:
     """k-means clusters of the points' full-space vectors (k chosen by silhouette), named by
     their most distinctive words: ``(legend label per point, cluster ids, names)``."""
-    from explorer.clusters import cluster, cluster_labels, cluster_names
+    from explorer.maps import cluster, cluster_labels, cluster_names
 
     def compute():
         found = cluster(points.vectors(), "kmeans", None)

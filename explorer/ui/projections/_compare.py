@@ -9,9 +9,9 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from explorer import mapquality
-from explorer import projection as proj
-from explorer.projection import ProjectionParams
+from explorer import maps as mapquality
+from explorer import maps as proj
+from explorer.maps import ProjectionParams
 from explorer.ui import messages
 from explorer.ui.projections._fit import fit
 from explorer.ui.projections._points import Points, StorePoints
@@ -141,7 +141,7 @@ def second_map(
     saved: bool = False,
 ) -> None:
     """The comparison the person chose in "Compare with" (:data:`COMPARISONS`), under the map."""
-    from explorer.layers import LAYER_STRATEGIES, layers_label
+    from explorer.layers import LAYER_CHOICES, layers_label
     from explorer.ui.model import RANDOM_PREFIX
     from explorer.ui.widgets import layers_select
 
@@ -164,7 +164,7 @@ def second_map(
         titles = ("the trained model", "the same model with random weights")
     else:
         other_layers = layers_select(
-            st, "projections.compare_layers", LAYER_STRATEGIES, label="Compare with layers"
+            st, "projections.compare_layers", LAYER_CHOICES, label="Compare with layers"
         )
         other = dataclasses.replace(points, layers=other_layers)
         titles = (layers_label(points.layers).lower(), layers_label(other_layers).lower())

@@ -1,14 +1,14 @@
 """The Projections page's settings: how texts become vectors (pooling, layers, the map to
 compare with) and how vectors become a map (method, dimensions, the method's own slider and
-seed, as one :class:`~explorer.projection.ProjectionParams`)."""
+seed, as one :class:`~explorer.maps.ProjectionParams`)."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from explorer import projection as proj
-from explorer.layers import LAYER_STRATEGIES
-from explorer.projection import ProjectionParams
+from explorer import maps as proj
+from explorer.layers import LAYER_CHOICES
+from explorer.maps import ProjectionParams
 from explorer.ui import messages
 from explorer.ui.projections._compare import COMPARISONS
 from explorer.ui.widgets import choose, layers_select, option_labels, pooling_select
@@ -88,7 +88,7 @@ def embedding_controls(middle: Sequence, bottom: Sequence, *, words: bool, uploa
     layers = layers_select(
         middle[1],
         "projections.layers",
-        LAYER_STRATEGIES,
+        LAYER_CHOICES,
         help="Which hidden layers are used, and how they are combined (after pooling each one).",
     )
     compare = choose(

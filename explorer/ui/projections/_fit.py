@@ -7,10 +7,10 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import mapquality
-from explorer import projection as proj
-from explorer.memo import checkpoint
-from explorer.projection import ProjectionParams, Projector
+from explorer import maps as mapquality
+from explorer import maps as proj
+from explorer.maps import ProjectionParams, Projector
+from explorer.server.memo import checkpoint
 from explorer.ui.compute import cached, cached_from, cap_tokens, heavy_points
 from explorer.ui.projections._points import Points, StorePoints, VectorPoints
 from explorer.ui.projections._saved import saved_map_of, saved_points
@@ -27,7 +27,7 @@ def source_points(
     """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
     ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
     forward pass (a saved corpus's own map under ``params`` is drawn when it has one); other
-    texts are capped (:func:`explorer.limits.cap_tokens`), ``note`` saying what was kept.
+    texts are capped (:func:`explorer.server.limits.cap_tokens`), ``note`` saying what was kept.
     Raises ``ValueError`` for texts the tokenizer cannot read."""
     if source.vectors is not None:
         data = source.vectors
@@ -47,7 +47,7 @@ def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -
     of a saved map (``points.saved``) in its method and 2-D, the saved coordinates."""
     found = saved_map_of(points, params)  # None: fitted (another layer choice or pooling too)
     if found is not None:
-        from explorer.store.saved_maps import saved_projector
+        from explorer.data.store.saved_maps import saved_projector
 
         return cached(
             "projections",
@@ -75,7 +75,7 @@ def fitted(points: Points | StorePoints | VectorPoints, params: ProjectionParams
 
 
 def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray:
-    """:func:`explorer.mapquality.preservation` of the map of ``points``: ``(n,)`` in 0-1."""
+    """:func:`explorer.maps.preservation` of the map of ``points``: ``(n,)`` in 0-1."""
     return cached_from(
         "projections",
         ("preservation", points, params, k),
@@ -87,5 +87,5 @@ def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray
 
 
 def inspect(points: Points, params: ProjectionParams, row: int, k: int) -> mapquality.Inspection:
-    """:func:`explorer.mapquality.inspect_point` of point ``row`` of the map of ``points``."""
+    """:func:`explorer.maps.inspect_point` of point ``row`` of the map of ``points``."""
     return mapquality.inspect_point(points.vectors(), fit(points, params).embedding_, row, k)

@@ -31,8 +31,7 @@ from explorer.figures.projections import (
     projection_figure,
     selected_rows,
 )
-from explorer.mapquality import DEFAULT_K
-from explorer.projection import ProjectionParams, Projector
+from explorer.maps import DEFAULT_K, ProjectionParams, Projector
 from explorer.ui.projections._panels import inspector, scores, selected
 from explorer.ui.projections._saved import saved_density
 

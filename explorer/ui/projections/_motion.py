@@ -1,5 +1,5 @@
 """Layers in motion, the Projections page's view of the same points at every layer: one
-aligned frame per layer (:func:`explorer.animation.layer_maps`, cached) and what to notice."""
+aligned frame per layer (:func:`explorer.maps.layer_maps`, cached) and what to notice."""
 
 from __future__ import annotations
 
@@ -8,16 +8,17 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from explorer import limits, mapquality
-from explorer import projection as proj
-from explorer.projection import ProjectionParams
+from explorer import maps as mapquality
+from explorer import maps as proj
+from explorer.maps import ProjectionParams
+from explorer.server import limits
 from explorer.ui import messages
 from explorer.ui.compute import cached, heavy_points
 from explorer.ui.progress import progress_bar
 
 
 def _frames(points, params: ProjectionParams, rows: np.ndarray):
-    from explorer.animation import layer_maps
+    from explorer.maps import layer_maps
 
     def compute():
         per_layer = points.per_layer(rows)
@@ -53,7 +54,7 @@ def motion(
 ) -> None:
     """Layers in motion: one aligned frame per layer (layer slider and play button), trails
     for the selected points, and what to notice computed from the frames. At most
-    :data:`explorer.limits.MAX_MOTION_POINTS` of the points (a random sample, with a note)."""
+    :data:`~explorer.server.limits.MAX_MOTION_POINTS` of the points (a random sample, noted)."""
     from explorer.figures.animation import animated_map
 
     rows, sampled = limits.motion_rows(len(texts))

@@ -9,10 +9,10 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import mapquality
-from explorer import projection as proj
+from explorer import maps as mapquality
+from explorer import maps as proj
 from explorer.context import highlight_html
-from explorer.projection import ProjectionParams, Projector
+from explorer.maps import ProjectionParams, Projector
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.projections._fit import inspect
@@ -149,7 +149,7 @@ def inspector(
 
 
 def map_notice(points, params: ProjectionParams, projector: Projector, labels) -> str:
-    """:func:`explorer.mapquality.map_notice` of the map of ``points``, cached (it indexes the
+    """:func:`explorer.maps.map_notice` of the map of ``points``, cached (it indexes the
     map's neighbours: 0.1 s of every rerun at 20,000 points)."""
     labels = None if labels is None else tuple(labels)
     return cached(

@@ -86,7 +86,7 @@ class StorePoints:
 
 @dataclass(frozen=True)
 class VectorPoints:
-    """Uploaded vectors (:class:`explorer.vectorfiles.UploadedVectors`, no model and no forward
+    """Uploaded vectors (:class:`explorer.data.vectorfiles.UploadedVectors`, no model and no forward
     pass), keyed by the upload's ``digest``.
 
     The memos keep their keys after the page's run, so the key holds the vectors by a weak
@@ -101,7 +101,7 @@ class VectorPoints:
 
     @classmethod
     def of(cls, data) -> VectorPoints:
-        """The points of ``data`` (an :class:`~explorer.vectorfiles.UploadedVectors`)."""
+        """The points of ``data`` (an :class:`~explorer.data.vectorfiles.UploadedVectors`)."""
         return cls(data.digest, weakref.ref(data.vectors))
 
     def vectors(self) -> np.ndarray:

@@ -1,19 +1,19 @@
 """A saved corpus (``explorer embed``, and ``explorer project`` for its maps) on the map pages:
 which rows a map draws, the saved map they come from, and the rows beyond them for the density
-layer. Cached; the reading and drawing are :mod:`explorer.store.saved_maps`'s."""
+layer. Cached; the reading and drawing are :mod:`explorer.data.store.saved_maps`'s."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from explorer.projection import ProjectionParams
+from explorer.maps import ProjectionParams
 from explorer.ui.projections._points import StorePoints
 
 
 def saved_map(path: str, method: str, pooling: str, layers):
-    """:func:`explorer.store.saved_maps.saved_map` of the saved corpus at ``path`` (cached), or
+    """:func:`explorer.data.store.saved_maps.saved_map` of the saved corpus at ``path`` (cached), or
     ``None`` when ``explorer project`` saved no such map."""
-    from explorer.store import saved_maps
+    from explorer.data.store import saved_maps
     from explorer.ui.compute import cached, open_store
 
     return cached(
@@ -44,7 +44,7 @@ def saved_density(points, params: ProjectionParams):
 def saved_points(path: str, layers, pooling: str, method: str | None = None, dims: int = 2):
     """What a map draws of the saved corpus at ``path``: the rows of its saved ``method`` map
     (``explorer project``, 2-D only) when there is one, else at most
-    :data:`explorer.limits.MAX_POINTS` rows (a random sample beyond), as
+    :data:`explorer.server.limits.MAX_POINTS` rows (a random sample beyond), as
     ``(StorePoints, texts, labels, label title, note)``; labels from the store's label column.
     Cached: turning 20,000 rows into tuples took 0.2 s of every rerun."""
     from explorer.ui.compute import cached
@@ -54,7 +54,7 @@ def saved_points(path: str, layers, pooling: str, method: str | None = None, dim
 
 
 def _saved_points(path: str, layers, pooling: str, method: str | None, dims: int):
-    from explorer import limits
+    from explorer.server import limits
     from explorer.ui.compute import open_store, store_rows
 
     corpus = open_store(path)

@@ -4,7 +4,7 @@ to compare with, and "Show code"."""
 
 from __future__ import annotations
 
-from explorer.projection import ProjectionParams, Projector
+from explorer.maps import ProjectionParams, Projector
 from explorer.ui import messages
 from explorer.ui.projections._clusters import cluster_download
 from explorer.ui.projections._code import map_code

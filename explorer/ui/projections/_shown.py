@@ -7,9 +7,9 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
-from explorer import limits
 from explorer.figures.projections import projection_title
-from explorer.projection import LABELS, ProjectionParams
+from explorer.maps import LABELS, ProjectionParams
+from explorer.server import limits
 from explorer.ui import compute, messages
 from explorer.ui.projections._clusters import clusters
 from explorer.ui.projections._map import MapPoints
@@ -19,7 +19,7 @@ from explorer.words import occurrence_points
 
 def uploaded_title(method: str, data) -> str:
     """The map's title for uploaded vectors ``data`` (an
-    :class:`~explorer.vectorfiles.UploadedVectors`): the method and how many of what width."""
+    :class:`~explorer.data.vectorfiles.UploadedVectors`): the method and how many of what width."""
     return (
         f"{LABELS[method]} of {len(data):,} uploaded vectors<br>"
         f"<sup>{data.dims:,} dimensions, as uploaded ({html.escape(data.format)})</sup>"
@@ -39,7 +39,7 @@ def shown_points(
     and ``legend_title``) shows under ``params`` coloured by ``colour``:
     ``(MapPoints, params, clusters)``. A word map has a point per occurrence, labelled by its
     sentence's label (colour "labels") or its sentence; ``params`` come back in 2-D when 3-D is
-    too heavy for the points (:func:`explorer.limits.cap_3d`, with a note); ``clusters`` is
+    too heavy for the points (:func:`explorer.server.limits.cap_3d`, with a note); ``clusters`` is
     ``(ids, names)`` when coloured by clusters, else None. Notes (occurrences left out, 2-D
     instead of 3-D) are shown on the page."""
     if points.word is not None:

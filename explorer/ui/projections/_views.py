@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.projection import ProjectionParams
+from explorer.maps import ProjectionParams
 from explorer.ui.projections._axes import custom_axes
 from explorer.ui.projections._map import MapPoints
 from explorer.ui.projections._motion import motion

@@ -1,0 +1,34 @@
+"""What attention does: head statistics, attention rollout, norm-weighted attention, and the
+masked-LM lens (the top predictions of every layer).
+
+The weights of one input come from :mod:`explorer.model.attentions` (the eager attention
+path); private modules hold the rest: ``_weights`` (what each head does, two corrections of
+raw weights) and ``_lens`` (the masked-LM head read at every layer).
+"""
+
+from __future__ import annotations
+
+from explorer.attention._lens import Lens, MaskedLM, layer_predictions, masked_lm_of
+from explorer.attention._weights import (
+    head_statistics,
+    layer_influence,
+    rollout,
+    strongest_pattern,
+    value_norms,
+)
+from explorer.model.attentions import AttentionPass, attention_pass, attentions
+
+__all__ = [
+    "AttentionPass",
+    "Lens",
+    "MaskedLM",
+    "attention_pass",
+    "attentions",
+    "head_statistics",
+    "layer_influence",
+    "layer_predictions",
+    "masked_lm_of",
+    "rollout",
+    "strongest_pattern",
+    "value_norms",
+]

@@ -1,0 +1,107 @@
+"""``explorer info``, ``project`` and ``search``: what a store holds, its 2-D map, its nearest
+texts to a query."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import time
+from pathlib import Path
+
+from explorer.cli._common import duration, layer_arg, size_text
+
+
+def info(args: argparse.Namespace) -> int:
+    from explorer.data.store.format import check_folders, read_manifest
+
+    manifest = read_manifest(args.store)
+    folder = Path(args.store)
+    check_folders(folder, manifest)
+    # links are not followed: they may lead outside the store
+    size = sum(f.stat().st_size for f in folder.rglob("*") if not f.is_symlink() and f.is_file())
+    model = manifest["model"]
+    source = manifest["input"]
+    state = "complete" if manifest["complete"] else "UNFINISHED (rerun `explorer embed` to resume)"
+    lines = [
+        f"Store      {folder} ({state}, format {manifest['format_version']})",
+        f"Rows       {manifest['rows']:,} in {len(manifest['shards'])} shards"
+        + (f"; {manifest['skipped']:,} blank texts skipped" if manifest.get("skipped") else ""),
+        f"Model      {model['name']} ({model['model_type']}, {model['num_layers']} layers x "
+        f"{model['hidden_size']}; {model['fingerprint'][:19]}...)",
+        f"Tokenizer  max_length {manifest['tokenizer']['max_length']}, "
+        f"{'lower-cased' if manifest['tokenizer']['lowercase'] else 'cased'}",
+        f"Vectors    poolings {', '.join(manifest['poolings'])}; layers "
+        f"{', '.join(map(str, manifest['layers']))}; {manifest['dtype']} "
+        f"(forward in {manifest['precision']})",
+        f"Input      {source['name']} ({source['format']}), text column "
+        f"{source['text_column']!r}, label column {source['label_column']!r}, columns "
+        f"{', '.join(source['columns'])}",
+        f"Created    {manifest['created']}; {size_text(size)} on disk",
+    ]
+    for entry in manifest.get("projections", []):
+        lines.append(
+            f"Projection {entry['method']} of {entry['pooling']}/{entry['layers']}: "
+            f"{entry['points']:,} of {entry['of_rows']:,} rows ({entry['file']})"
+        )
+    print("\n".join(lines))
+    return 0
+
+
+def project(args: argparse.Namespace) -> int:
+    from explorer.data.store.project import save_projection
+
+    start = time.perf_counter()
+    entry = save_projection(
+        args.store,
+        args.method,
+        args.pooling,
+        layer_arg(args.layer),
+        sample=args.sample,
+        random_state=args.seed,
+    )
+    trust = entry["trustworthiness"]
+    quality = f", trustworthiness {trust:.3f}" if trust is not None else ""
+    print(
+        f"Projected {entry['points']:,} of {entry['of_rows']:,} rows with {args.method} "
+        f"in {duration(time.perf_counter() - start)}{quality}: {entry['file']}"
+    )
+    for note in entry["notes"]:
+        print(f"  note: {note}")
+    store = Path(args.store).resolve()
+    print(
+        f"To view it: EXPLORER_CORPORA={shlex.quote(str(store.parent))} streamlit run app.py, "
+        f"then Projections > Saved corpus > {store.name} ({args.method}, {args.pooling} "
+        f"pooling, layer {args.layer})."
+    )
+    return 0
+
+
+def search(args: argparse.Namespace) -> int:
+    from explorer.data.store.corpus import open_corpus
+    from explorer.layers import layer_indices, layers_label
+    from explorer.model import load_model
+
+    corpus = open_corpus(args.store)
+    layers = layer_arg(args.layer)
+    corpus.vectors(args.pooling, layers)  # checks pooling and layers before loading a model
+    model = load_model(args.model or corpus.model_name)
+    found = corpus.search(model, args.query, args.k, pooling=args.pooling, layers=layers)
+    rows = corpus.take(found.indices)
+    used = layer_indices(layers, corpus.num_layers)
+    which = f"layer{'s' * (len(used) > 1)} {', '.join(map(str, used))}"
+    print(
+        f"{len(found.indices)} nearest of {len(corpus):,} texts by cosine similarity, "
+        f"{args.pooling} pooling, {layers_label(layers).lower()} ({which}):"
+    )
+    label = corpus.label_column
+    labels = rows[label].astype(str).tolist() if label else [""] * len(rows)
+    label_width = max(map(len, labels), default=0)
+    width = len(str(len(corpus)))
+    for rank, (row, score, tag, text) in enumerate(
+        zip(found.indices, found.scores, labels, rows[corpus.text_column], strict=True), start=1
+    ):
+        text = " ".join(str(text).split())
+        text = text if len(text) <= 100 else text[:99] + "…"
+        tag = f"  {tag:<{label_width}}" if label else ""
+        print(f"{rank:>3}  {score:.4f}  #{row:<{width}}{tag}  {text}")
+    return 0

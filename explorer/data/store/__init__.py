@@ -1,0 +1,56 @@
+"""Corpus stores: a corpus embedded once by ``explorer embed`` and opened in seconds.
+
+- :mod:`~explorer.data.store.format`: the folder layout, the manifest, atomic writes, checks
+- :mod:`~explorer.data.store.inputs`: CSV, TSV, JSON Lines, Parquet or plain text, read in chunks
+- :mod:`~explorer.data.store.writer`: :func:`embed_to_store`, shard by shard, resumable
+- :mod:`~explorer.data.store.jobs`: what every engine shares, and :func:`embed_texts`;
+  :mod:`~explorer.data.store.engine`: texts of a shard -> vectors (the local engine);
+  :mod:`~explorer.data.store.ray_engine` does the same with Ray Data actors (``--engine ray``)
+- :mod:`~explorer.data.store.catalog`: the stores in the operator's ``EXPLORER_CORPORA`` folders
+- :mod:`~explorer.data.store.corpus`: :func:`open_corpus` and the opened :class:`Corpus`
+- :mod:`~explorer.data.store.project`: :func:`save_projection` (``explorer project``)
+
+Plain Python: no Streamlit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from explorer._lazy import lazy_getattr
+
+# Imported on first use (PEP 562): `explorer info` and the manifest checks need neither torch
+# nor pandas.
+_HOMES = {
+    "FORMAT_VERSION": "explorer.data.store.format",
+    "model_fingerprint": "explorer.data.store.format",
+    "read_manifest": "explorer.data.store.format",
+    "Corpus": "explorer.data.store.corpus",
+    "open_corpus": "explorer.data.store.corpus",
+    "save_projection": "explorer.data.store.project",
+    "Progress": "explorer.data.store.writer",
+    "Settings": "explorer.data.store.writer",
+    "embed_to_store": "explorer.data.store.writer",
+}
+
+if TYPE_CHECKING:
+    from explorer.data.store.corpus import Corpus, open_corpus
+    from explorer.data.store.format import FORMAT_VERSION, model_fingerprint, read_manifest
+    from explorer.data.store.project import save_projection
+    from explorer.data.store.writer import Progress, Settings, embed_to_store
+
+
+__getattr__ = lazy_getattr(__name__, _HOMES)
+
+
+__all__ = [
+    "FORMAT_VERSION",
+    "Corpus",
+    "Progress",
+    "Settings",
+    "embed_to_store",
+    "model_fingerprint",
+    "open_corpus",
+    "read_manifest",
+    "save_projection",
+]

@@ -1,0 +1,338 @@
+"""An opened corpus store: texts, labels, metadata and memory-mapped vectors.
+
+:func:`open_corpus` checks the manifest and every vector file (present, readable, the shape
+and dtype the manifest says) and maps the vectors with ``np.load(mmap_mode="r")``: opening a
+store of a million rows reads a few kilobytes, and pages of vectors are read when used.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from explorer.data.store import format as fmt
+from explorer.layers import Layers, layer_indices, validate_layers
+from explorer.pooling import BASE_POOLINGS, combine_pooled, normalize_rows, pooling_parts
+from explorer.similarity._nearest import Metric, Neighbors, neighbors
+
+BLOCK_ROWS = 16384
+"""Rows combined at once by :meth:`Corpus.sentence` (bounded working memory)."""
+
+
+def open_corpus(path: str | os.PathLike) -> Corpus:
+    """Open the store folder ``path`` written by ``explorer embed``.
+
+    Raises ``ValueError`` naming the file for a missing or invalid manifest, a manifest from a
+    newer format version, an unfinished store, a missing shard, or a vector file that is
+    missing, truncated or of the wrong shape or dtype.
+    """
+    return Corpus(path)
+
+
+class Corpus:
+    """A corpus store, opened. ``len(corpus)`` rows; ``manifest`` is the parsed manifest.
+
+    Attributes: ``path``, ``model_name``, ``num_layers``, ``hidden_size``, ``poolings``
+    (stored base poolings), ``layers`` (stored layer indices), ``dtype`` (stored dtype),
+    ``precision``, ``text_column``, ``label_column``.
+    """
+
+    def __init__(self, path: str | os.PathLike) -> None:
+        self.path = Path(path)
+        manifest = fmt.read_manifest(self.path)
+        where = self.path / fmt.MANIFEST
+        if not manifest["complete"]:
+            raise ValueError(
+                f"{where}: the store is unfinished ({manifest['rows']:,} rows in "
+                f"{len(manifest['shards'])} complete shards). Rerun the same `explorer embed` "
+                "command to finish it."
+            )
+        self.manifest = manifest
+        # types and ranges checked by read_manifest (explorer.data.store.schema)
+        model = manifest["model"]
+        self.model_name: str = model["name"]
+        self.num_layers: int = model["num_layers"]
+        self.hidden_size: int = model["hidden_size"]
+        self.poolings: tuple[str, ...] = tuple(manifest["poolings"])
+        self.layers: tuple[int, ...] = tuple(manifest["layers"])
+        self.dtype: str = manifest["dtype"]
+        self.precision: str = manifest["precision"]
+        self.text_column: str = manifest["input"]["text_column"]
+        self.label_column: str | None = manifest["input"]["label_column"]
+        self._n: int = manifest["rows"]
+        shards = [(s["dir"], s["rows"]) for s in manifest["shards"]]
+        files = manifest.get("vectors") or {}
+        if sum(rows for _, rows in shards) != self._n:
+            raise ValueError(f"{where}: the shards' rows do not add up to {self._n:,}.")
+        if any(p not in BASE_POOLINGS for p in self.poolings):
+            raise ValueError(f"{where} names an unknown pooling.")
+        self._shards = []
+        start = 0
+        for folder, rows in shards:
+            relative = f"{folder}/rows.parquet"
+            parquet, real = self.path / relative, fmt.store_file(self.path, relative)
+            if not real.is_file():
+                raise ValueError(f"{parquet} is missing: the store is damaged.")
+            try:
+                found = pq.ParquetFile(real).metadata.num_rows
+            except (OSError, pa.ArrowInvalid) as error:
+                raise ValueError(f"{parquet} is not a readable Parquet file: {error}") from None
+            if found != rows:
+                raise ValueError(f"{parquet} has {found:,} rows; the manifest says {rows:,}.")
+            self._shards.append((start, rows, real))
+            start += rows
+        shape = (self._n, self.hidden_size)
+        self._vectors: dict[str, dict[int, np.ndarray]] = {}
+        for pooling in self.poolings:
+            self._vectors[pooling] = {}
+            for layer in self.layers:
+                relative = files.get(pooling, {}).get(str(layer), fmt.layer_file(pooling, layer))
+                self._vectors[pooling][layer] = fmt.open_npy(self.path, relative, shape, self.dtype)
+        self._norms: dict[tuple[str, int], np.ndarray] = {}
+
+    def __len__(self) -> int:
+        return self._n
+
+    def __repr__(self) -> str:
+        return (
+            f"Corpus({str(self.path)!r}, rows={self._n}, model={self.model_name!r}, "
+            f"poolings={self.poolings}, layers={list(self.layers)}, dtype={self.dtype})"
+        )
+
+    # -- rows -------------------------------------------------------------------------------
+
+    def _column(self, name: str) -> pa.ChunkedArray:
+        parts = [pq.read_table(file, columns=[name]).column(name) for _, _, file in self._shards]
+        return pa.chunked_array([c for part in parts for c in part.chunks])
+
+    @cached_property
+    def texts(self) -> list[str]:
+        """Every text, in store order."""
+        return self._column(self.text_column).to_pylist()
+
+    @cached_property
+    def labels(self) -> list | None:
+        """The label column's values, or ``None`` when the input had no label column."""
+        if self.label_column is None:
+            return None
+        return self._column(self.label_column).to_pylist()
+
+    @cached_property
+    def metadata(self) -> pd.DataFrame:
+        """The other input columns (not text, not label), one row per text. Columns read as
+        text from CSV/TSV are turned into numbers when every value is a number."""
+        skip = {self.text_column, self.label_column}
+        frames = []
+        for _, _, file in self._shards:
+            names = [n for n in pq.ParquetFile(file).schema_arrow.names if n not in skip]
+            frames.append(pq.read_table(file, columns=names).to_pandas())
+        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        for column in frame.columns:
+            if frame[column].dtype == object or pd.api.types.is_string_dtype(frame[column]):
+                numbers = pd.to_numeric(frame[column], errors="coerce")
+                if numbers.notna().sum() == frame[column].notna().sum():
+                    frame[column] = numbers
+        return frame
+
+    def take(self, rows) -> pd.DataFrame:
+        """The input rows ``rows`` (indices, in the order given) with every column, reading
+        only the shards they are in. A ``row`` column gives each row's index."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if len(rows) and (rows.min() < 0 or rows.max() >= self._n):
+            raise ValueError(f"Rows must be from 0 to {self._n - 1}.")
+        starts = np.array([start for start, _, _ in self._shards])
+        which = np.searchsorted(starts, rows, side="right") - 1
+        parts = []
+        for shard in np.unique(which):
+            start, _, file = self._shards[shard]
+            mine = rows[which == shard]
+            table = pq.read_table(file).take(pa.array(mine - start)).to_pandas()
+            table.insert(0, "row", mine)
+            parts.append(table)
+        if not parts:
+            return pd.DataFrame(columns=["row"])
+        frame = pd.concat(parts, ignore_index=True).set_index("row").loc[rows].reset_index()
+        return frame
+
+    @cached_property
+    def num_tokens(self) -> np.ndarray:
+        """``(n,)`` tokens per text, special tokens included, after truncation."""
+        return fmt.open_npy(self.path, "vectors/num_tokens.npy", (self._n,), "int32")
+
+    @cached_property
+    def truncated(self) -> np.ndarray:
+        """``(n,)`` bool: whether each text was cut to the model's ``max_length``."""
+        return fmt.open_npy(self.path, "vectors/truncated.npy", (self._n,), "bool")
+
+    # -- vectors ----------------------------------------------------------------------------
+
+    def _needed(self, pooling: str, layers: Layers) -> tuple[tuple[str, ...], list[int]]:
+        parts = pooling_parts(pooling)
+        missing = [p for p in parts if p not in self.poolings]
+        if missing:
+            raise ValueError(
+                f"Pooling {pooling!r} needs {', '.join(parts)}; this store keeps "
+                f"{', '.join(self.poolings)} (embed again with --pooling "
+                f"{','.join(sorted({*self.poolings, *parts}))})."
+            )
+        validate_layers(layers, self.num_layers)
+        indices = layer_indices(layers, self.num_layers)
+        absent = sorted(set(indices) - set(self.layers))
+        if absent:
+            raise ValueError(
+                f"Layers {layers!r} need layers {sorted(set(indices))}; this store keeps only "
+                f"{list(self.layers)} (embed again with --layers all)."
+            )
+        return parts, indices
+
+    def vectors(self, pooling: str = "mean", layers: Layers = "last") -> np.ndarray:
+        """``(n, d)`` vectors of one pooling and layer choice, without a copy when they are one
+        stored file (a read-only memory map, of the stored dtype); else :meth:`sentence`."""
+        parts, indices = self._needed(pooling, layers)
+        if len(parts) == 1 and len(indices) == 1:
+            return self._vectors[parts[0]][indices[0]]
+        return self.sentence(pooling, layers)
+
+    def sentence(
+        self,
+        pooling: str = "mean",
+        layers: Layers = "last",
+        normalize: bool = False,
+        rows: np.ndarray | None = None,
+    ) -> np.ndarray:
+        """``(n, dim)`` float32 vectors for one pooling and layer choice, equal to
+        ``embed_corpus(...).sentence(pooling, layers, normalize)`` of the same texts (within
+        float rounding, or float16's when stored so). Every pooling of
+        :data:`explorer.POOLINGS` whose parts are stored, and every layer choice whose layers
+        are stored; ``ValueError`` saying what to embed otherwise. Combined
+        :data:`BLOCK_ROWS` rows at a time (working memory is one block of layers). With
+        ``rows`` (indices), only those rows, in that order: ``(len(rows), dim)``."""
+        parts, indices = self._needed(pooling, layers)
+        dim = self.hidden_size * len(parts) * (4 if layers == "concat_last4" else 1)
+        if rows is not None:
+            rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+            if len(rows) and (rows.min() < 0 or rows.max() >= self._n):
+                raise ValueError(f"Rows must be from 0 to {self._n - 1}.")
+        count = self._n if rows is None else len(rows)
+        result = np.empty((count, dim), dtype=np.float32)
+        stack_shape = (self.num_layers + 1, 0, self.hidden_size)
+        for begin in range(0, count, BLOCK_ROWS):
+            end = min(begin + BLOCK_ROWS, count)
+            block = slice(begin, end) if rows is None else rows[begin:end]
+            pooled = {}
+            for part in parts:
+                stack = np.zeros((stack_shape[0], end - begin, stack_shape[2]), np.float32)
+                for layer in indices:
+                    stack[layer] = self._vectors[part][layer][block]
+                pooled[part] = stack
+            result[begin:end] = combine_pooled(pooled, pooling, layers)
+        return normalize_rows(result) if normalize else result
+
+    def per_layer(self, pooling: str = "mean") -> np.ndarray:
+        """``(num_layers + 1, n, dim)`` float32: one pooled vector per text at every layer
+        (as :meth:`explorer.CorpusEmbeddings.per_layer`); needs every layer stored. In memory:
+        ``4 * (layers + 1) * n * dim`` bytes."""
+        if len(self.layers) != self.num_layers + 1:
+            raise ValueError(
+                f"per_layer needs every layer; this store keeps only {list(self.layers)} "
+                "(embed again with --layers all)."
+            )
+        parts = pooling_parts(pooling)
+        self._needed(pooling, "last")
+        return np.stack(
+            [
+                np.concatenate([self._vectors[p][layer] for p in parts], axis=-1).astype(np.float32)
+                for layer in self.layers
+            ]
+        )
+
+    def norms(self, pooling: str, layer: int) -> np.ndarray:
+        """``(n,)`` float32 row norms of one stored pooling and layer (kept in the store)."""
+        key = (pooling, layer)
+        if key not in self._norms:
+            self._norms[key] = fmt.open_npy(
+                self.path, fmt.norms_file(pooling, layer), (self._n,), "float32"
+            )
+        return self._norms[key]
+
+    def neighbors(
+        self,
+        query: int | np.ndarray,
+        k: int = 10,
+        *,
+        pooling: str = "mean",
+        layers: Layers = "last",
+        metric: Metric = "cosine",
+    ) -> Neighbors:
+        """The ``k`` rows nearest to ``query`` (a row index, row indices, a vector or a batch
+        of vectors) under one pooling and layer choice: :func:`explorer.similarity.neighbors`
+        over the memory-mapped vectors (with their stored norms when they are one file)."""
+        vectors = self.vectors(pooling, layers)
+        norms = None
+        parts, indices = self._needed(pooling, layers)
+        if len(parts) == 1 and len(indices) == 1:
+            norms = self.norms(parts[0], indices[0])
+        return neighbors(vectors, query, k, metric, norms=norms)
+
+    def embed_query(self, model, text: str, pooling: str = "mean", layers: Layers = "last"):
+        """``(dim,)`` float32 vector of ``text`` embedded as the store's texts were (same
+        pooling, layers and precision). ``model`` is a loaded :class:`explorer.Model` of the
+        store's model, checked against the manifest's fingerprint, or ``None`` to load it."""
+        from explorer.embeddings import embed_corpus
+        from explorer.model import load_model
+
+        self._needed(pooling, layers)
+        if model is None:
+            model = load_model(self.model_name)
+        if fmt.model_fingerprint(model) != self.manifest["model"]["fingerprint"]:
+            raise ValueError(
+                f"{model.name!r} is not the model this store was embedded with "
+                f"({self.model_name!r}, fingerprint {self.manifest['model']['fingerprint']})."
+            )
+        corpus = embed_corpus(model, [text], precision=self.precision)
+        return corpus.sentence(pooling, layers)[0]
+
+    def search(
+        self,
+        model,
+        text: str,
+        k: int = 10,
+        *,
+        pooling: str = "mean",
+        layers: Layers = "last",
+        metric: Metric = "cosine",
+    ) -> Neighbors:
+        """The ``k`` texts nearest to ``text``: :meth:`embed_query` then :meth:`neighbors`.
+        ``model`` as in :meth:`embed_query`. Rows: ``result.indices``; texts: :meth:`take`."""
+        k = min(k, self._n) if isinstance(k, int) and k > 0 else k
+        query = self.embed_query(model, text, pooling, layers)
+        return self.neighbors(query, k, pooling=pooling, layers=layers, metric=metric)
+
+    # -- projections ------------------------------------------------------------------------
+
+    @property
+    def projections(self) -> list[dict]:
+        """Saved projections: dicts with ``method``, ``pooling``, ``layers``, ``file``,
+        ``rows_file`` (``None`` when every row is projected), ``points``."""
+        return list(self.manifest.get("projections") or [])
+
+    def projection(
+        self, method: str, pooling: str = "mean", layers: Layers = "last"
+    ) -> tuple[np.ndarray, np.ndarray | None] | None:
+        """Saved ``(coordinates (points, 2), rows (points,) or None for all rows)`` of one
+        projection, or ``None`` when it was not saved (``explorer project``)."""
+        for entry in self.projections:
+            if (entry["method"], entry["pooling"], entry["layers"]) == (method, pooling, layers):
+                points = int(entry["points"])
+                coords = fmt.open_npy(self.path, entry["file"], (points, 2), "float32")
+                rows = None
+                if entry.get("rows_file"):
+                    rows = fmt.open_npy(self.path, entry["rows_file"], (points,), "int64")
+                return coords, rows
+        return None

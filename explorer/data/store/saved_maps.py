@@ -1,0 +1,107 @@
+"""Maps a store already holds: the coordinates ``explorer project`` saved, ready to draw.
+
+A saved projection covers every row of the store (or the sample it was fitted on), which may be
+a million points: too many to draw one by one. :func:`saved_map` returns them all (for a
+density layer, :mod:`explorer.figures.density`) and the rows the page draws as points (at most
+:data:`explorer.server.limits.MAX_POINTS`, a reproducible random sample of the projected rows), with
+a :class:`~explorer.maps.Projector` holding those rows' coordinates, so the page, the
+neighbour inspector and Show code treat a saved map like one fitted on the spot.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from explorer.data.store.corpus import Corpus
+from explorer.layers import Layers
+from explorer.maps import LABELS, Projector
+from explorer.maps._quality import TRUSTWORTHINESS_NEIGHBORS, TRUSTWORTHINESS_QUERIES
+
+
+@dataclass(frozen=True)
+class SavedMap:
+    """A saved 2-D projection of a store: ``coords`` ``(points, 2)`` of every projected row,
+    ``rows`` the store rows they stand for (``(points,)``), ``shown`` the rows drawn as points
+    (sorted, a subset of ``rows``), and the manifest's ``entry`` (method, trustworthiness,
+    creation time, ...)."""
+
+    coords: np.ndarray
+    rows: np.ndarray
+    shown: np.ndarray
+    entry: dict
+
+    @property
+    def note(self) -> str:
+        """What the page drew, in words."""
+        method = LABELS.get(self.entry["method"], self.entry["method"])
+        of = self.entry.get("of_rows", len(self.rows))
+        sample = "" if len(self.rows) == of else f" (a sample of {of:,} rows)"
+        when = str(self.entry.get("created", ""))[:10]
+        points = (
+            "every one as a point"
+            if len(self.shown) == len(self.rows)
+            else f"{len(self.shown):,} of them, drawn at random, as points"
+        )
+        return (
+            f"Saved {method} coordinates of {len(self.rows):,} rows{sample}, made with "
+            f"explorer project{' on ' + when if when else ''}: nothing was fitted now. The "
+            f"grey shading counts all of them; {points}."
+        )
+
+
+def saved_map(
+    corpus: Corpus,
+    method: str,
+    pooling: str = "mean",
+    layers: Layers = "last",
+    *,
+    max_points: int | None = None,
+    seed: int = 0,
+) -> SavedMap | None:
+    """The saved projection of ``corpus`` under ``method``, ``pooling`` and ``layers``, or
+    ``None`` when ``explorer project`` did not save one. ``max_points`` (default
+    :data:`explorer.server.limits.MAX_POINTS`) bounds the rows drawn as points."""
+    from explorer.server.limits import MAX_POINTS
+
+    found = corpus.projection(method, pooling, layers)
+    if found is None:
+        return None
+    coords, rows = found
+    rows = np.arange(len(coords)) if rows is None else np.asarray(rows)
+    limit = MAX_POINTS if max_points is None else max_points
+    shown = rows
+    if len(rows) > limit:
+        pick = np.random.default_rng(seed).choice(len(rows), size=limit, replace=False)
+        shown = rows[np.sort(pick)]
+    entry = next(
+        p
+        for p in corpus.projections
+        if (p["method"], p["pooling"], p["layers"]) == (method, pooling, layers)
+    )
+    return SavedMap(coords, rows, np.sort(shown), dict(entry))
+
+
+def saved_projector(saved: SavedMap, rows: np.ndarray) -> Projector:
+    """A fitted-looking :class:`Projector` whose ``embedding_`` holds the saved coordinates of
+    store rows ``rows`` (each must be among ``saved.rows``), ``trustworthiness_`` the one
+    ``explorer project`` measured on all of them. Raises ``ValueError`` for a row that was not
+    projected."""
+    rows = np.asarray(rows)
+    order = np.argsort(saved.rows)
+    where = np.searchsorted(saved.rows, rows, sorter=order)
+    where = np.clip(where, 0, len(saved.rows) - 1)
+    positions = order[where]
+    if not (saved.rows[positions] == rows).all():
+        raise ValueError("Some rows are not in the saved projection: run explorer project again.")
+    projector = Projector(saved.entry["method"], 2)
+    projector.embedding_ = np.ascontiguousarray(saved.coords[positions], dtype=np.float32)
+    projector.notes_ = list(saved.entry.get("notes", []))
+    projector.explained_variance_ratio_ = None
+    projector.n_neighbors_ = projector.perplexity_ = None
+    projector.trustworthiness_ = saved.entry.get("trustworthiness")
+    # as explorer project measured it: on (at most 2,000 of) every projected row
+    projector.trustworthiness_neighbors_ = TRUSTWORTHINESS_NEIGHBORS
+    projector.trustworthiness_sample_ = min(len(saved.rows), TRUSTWORTHINESS_QUERIES)
+    return projector

@@ -1,0 +1,78 @@
+"""Maps of vectors: 2-D or 3-D projections (PCA, UMAP, t-SNE), how faithful a map is, the
+layers in motion, custom axes and clusters.
+
+:class:`Projector` follows scikit-learn's contract: parameters are stored in ``__init__``,
+validated in :meth:`Projector.fit`, and learned attributes end in ``_``. Small inputs are
+handled on purpose: UMAP's ``n_neighbors`` and t-SNE's ``perplexity`` are lowered when there
+are too few points (and ``notes_`` says so), and inputs too small for a method raise
+``ValueError`` with a message a person can act on, never a library warning.
+
+Every projection is scored with scikit-learn's *trustworthiness*: the share of each point's
+nearest neighbours in the projection that are also near it in the original space (1.0 =
+nothing that looks close in the plot is actually far apart).
+
+The implementation lives in private modules, one per idea: ``_projector`` (the methods, their
+validation, :class:`ProjectionParams`), ``_pca``, ``_umap`` (with its exact neighbour graph),
+``_tsne`` (openTSNE and its measured settings), ``_quality`` (trustworthiness and the
+neighbour inspector), ``_animation`` (one map per layer), ``_axes`` (dot-product axes) and
+``_clusters`` (k-means or HDBSCAN, named by c-TF-IDF). Their tuning constants are imported
+from there.
+"""
+
+from __future__ import annotations
+
+from explorer.maps._animation import layer_maps
+from explorer.maps._axes import custom_axes, text_vector, word_vector
+from explorer.maps._clusters import cluster, cluster_labels, cluster_names
+from explorer.maps._projector import (
+    DIMENSIONS,
+    LABELS,
+    PROJECTIONS,
+    Projection,
+    ProjectionParams,
+    Projector,
+    min_points,
+    total_explained_variance,
+    validate_method,
+)
+from explorer.maps._quality import (
+    DEFAULT_K,
+    Inspection,
+    describe_trustworthiness,
+    inspect_point,
+    label_agreement,
+    map_notice,
+    neighbour_overlap,
+    preservation,
+    trustworthiness,
+)
+from explorer.maps._umap import umap_compiled
+
+__all__ = [
+    "DEFAULT_K",
+    "DIMENSIONS",
+    "LABELS",
+    "PROJECTIONS",
+    "Inspection",
+    "Projection",
+    "ProjectionParams",
+    "Projector",
+    "cluster",
+    "cluster_labels",
+    "cluster_names",
+    "custom_axes",
+    "describe_trustworthiness",
+    "inspect_point",
+    "label_agreement",
+    "layer_maps",
+    "map_notice",
+    "min_points",
+    "neighbour_overlap",
+    "preservation",
+    "text_vector",
+    "total_explained_variance",
+    "trustworthiness",
+    "umap_compiled",
+    "validate_method",
+    "word_vector",
+]
