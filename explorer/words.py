@@ -287,3 +287,21 @@ def word_vectors(
     validate_layers(layers, model.num_layers)
     occurrences, per_layer = word_layer_vectors(model, texts, word, subwords)
     return occurrences, combine_layers(per_layer, layers)
+
+
+def occurrence_points(
+    occurrences: Sequence[Occurrence],
+    texts: Sequence[str],
+    labels: Sequence[str] | None = None,
+) -> tuple[list[str], list[tuple[int, int]], list[str]]:
+    """One map point per occurrence of a word in ``texts``: ``(texts, spans, labels)``, each a
+    list as long as ``occurrences``. A point's text is its sentence, its span the word's
+    characters in it, and its label the sentence's label in ``labels`` (one per text), or
+    ``"Sentence i"`` (1-based) when ``labels`` is None."""
+    point_texts = [texts[o.text_index] for o in occurrences]
+    spans = [(o.char_start, o.char_end) for o in occurrences]
+    if labels is None:
+        point_labels = [f"Sentence {o.text_index + 1}" for o in occurrences]
+    else:
+        point_labels = [labels[o.text_index] for o in occurrences]
+    return point_texts, spans, point_labels

@@ -7,12 +7,13 @@ import numpy as np
 import streamlit as st
 
 from explorer import attention
-from explorer.codegen.attention import attention_snippet, lens_snippet
-from explorer.data.examples import ATTENTION_PAIR, MASKED, TUTORIAL
+from explorer.codegen.attention import attention_snippet
+from explorer.data.examples import ATTENTION_PAIR, TUTORIAL
 from explorer.figures import attention as figures
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.ui import attention as cached
 from explorer.ui import messages, presentation
+from explorer.ui.lens import lens_section
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import URL, header, option_labels, show_code
 
@@ -93,11 +94,10 @@ left, right = st.columns(2)
 layer = left.selectbox("Layer", range(1, layers + 1), index=0, key="attention.layer", bind=URL)
 head = right.selectbox("Head", range(1, heads + 1), index=0, key="attention.head", bind=URL)
 matrix = result.attentions[layer - 1, head - 1]
-row = result.stats[(result.stats["layer"] == layer) & (result.stats["head"] == head)].iloc[0]
-best = max(("cls", "sep", "self", "previous", "next", "punctuation"), key=lambda c: row[c])
+best, share, entropy = attention.strongest_pattern(result.stats, layer, head)
 st.markdown(
-    f"Layer {layer}, head {head} puts **{row[best]:.0%}** of its attention "
-    f"{figures.LABELS[best]} (entropy {row['entropy']:.2f} bits)."
+    f"Layer {layer}, head {head} puts **{share:.0%}** of its attention "
+    f"{figures.LABELS[best]} (entropy {entropy:.2f} bits)."
 )
 big, lines = st.tabs(["Heatmap", "Head view (lines)"])
 big.plotly_chart(
@@ -138,46 +138,4 @@ show_code(
 
 # -- masked-LM lens -------------------------------------------------------------------------
 st.subheader("Masked-language-model lens")
-try:
-    lm = cached.masked_lm(model_name)
-except ValueError as error:
-    messages.info(error)
-    st.markdown(
-        "The lens needs a model saved **with** its masked-language-model head, the part "
-        "that turns a vector into a probability for every word of the vocabulary. Choose "
-        "one in the sidebar if the server offers one (for example `bert-base-uncased` or "
-        "`distilbert-base-uncased`, a local folder or a Hugging Face id)."
-    )
-    lm = None
-if lm is not None:
-    masked = st.text_area(
-        "Sentence with [MASK]",
-        MASKED,
-        key="attention.masked",
-        bind=URL,
-        height=68,
-        help="Write [MASK] where the model should guess a word; several masks work.",
-    )
-    k = st.slider("Guesses per layer", 3, 10, 5, key="attention.k")
-    try:
-        found = cached.layer_predictions(model_name, masked, 10)
-    except ValueError as error:
-        messages.error(error)
-        st.stop()
-    if found.truncated:
-        st.warning(f"Only the first {lm.max_length} tokens were read.")
-    for number, position in enumerate(found.positions):
-        final = found.top_tokens[-1][number][0]
-        first = next(i for i, top in enumerate(found.top_tokens) if top[number][0] == final)
-        messages.markdown(
-            "**Mask {n}** (token {p}): the model's guess is **{w}** "
-            f"({found.probabilities[-1, number, 0]:.0%}); it tops the list at layer "
-            f"{first} first.",
-            n=number + 1,
-            p=position,
-            w=final,
-        )
-        st.plotly_chart(figures.lens_figure(found, number, k), key=f"attention.lens{number}")
-        with st.expander(f"Top {k} at every layer, as a table"):
-            st.dataframe(figures.lens_table(found, number).iloc[:, :k])
-    show_code(lens_snippet(model_name, masked, k))
+lens_section(model_name)

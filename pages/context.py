@@ -7,10 +7,10 @@ import streamlit as st
 from explorer import context as ctx
 from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
-from explorer.figures.context import layer_similarity_chart, sense_gap_chart, similarity_heatmap
-from explorer.layers import layer_choices, layers_label
+from explorer.layers import layer_choices
 from explorer.server import limits
-from explorer.ui import compute, messages, presentation, sources
+from explorer.ui import compute, messages, sources
+from explorer.ui import context as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
 
@@ -96,7 +96,6 @@ if len(occurrences) > ctx.MAX_OCCURRENCES:
         "Remove some sentences to compare others."
     )
     occurrences, per_layer = ctx.cap_occurrences(occurrences, per_layer)
-labels = ctx.occurrence_labels(occurrences, sentences, senses=senses)
 if len(occurrences) >= 2:  # what to notice comes first
     means = ctx.layer_means(token_states) if center else None
     pairs = ctx.pair_labels(len(occurrences))
@@ -104,21 +103,7 @@ if len(occurrences) >= 2:  # what to notice comes first
     by_layer = ctx.pair_similarities(per_layer, means)
     messages.info(ctx.what_to_notice(word, by_layer, kinds, pairs), notice)
 
-st.subheader(
-    f"{len(occurrences)} occurrence{'' if len(occurrences) == 1 else 's'} of "
-    f"“{messages.escape(word.strip())}”",
-    anchor=False,
-)
-st.markdown(
-    "\n".join(
-        f"- **#{i + 1}** {'' if s is None else f'_{messages.escape(s)}_ · '}"
-        f"{ctx.highlight_html(sentences[o.text_index], o.char_start, o.char_end)} "
-        f"<small>(sentence {o.text_index + 1})</small>"
-        for i, o in enumerate(occurrences)
-        for s in [senses[o.text_index]]
-    ),
-    unsafe_allow_html=True,
-)
+sections.occurrence_list(word, occurrences, sentences, senses)
 if len(occurrences) < 2:
     messages.info(
         f"“{word.strip()}” occurs only once: you need at least two occurrences to compare. "
@@ -129,69 +114,23 @@ matrix = ctx.similarity_matrix(per_layer, strategy, means)
 baseline = ctx.anisotropy_baseline(token_states, means)
 centred_note = " (mean-centred)" if center else ""
 
-try:
-    gap = ctx.sense_gap(by_layer, kinds)
-except ValueError as error:
-    messages.info(error)
-else:
-    st.plotly_chart(
-        sense_gap_chart(gap, baseline, word, title=f"Same sense vs different senses{centred_note}"),
-        width="stretch",
-        key="context.gap",
-    )
-    left_out = kinds.count("same sentence") + kinds.count("unlabelled")
-    st.caption(ctx.gap_caption(gap, left_out))
+sections.sense_gap(by_layer, kinds, baseline, word, centred_note)
 if not center:
     messages.caption(ctx.layer_zero_note(by_layer, word))
 
-heatmap_column, chart_column = st.columns(2)
-with heatmap_column:
-    st.plotly_chart(
-        similarity_heatmap(
-            matrix,
-            ctx.short_labels(occurrences, sentences, senses),
-            labels,
-            title=f"Cosine similarity: {layers_label(strategy).lower()}{centred_note}",
-            scale=presentation.scale(),
-        ),
-        width="stretch",
-        key="context.heatmap",
-    )
-with chart_column:
-    st.plotly_chart(
-        layer_similarity_chart(
-            by_layer,
-            pairs,
-            baseline,
-            ctx.pair_members(labels),
-            title=f"Similarity of each pair, layer by layer{centred_note}",
-            kinds=kinds,
-        ),
-        width="stretch",
-        key="context.by_layer",
-    )
-st.caption(
-    f"Heatmap colours span the values shown: read the numbers. The dashed line is the mean "
-    f"cosine of {ctx.describe_baseline_pairs(token_states.shape[1])} of tokens of these "
-    "sentences (special tokens left out): what two unrelated tokens score at that layer. A "
-    "pair is only telling by how far it sits above that line. Dotted lines are pairs from one "
-    "sentence: they score high whatever the senses, because both occurrences see the same "
-    "words around them and attention mixes those same words into both vectors."
+sections.pair_charts(
+    matrix,
+    by_layer,
+    baseline,
+    occurrences,
+    sentences,
+    senses,
+    strategy,
+    kinds,
+    token_states.shape[1],
+    centred_note,
 )
-
-st.subheader("Every pair under every layer strategy", anchor=False)
-table = ctx.layers_table(per_layer, strategies, means)
-table.insert(0, "Kind", kinds)
-st.dataframe(
-    table,
-    width="stretch",
-    column_config={
-        layers_label(s): st.column_config.NumberColumn(
-            layers_label(s, short=True), help=layers_label(s), format="%.3f"
-        )
-        for s in strategies
-    },
-)
+sections.pairs_table(per_layer, strategies, means, kinds)
 
 if word.strip().lower() in corpora.SENSE_WORDS:
     st.page_link(

@@ -93,34 +93,7 @@ token_name = f"token {token} ({tokenization.tokens[token]!r})"
 summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)
 messages.info(layerstats.summary_notice(summary, tokenization.tokens[token]), notice)
 st.subheader("Summary: every layer at a glance", anchor=False)
-st.dataframe(
-    summary,
-    hide_index=True,
-    width="stretch",
-    key="layers.summary",
-    column_config={
-        "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
-        "mean norm": st.column_config.NumberColumn(
-            "mean norm", format="%.2f", help="Mean L2 norm of the token vectors of the layer"
-        ),
-        "top dimension": st.column_config.NumberColumn(
-            "top dimension", help="The dimension holding the largest |value| of the layer"
-        ),
-        "top sigmas": st.column_config.NumberColumn(
-            "its |value| / std", format="%.1f", help="That value in stds of the layer"
-        ),
-        "token norm": st.column_config.NumberColumn(
-            f"norm of {tokenization.tokens[token]!r}", format="%.2f"
-        ),
-        "change": st.column_config.ProgressColumn(
-            f"{tokenization.tokens[token]!r}: cosine to previous layer",
-            format="%.2f",
-            min_value=0.0,
-            max_value=1.0,
-            help="1 = the layer left the token's vector as it was; lower = it changed more",
-        ),
-    },
-)
+layer_sections.summary_table(summary, tokenization.tokens[token])
 st.caption("Details below: open a section to see the distributions behind these numbers.")
 
 st.subheader(f"One token at one layer: {token_name}, {figures.layer_name(layer)}")
@@ -170,15 +143,6 @@ with st.expander(f"The same token at every layer: {token_name}"):
 statistics = layer_sections.statistics(hidden, include_special, tokenization.special)
 layer_sections.outliers(hidden, statistics, layer, labels, tokenization, include_special)
 
-with st.expander("Vector norms, token by layer"):
-    st.plotly_chart(
-        figures.norm_heatmap(layerstats.token_norms(hidden), labels, token, layer),
-        width="stretch",
-        key="layers.norms",
-    )
-    st.caption(
-        "The L2 norm of every token vector at every layer. Special tokens and punctuation "
-        "often stand apart from the words: compare their rows."
-    )
+layer_sections.norms(hidden, labels, token, layer)
 
 show_code(layers_snippet(model_name, text, layer, token))

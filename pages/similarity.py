@@ -6,23 +6,15 @@ import streamlit as st
 
 from explorer import similarity as search
 from explorer.codegen.similarity import search_snippet, similarity_snippet
-from explorer.data import corpora, export
+from explorer.data import corpora
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
-from explorer.figures.similarity import agreement_figure, similarity_heatmaps
-from explorer.layers import layer_choices, layers_label
+from explorer.layers import layer_choices
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import compute, messages, presentation, sources, storesearch
+from explorer.ui import compute, messages, sources, storesearch
+from explorer.ui import similarity as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
-from explorer.ui.widgets import (
-    URL,
-    csv_download,
-    header,
-    layers_select,
-    pooling_select,
-    show_code,
-    vector_downloads,
-)
+from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code
 
 CORPORA = {"Remarks": sources.remarks()}
 
@@ -75,45 +67,7 @@ except ValueError as error:
 else:
     sentences = lines
     messages.info(search.similarity_notice(matrices, POOLING_LABELS), notice)
-    st.plotly_chart(
-        similarity_heatmaps(
-            matrices,
-            sentences,
-            POOLING_LABELS,
-            title=f"Cosine similarity of every pair of sentences · {layers_label(layers)}",
-            scale=presentation.scale(),
-        ),
-        width="stretch",
-        key="similarity.heatmaps",
-    )
-    numbered = "\n".join(f"{i}. {messages.escape(s)}" for i, s in enumerate(sentences, start=1))
-    st.caption("Sentences on the axes:\n\n" + numbered)
-    if len(poolings) > 1:
-        plot, note = st.columns([3, 2])
-        plot.plotly_chart(
-            agreement_figure(agreement, POOLING_LABELS), width="stretch", key="similarity.rho"
-        )
-        note.markdown(
-            "**Reading it.** ρ near 1: the two poolings put the pairs in nearly the same "
-            "order, even if their similarity values differ (max pooling tends to make every "
-            "pair look similar). ρ well below 1: they disagree about which sentences are "
-            "close, so a search or a clustering would give different answers."
-        )
-    downloads = st.columns([2, 1, 1], vertical_alignment="bottom")
-    download_pooling = downloads[0].selectbox(
-        "Vectors to download",
-        tuple(poolings),
-        format_func=POOLING_LABELS.get,
-        key="similarity.download_pooling",
-    )
-    vectors = corpus.sentence(download_pooling, layers)
-    vector_downloads(
-        downloads[1:],
-        vectors,
-        export.vectors_frame(vectors, sentences),
-        stem=f"sentences_{download_pooling}_{layers}",
-        key="similarity",
-    )
+    sections.comparison(corpus, matrices, agreement, sentences, poolings, layers)
 
 # -- semantic search -------------------------------------------------------------------------
 st.subheader("Semantic search")
@@ -179,27 +133,7 @@ if corpus_texts:
     except ValueError as error:
         messages.error(error)
 if results is not None:
-    if corpus_labels is not None:
-        results["label"] = [corpus_labels[i] for i in results["index"]]
-    results["index"] = results["index"] + 1
-    st.dataframe(
-        results,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            **storesearch.result_columns(),
-            "index": st.column_config.NumberColumn("Row", format="%d", width="small"),
-            "label": "Label",
-        },
-        key="similarity.results",
-    )
-    st.caption(
-        f"{len(corpus_texts):,} uploaded vectors, searched as they are."
-        if uploaded is not None
-        else f"{len(corpus_texts):,} texts embedded once and cached: a new query, pooling or k "
-        "runs the model on the query only."
-    )
-    csv_download(st, "Results (.csv)", results, "search_results.csv", "similarity.download_results")
+    sections.results_table(results, corpus_labels, len(corpus_texts), uploaded=uploaded is not None)
 
 snippets = []
 if sentences and poolings:

@@ -6,35 +6,14 @@ import streamlit as st
 
 from explorer.codegen.tokens import tokens_snippet
 from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
-from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice, tokens_table
+from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice
 from explorer.ui import compute, messages
+from explorer.ui import tokens as sections
 from explorer.ui.model import current_model
 from explorer.ui.navigation import leave_legacy_pages_mode
 from explorer.ui.widgets import show_code
 
 LONG = 160  # more tokens than this: the chips and the table scroll instead of growing
-
-COLUMNS = {
-    "position": st.column_config.NumberColumn("#", help="Position in the model input"),
-    "token": st.column_config.TextColumn("token", help="The vocabulary entry"),
-    "text": st.column_config.TextColumn("text", help="The characters this token covers"),
-    "id": st.column_config.NumberColumn("id", help="Row of the embedding matrix", format="%d"),
-    "segment_id": st.column_config.NumberColumn(
-        "segment", help="Token type id: 0 for the first sentence, 1 for the second"
-    ),
-    "attention_mask": st.column_config.NumberColumn(
-        "mask", help="Attention mask: 1 = a real token the model attends to"
-    ),
-    "start": st.column_config.NumberColumn("start", help="First character (offset)"),
-    "end": st.column_config.NumberColumn("end", help="One past the last character"),
-    "word_id": st.column_config.NumberColumn(
-        "word", help="Which word of its sentence the token belongs to (None: special token)"
-    ),
-    "special": st.column_config.CheckboxColumn("special", help="[CLS], [SEP], ... added"),
-    "subword": st.column_config.CheckboxColumn(
-        "subword", help="Continues the word of the token before it (##...)"
-    ),
-}
 
 leave_legacy_pages_mode()
 model = current_model()
@@ -75,26 +54,7 @@ if tokenization.truncated:
         "The model never sees the rest."
     )
 
-columns = st.columns(4)
-columns[0].metric("Characters", f"{counts.characters:,}", border=True)
-columns[1].metric(
-    "Words",
-    f"{counts.words:,}",
-    help="Words as the tokenizer's pre-tokenizer splits the text: punctuation counts as a word.",
-    border=True,
-)
-columns[2].metric(
-    "Tokens",
-    f"{counts.tokens:,}",
-    help=f"Word pieces plus {counts.special} special tokens.",
-    border=True,
-)
-columns[3].metric(
-    "Tokens per word",
-    f"{counts.tokens_per_word:.2f}",
-    help=f"Word pieces per word, special tokens left out; {counts.split_words} word(s) split.",
-    border=True,
-)
+sections.count_metrics(counts)
 
 st.subheader("What the model reads")
 show_ids = st.toggle(
@@ -113,14 +73,7 @@ st.caption(
     "id (the model sees only these numbers); hover a piece for its offsets."
 )
 
-st.subheader("Token table")
-st.dataframe(
-    tokens_table(tokenization),
-    width="stretch",
-    hide_index=True,
-    column_config=COLUMNS,
-    height=38 + 35 * min(len(tokenization), LONG),  # every row up to LONG, then scroll
-)
+sections.token_table(tokenization, LONG)
 
 st.subheader("Try a word")
 word = st.text_input(

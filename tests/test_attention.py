@@ -115,6 +115,21 @@ def test_head_statistics_on_a_hand_made_matrix():
     assert rows.loc[4, "punctuation"] == pytest.approx(0.2)
 
 
+def test_strongest_pattern_names_each_heads_largest_share():
+    tokens = ["[CLS]", "hi", ",", "there", "[SEP]"]
+    on_sep = np.zeros((5, 5))
+    on_sep[:, 4] = 1
+    previous = np.zeros((5, 5))
+    previous[0, 0] = 1
+    previous[np.arange(1, 5), np.arange(0, 4)] = 1
+    stats = attention.head_statistics(np.stack([np.eye(5), on_sep, previous])[None], tokens)
+    assert attention.strongest_pattern(stats, 1, 1) == ("self", pytest.approx(1), 0)
+    assert attention.strongest_pattern(stats, 1, 2) == ("sep", pytest.approx(1), 0)
+    assert attention.strongest_pattern(stats, 1, 3)[0] == "previous"
+    with pytest.raises(ValueError, match="layer 2, head 1"):
+        attention.strongest_pattern(stats, 2, 1)
+
+
 def test_head_statistics_checks_shapes():
     with pytest.raises(ValueError, match="tokens"):
         attention.head_statistics(np.ones((1, 1, 3, 3)) / 3, ["a", "b"])

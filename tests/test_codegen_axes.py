@@ -41,7 +41,11 @@ def test_sentence_axes_snippet_reproduces_the_library(bundled, y_ends):
     ]
     axes = custom_axes(vectors, *ends)
     np.testing.assert_allclose(namespace["coords"], axes.coords, atol=1e-4)
-    assert len(out.strip().splitlines()) >= 5
+    # It prints the first points' coordinates (the numbers the page's chart draws) and texts.
+    printed = out.strip().splitlines()[-5:]
+    for line, (x, y), text in zip(printed, axes.coords, TEXTS, strict=True):
+        shown_x, shown_y = map(float, line.split()[:2])
+        assert abs(shown_x - x) < 2e-4 and abs(shown_y - y) < 2e-4 and line.endswith(text[:60])
 
 
 @pytest.mark.slow

@@ -6,7 +6,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from explorer.figures.animation import animated_map, frame_layers, layer_names
+from explorer.figures.animation import animated_map, layer_names
 
 
 def _frames(layers=7, n=6, seed=0):
@@ -20,7 +20,7 @@ LABELS = ["finance", "finance", "river", "river", "<script>x</script>", "river"]
 def test_one_frame_per_layer_with_a_slider_and_play_button():
     figure = animated_map(_frames(), TEXTS, LABELS, title="Layers")
     assert len(figure.frames) == 7
-    assert frame_layers(figure) == layer_names(7)
+    assert [frame.name for frame in figure.frames] == layer_names(7)
     slider = figure.layout.sliders[0]
     assert [s.label for s in slider.steps] == layer_names(7)
     assert slider.currentvalue.prefix == "Layer "

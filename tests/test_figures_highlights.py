@@ -10,7 +10,6 @@ import pytest
 from explorer.figures.highlights import (
     INSPECTED,
     NEIGHBOURS,
-    highlight_neighbours,
     highlight_rows,
     neighbour_traces,
     neighbourhood_figure,
@@ -26,8 +25,6 @@ def test_neighbour_traces_ring_the_rows_and_star_the_focus_with_their_row_indice
     assert list(rings.customdata) == [3, 9, 11] and list(star.customdata) == [7]
     np.testing.assert_allclose(rings.x, COORDS[[3, 9, 11], 0])
     np.testing.assert_allclose(star.y, COORDS[[7], 1])
-    figure = highlight_neighbours(go.Figure(), COORDS, 7, [3, 9, 11])
-    assert [t.name for t in figure.data] == [NEIGHBOURS, INSPECTED]
 
 
 def test_linked_rows_are_ringed_under_the_given_name():

@@ -21,15 +21,14 @@ def lm(masked_lm_path):
     return lens.load_masked_lm(masked_lm_path)
 
 
-def test_last_layer_equals_the_models_logits(lm):
-    per_layer, logits, positions = lens.layer_logits(lm, TEXT)
-    assert per_layer.shape == (4, 2, 30522) and len(positions) == 2
-    np.testing.assert_allclose(per_layer[-1].numpy(), logits.numpy(), atol=1e-5)
+def test_last_layer_equals_the_models_own_prediction(lm):
+    result = lens.layer_predictions(lm, TEXT, k=5)
     encoding = lm.tokenizer(TEXT, return_tensors="pt")
     with torch.inference_mode():
-        own = lm.model(**encoding).logits[0, positions]
-    np.testing.assert_allclose(logits.numpy(), own.numpy(), atol=1e-5)
-    np.testing.assert_allclose(per_layer.softmax(-1).sum(-1).numpy(), 1.0, atol=1e-5)
+        own = lm.model(**encoding).logits[0, result.positions].softmax(-1)
+    probabilities, ids = own.topk(5, dim=-1)
+    np.testing.assert_allclose(result.probabilities[-1], probabilities.numpy(), atol=1e-5)
+    assert result.top_tokens[-1] == [lm.tokenizer.convert_ids_to_tokens(r) for r in ids.tolist()]
 
 
 def test_layer_predictions_shapes_and_order(lm):
@@ -40,6 +39,14 @@ def test_layer_predictions_shapes_and_order(lm):
     assert np.all(np.diff(result.probabilities, axis=-1) <= 0)
     assert np.all(result.probabilities.sum(-1) <= 1 + 1e-6)
     assert not result.truncated
+
+
+def test_first_on_top_is_the_first_layer_with_the_final_guess():
+    top = [[["a", "x"]], [["b", "a"]], [["a", "b"]], [["a", "c"]]]  # 4 layers, 1 mask
+    found = lens.Lens(["[MASK]"], [0], top, np.zeros((4, 1, 2), np.float32), False)
+    assert found.first_on_top(0) == 0
+    found = lens.Lens(["[MASK]"], [0], top[1:], np.zeros((3, 1, 2), np.float32), False)
+    assert found.first_on_top(0) == 1
 
 
 def test_predict_masks_matches_the_last_layer(lm):

@@ -15,7 +15,7 @@ from explorer.ui.widgets import option_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 KEPT = {"format_func", "on_change", "on_click", "on_select", "on_submit"}
-FILES = sorted([*ROOT.glob("pages/*.py"), ROOT / "app.py", *ROOT.glob("explorer/ui/*.py")])
+FILES = sorted([*ROOT.glob("pages/*.py"), ROOT / "app.py", *ROOT.glob("explorer/ui/**/*.py")])
 
 
 def _kept_callables(path: Path, root: Path = ROOT) -> list[str]:

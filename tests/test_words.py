@@ -149,3 +149,21 @@ def test_first_occurrences_one_word_per_text(tiny):
     assert words_per_text(["a", "b"], "w") == ["w", "w"]
     with pytest.raises(ValueError, match="2 texts but 1 words"):
         words_per_text(["a", "b"], ["w"])
+
+
+def test_occurrence_points_one_per_occurrence():
+    from explorer.words import Occurrence, occurrence_points
+
+    texts = ["the bank and the bank", "a river bank"]
+    found = [
+        Occurrence(0, 2, 3, 4, 8, "bank"),
+        Occurrence(0, 5, 6, 17, 21, "bank"),
+        Occurrence(1, 3, 4, 8, 12, "bank"),
+    ]
+    point_texts, spans, labels = occurrence_points(found, texts)
+    assert point_texts == [texts[0], texts[0], texts[1]]
+    assert [t[a:b] for t, (a, b) in zip(point_texts, spans, strict=True)] == ["bank"] * 3
+    assert labels == ["Sentence 1", "Sentence 1", "Sentence 2"]
+    _, _, labelled = occurrence_points(found, texts, ["money", "river"])
+    assert labelled == ["money", "money", "river"]
+    assert occurrence_points([], texts) == ([], [], [])

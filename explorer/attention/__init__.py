@@ -9,7 +9,13 @@ raw weights) and ``_lens`` (the masked-LM head read at every layer).
 from __future__ import annotations
 
 from explorer.attention._lens import Lens, MaskedLM, layer_predictions, masked_lm_of
-from explorer.attention._weights import head_statistics, layer_influence, rollout, value_norms
+from explorer.attention._weights import (
+    head_statistics,
+    layer_influence,
+    rollout,
+    strongest_pattern,
+    value_norms,
+)
 from explorer.model.attentions import AttentionPass, attention_pass, attentions
 
 __all__ = [
@@ -23,5 +29,6 @@ __all__ = [
     "layer_predictions",
     "masked_lm_of",
     "rollout",
+    "strongest_pattern",
     "value_norms",
 ]

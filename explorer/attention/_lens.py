@@ -71,6 +71,12 @@ class Lens:
     probabilities: np.ndarray
     truncated: bool
 
+    def first_on_top(self, mask: int) -> int:
+        """The first layer whose top guess for mask number ``mask`` (from 0) is the last
+        layer's, the model's own guess."""
+        final = self.top_tokens[-1][mask][0]
+        return next(i for i, top in enumerate(self.top_tokens) if top[mask][0] == final)
+
 
 def _no_head(name: str, config) -> ValueError:
     saved = ", ".join(getattr(config, "architectures", None) or ["an unknown architecture"])
@@ -147,15 +153,6 @@ def _encode(lm: MaskedLM, text: str):
             f"e.g. 'The capital of France is {MASK}.'"
         )
     return encoding, positions, truncated
-
-
-def layer_logits(lm: MaskedLM | str, text: str) -> tuple[torch.Tensor, torch.Tensor, list[int]]:
-    """One pass over ``text``: ``(per_layer, logits, positions)`` where ``per_layer`` is the
-    head applied to every layer's hidden state at the masks, ``(layers + 1, masks, vocab)``,
-    and ``logits`` the model's own output there, ``(masks, vocab)``, both float32."""
-    lm = _as_lm(lm)
-    encoding, positions, _ = _encode(lm, text)
-    return (*_run(lm, encoding, positions), positions)
 
 
 def _run(lm: MaskedLM, encoding, positions: list[int]) -> tuple[torch.Tensor, torch.Tensor]:

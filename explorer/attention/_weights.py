@@ -205,3 +205,18 @@ def column_share(matrix: np.ndarray, columns: np.ndarray) -> float:
     """Mean over rows of the share of each row that lands on the ``columns`` (a boolean mask
     over the last axis) of ``matrix`` ``(tokens, tokens)``."""
     return float(np.asarray(matrix)[:, np.asarray(columns, dtype=bool)].sum(1).mean())
+
+
+def strongest_pattern(stats: pd.DataFrame, layer: int, head: int) -> tuple[str, float, float]:
+    """Where head ``head`` of layer ``layer`` (both from 1) sends most of its attention, read
+    from :func:`head_statistics`'s table ``stats``: ``(column, share, entropy)``, the share
+    column (``cls``, ``sep``, ``self``, ``previous``, ``next``, ``punctuation``) with the largest
+    mean share, that share, and the head's entropy in bits. Raises ``ValueError`` for a head
+    the table does not hold."""
+    found = stats[(stats["layer"] == layer) & (stats["head"] == head)]
+    if found.empty:
+        raise ValueError(f"No statistics for layer {layer}, head {head}.")
+    row = found.iloc[0]
+    shares = STATISTICS[1:]
+    best = max(shares, key=lambda column: row[column])
+    return best, float(row[best]), float(row["entropy"])

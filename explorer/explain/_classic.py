@@ -30,8 +30,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from explorer.data import corpora
 from explorer.context.baseline import BASELINE_PAIRS, sample_pairs
+from explorer.data import corpora
 from explorer.model import Model
 from explorer.words import word_layer_vectors
 

@@ -188,11 +188,6 @@ def animated_map(
     return figure
 
 
-def frame_layers(figure: go.Figure) -> list[str]:
-    """The frame names of an animated figure (one per layer)."""
-    return [frame.name for frame in figure.frames]
-
-
 SEPARATES = 0.1
 """A change in label agreement (0-1) from layer 0 to the last layer smaller than this is
 called "about as separate"."""

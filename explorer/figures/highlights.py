@@ -62,16 +62,6 @@ def neighbour_traces(coords: np.ndarray, focus: int, rows: Sequence[int]) -> lis
     ]
 
 
-def highlight_neighbours(
-    figure: go.Figure, coords: np.ndarray, focus: int, rows: Sequence[int]
-) -> go.Figure:
-    """``figure`` with point ``focus`` marked by a star and ``rows`` (its nearest neighbours in
-    the full space) by rings, in a legend group "Nearest in the full space" (2-D maps)."""
-    for trace in neighbour_traces(coords, focus, rows):
-        figure.add_trace(trace)
-    return figure
-
-
 def rows_trace(coords: np.ndarray, rows: Sequence[int], name: str) -> go.Scatter:
     """Red rings on ``rows`` of a 2-D map ``coords`` ``(n, 2)``, in a legend entry ``name``:
     the same points selected on another map of the same texts (linked selection)."""

@@ -17,10 +17,10 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
-from explorer.maps._clusters import NOISE_NAME
 from explorer.layers import layers_label
 from explorer.maps import LABELS as METHOD_LABELS
 from explorer.maps import validate_method
+from explorer.maps._clusters import NOISE_NAME
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.server.limits import MAX_POINTS
 

@@ -1,6 +1,7 @@
-"""The Layers page's detail sections: every layer's statistics and the outlier dimensions.
+"""The Layers page's sections: the summary table, every layer's statistics, the outlier
+dimensions and the vector norms.
 
-Each draws one expander from the hidden states the page computed; the numbers come from
+Each draws one section from the hidden states the page computed; the numbers come from
 :mod:`explorer.layerstats`, the charts from :mod:`explorer.figures`."""
 
 from __future__ import annotations
@@ -117,3 +118,49 @@ def outliers(
                     "tokens": st.column_config.TextColumn("where (position: token)"),
                 },
             )
+
+
+def summary_table(summary: pd.DataFrame, token: str) -> None:
+    """The page's summary of every layer (:func:`explorer.layerstats.layer_summary`), its
+    columns explained; ``token`` is the chosen token's text."""
+    st.dataframe(
+        summary,
+        hide_index=True,
+        width="stretch",
+        key="layers.summary",
+        column_config={
+            "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
+            "mean norm": st.column_config.NumberColumn(
+                "mean norm", format="%.2f", help="Mean L2 norm of the token vectors of the layer"
+            ),
+            "top dimension": st.column_config.NumberColumn(
+                "top dimension", help="The dimension holding the largest |value| of the layer"
+            ),
+            "top sigmas": st.column_config.NumberColumn(
+                "its |value| / std", format="%.1f", help="That value in stds of the layer"
+            ),
+            "token norm": st.column_config.NumberColumn(f"norm of {token!r}", format="%.2f"),
+            "change": st.column_config.ProgressColumn(
+                f"{token!r}: cosine to previous layer",
+                format="%.2f",
+                min_value=0.0,
+                max_value=1.0,
+                help="1 = the layer left the token's vector as it was; lower = it changed more",
+            ),
+        },
+    )
+
+
+def norms(hidden: np.ndarray, labels: Sequence[str], token: int, layer: int) -> None:
+    """The "Vector norms, token by layer" expander: every token's norm at every layer of
+    ``hidden (L + 1, T, H)``, the chosen ``token`` and ``layer`` marked."""
+    with st.expander("Vector norms, token by layer"):
+        st.plotly_chart(
+            figures.norm_heatmap(layerstats.token_norms(hidden), labels, token, layer),
+            width="stretch",
+            key="layers.norms",
+        )
+        st.caption(
+            "The L2 norm of every token vector at every layer. Special tokens and punctuation "
+            "often stand apart from the words: compare their rows."
+        )

@@ -13,6 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer._markup import escape_markdown
+from explorer.server import settings as operator
 
 __all__ = ["caption", "error", "escape", "info", "markdown", "warning"]
 
@@ -21,11 +22,10 @@ escape = escape_markdown
 
 def _text(message: str | Exception) -> str:
     """``message`` escaped, with the operator's server folders left out
-    (:meth:`explorer.server.settings.Settings.hide_paths`)."""
-    from explorer.ui.model import settings
-
+    (:meth:`explorer.server.settings.Settings.hide_paths`; the settings are read on every call, as
+    :func:`explorer.ui.model.settings` reads them)."""
     try:
-        text = settings().hide_paths(str(message))
+        text = operator.from_environment().hide_paths(str(message))
     except ValueError:  # a malformed variable: the page says so elsewhere
         text = str(message)
     return escape_markdown(text)

@@ -13,7 +13,8 @@ from explorer import context
 from explorer.data import corpora, uploads, vectorfiles
 from explorer.data.store.catalog import Catalog, find_stores
 from explorer.ui import messages
-from explorer.ui.widgets import URL, option_labels
+from explorer.ui.vectors import upload as upload_vectors
+from explorer.ui.widgets import URL, label_column_picker, option_labels
 
 SOURCE_LABELS = {
     "builtin": "Built-in example",
@@ -22,7 +23,6 @@ SOURCE_LABELS = {
     "saved": "Saved corpus",
     "vectors": "Upload vectors",
 }
-NO_COLUMN = "(none)"
 
 
 @dataclass(frozen=True)
@@ -102,8 +102,6 @@ def text_source(
             st.caption("Embedded ahead of time with `explorer embed`: nothing runs the model.")
             return Source(None, kind="saved", store=path)
         if kind == "vectors":
-            from explorer.ui.vectors import upload as upload_vectors
-
             uploaded = upload_vectors(prefix)
             if uploaded is None:
                 return None
@@ -168,22 +166,6 @@ def text_source(
             f"{len(data):,} texts remain."
         )
     return Source(data, label_column or "Label", kind="upload")
-
-
-def label_column_picker(
-    where, columns: Sequence[str], text_column: str, guessed: str | None, key: str
-) -> str | None:
-    """A "Label column (colours)" select box in ``where`` (a Streamlit container) offering
-    "(none)" and every one of ``columns`` but ``text_column``, at ``guessed`` when it is one
-    of them: the chosen column, or ``None``."""
-    choices = [NO_COLUMN, *(c for c in columns if c != text_column)]
-    chosen = where.selectbox(
-        "Label column (colours)",
-        choices,
-        index=choices.index(guessed) if guessed in choices else 0,
-        key=key,
-    )
-    return None if chosen == NO_COLUMN else chosen
 
 
 def dataset(name: str) -> Builtin:

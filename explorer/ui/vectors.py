@@ -1,11 +1,10 @@
 """Vectors a visitor uploads (:mod:`explorer.data.vectorfiles`): the upload widgets of the text
-source "Upload vectors", what a map draws of them, the search over them, and their "Show
-code". Nothing here runs the model on the uploaded texts."""
+source "Upload vectors" and the Similarity page's search over them (the Projections map of
+them is :mod:`explorer.ui.projections`'s). Nothing here runs the model on the uploaded texts."""
 
 from __future__ import annotations
 
 import hashlib
-import html
 from collections.abc import Sequence
 
 import pandas as pd
@@ -15,8 +14,7 @@ from explorer import similarity as search
 from explorer.data import vectorfiles
 from explorer.ui import messages
 from explorer.ui.compute import cached
-from explorer.ui.sources import label_column_picker
-from explorer.ui.widgets import option_labels
+from explorer.ui.widgets import label_column_picker, option_labels
 
 WHAT_TO_UPLOAD = (
     "Upload vectors computed elsewhere, one per text: **a `.npy` file** (a float array of "
@@ -100,32 +98,6 @@ def _table(prefix: str, vectors: bytes, texts: bytes | None) -> vectorfiles.Vect
     return table
 
 
-def title(method: str, data: vectorfiles.UploadedVectors) -> str:
-    """The map's title: the method and how many uploaded vectors of what width."""
-    from explorer.maps import LABELS
-
-    return (
-        f"{LABELS[method]} of {len(data):,} uploaded vectors<br>"
-        f"<sup>{data.dims:,} dimensions, as uploaded ({html.escape(data.format)})</sup>"
-    )
-
-
-LIMITS_NOTE = (
-    "Uploaded vectors are drawn as they are: pooling, layers, layers in motion, custom axes "
-    "and comparisons with other settings need texts embedded by the explorer."
-)
-
-
-def projection_code(data, files: Sequence[str], params, projector) -> None:
-    """ "Show code" for the map of uploaded vectors: the files read the same way, then the
-    projection (:func:`explorer.codegen.vectorfiles.projection_snippet`)."""
-    from explorer.codegen.vectorfiles import projection_snippet
-    from explorer.ui.widgets import show_code
-
-    snippet = projection_snippet(data, files, params.as_used_by(projector))
-    show_code(snippet, caption="NumPy + pandas read your files; then the projection.")
-
-
 QUERY_MODES = {
     "text": "Type a query (embedded with the current model)",
     "row": "Use one of the uploaded rows",
@@ -146,7 +118,7 @@ def search_vectors(
     model ``model`` named ``name``, only when the vectors are as wide as its hidden states, or
     one of the uploaded rows) in ``columns[0]`` (and the query's pooling in ``columns[1]``),
     then the ``k`` nearest rows.
-    Returns ``(results, snippet)``: the columns of :func:`explorer.similarity._search.top_k`. Raises
+    Returns ``(results, snippet)``: the columns of :func:`explorer.similarity.top_k`. Raises
     ``ValueError`` for an empty query."""
     from explorer.codegen.vectorfiles import query_search_snippet, row_search_snippet
     from explorer.layers import layers_label

@@ -1,4 +1,5 @@
-"""Widgets several pages share: vector downloads, "Show code" (texts: :mod:`explorer.ui.sources`).
+"""Widgets several pages share: choices, pooling, layers and subword pickers, the label column
+picker, downloads, "Show code" (the text-source picker is :mod:`explorer.ui.sources`'s).
 
 Widget keys are namespaced by the page's prefix (``"projections.source"``), so two pages never
 share a widget's state, and the main choices are bound to the page link.
@@ -17,6 +18,9 @@ from explorer.ui import presentation
 
 URL = "query-params"
 """``bind`` value of widgets whose value belongs in the page link."""
+
+NO_COLUMN = "(none)"
+"""The label column picker's choice of no column."""
 
 
 def option_labels(pairs: Iterable[tuple[Hashable, str]]) -> Callable[[Hashable], str]:
@@ -147,3 +151,19 @@ def subwords_select(container, key: str, *, multi: bool = False, help: str = "")
         ("Subword modes", ["first", "mean", "max"]) if multi else ("Subwords of a word", "mean")
     )
     return choose(container, label, SUBWORD_MODES, SUBWORD_LABELS.get, key, default, help or None)
+
+
+def label_column_picker(
+    where, columns: Sequence[str], text_column: str, guessed: str | None, key: str
+) -> str | None:
+    """A "Label column (colours)" select box in ``where`` (a Streamlit container) offering
+    "(none)" and every one of ``columns`` but ``text_column``, at ``guessed`` when it is one
+    of them: the chosen column, or ``None``."""
+    choices = [NO_COLUMN, *(c for c in columns if c != text_column)]
+    chosen = where.selectbox(
+        "Label column (colours)",
+        choices,
+        index=choices.index(guessed) if guessed in choices else 0,
+        key=key,
+    )
+    return None if chosen == NO_COLUMN else chosen

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from tests.app.rendered import plain
+from tests.snippets import run_snippet
 
 pytestmark = pytest.mark.slow
 
@@ -252,6 +253,16 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page):
         next(c for c in at.get("plotly_chart") if c.key == "projections.axes").proto.spec
     )
     assert "sports" in axes["layout"]["xaxis"]["title"]["text"]
+    # Show code prints the custom axes' coordinates the chart draws.
+    namespace, _ = run_snippet(at.code[0].value)
+    drawn = np.array(
+        [
+            (x, y)
+            for trace in axes["data"]
+            for x, y in zip(_values(trace["x"]), _values(trace["y"]), strict=True)
+        ]
+    )
+    np.testing.assert_allclose(np.sort(namespace["coords"], 0), np.sort(drawn, 0), atol=1e-4)
     at.radio(key="projections.view").set_value("map").run()
     at.selectbox(key="projections.colour").select("clusters").run()
     _ok(at)
@@ -262,6 +273,12 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page):
     notice = " ".join(plain(i.value) for i in at.info)
     assert "share its cluster" in notice and "share its label" not in notice
     assert any(b.proto.label.startswith("Points with clusters") for b in at.get("download_button"))
+    # Show code: the map's program, then one that prints the clusters named as in the legend.
+    assert len(at.code) == 2 and "PCA(" in at.code[0].value
+    _, printed = run_snippet(at.code[1].value)
+    for name in legend:
+        number, words = name.split(": ", 1)
+        assert f"{int(number) - 1:>3} (" in printed and words in printed, (name, printed)
 
 
 def test_layers_in_motion_maps_a_sample_beyond_its_cap_and_says_so(page, monkeypatch):

@@ -31,9 +31,9 @@ from explorer.figures.projections import (
     projection_figure,
     selected_rows,
 )
-from explorer.maps import DEFAULT_K, Projector
-from explorer.ui import maps
-from explorer.ui.projections import ProjectionParams
+from explorer.maps import DEFAULT_K, ProjectionParams, Projector
+from explorer.ui.projections._panels import inspector, scores, selected
+from explorer.ui.projections._saved import saved_density
 
 CHART_KEY = "projections.chart"
 COMPARE_KEY = "projections.compare_map"
@@ -135,14 +135,14 @@ def draw(
     *,
     compare: str = "none",
     kept_share: np.ndarray | None = None,
-    density: np.ndarray | None = None,
 ) -> list[int]:
     """Draw the fitted map with its panel; return the rows selected on it (click, box or
-    lasso; empty in 3-D, where selection is off).
+    lasso; empty in 3-D, where selection is off). Rows of a saved map get the rest of that
+    map's rows as a density layer under them (:func:`saved_density`).
 
     Without a comparison the map and its panel are a fragment: a selection reruns them alone.
     With one, a selection reruns the page, so the second map rings the same points."""
-    figure = map_figure(projector, params, shown, kept_share, density)
+    figure = map_figure(projector, params, shown, kept_share, saved_density(points, params))
     body = _map_and_panel if compare != "none" else _map_fragment
     return body(points, params, projector, shown, figure, compare, kept_share)
 
@@ -171,7 +171,7 @@ def _map_and_panel(
         rows = selected_rows(state.get("selection"), len(shown.texts))
         with panel:
             if rows:
-                found = maps.inspector(
+                found = inspector(
                     points, params, rows, shown.texts, shown.labels, shown.spans, DEFAULT_K
                 )
                 if len(coords) <= RINGS_UP_TO:
@@ -206,11 +206,11 @@ def _map_and_panel(
             st.plotly_chart(
                 closeup, key="projections.closeup", width="stretch", config=CLOSEUP_CONFIG
             )
-    maps.scores(projector, len(shown.texts), params.method, params.n_components)
+    scores(projector, len(shown.texts), params.method, params.n_components)
     if not two_d:
         st.caption("Clicking points and the neighbour panel work in 2-D only: switch to 2-D.")
     if len(rows) > 1:
-        maps.selected(rows, shown.texts, shown.labels, shown.legend_title)
+        selected(rows, shown.texts, shown.labels, shown.legend_title)
     if kept_share is not None:
         st.caption(
             f"On average the map keeps {kept_share.mean():.0%} of each point's {DEFAULT_K} "

@@ -1,5 +1,7 @@
-"""Cached maps of sentence vectors and word occurrences (PCA, UMAP, t-SNE), and how faithful
-they are point by point (the neighbour inspector, neighbourhood preservation)."""
+"""What a Projections map draws, as hashable keys of the caches: texts or word occurrences
+embedded by the explorer (:class:`Points`), rows of a saved corpus (:class:`StorePoints`) and
+uploaded vectors (:class:`VectorPoints`). Each gives its full-space vectors and, where it can,
+its vectors at every layer."""
 
 from __future__ import annotations
 
@@ -8,18 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer import maps as mapquality
 from explorer.layers import combine_layers
-from explorer.maps import ProjectionParams, Projector
-from explorer.server.memo import checkpoint
-from explorer.ui.compute import (
-    cached,
-    cached_from,
-    cap_tokens,
-    embed_corpus,
-    heavy_points,
-    word_layer_vectors,
-)
+from explorer.ui.compute import cached, embed_corpus, open_store, word_layer_vectors
 
 
 @dataclass(frozen=True)
@@ -69,8 +61,6 @@ class StorePoints:
         """``(len(rows), dim)`` float32 vectors of the rows, read once per server while they
         stay in the "corpora" memo (a click on the map asks for them again: reading 20,000
         rows from the store took 80 ms of its 0.2 s)."""
-        from explorer.ui.compute import open_store
-
         return cached(
             "corpora",
             ("store vectors", self.path, self.rows, self.layers, self.pooling),
@@ -82,8 +72,6 @@ class StorePoints:
     def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:
         """The rows (those of ``rows``, positions in :attr:`rows`, default all) at every stored
         layer ``(L + 1, n, dim)`` (needs every layer stored); only those rows are read."""
-        from explorer.ui.compute import open_store
-
         corpus = open_store(self.path)
         rows = np.array(self.rows) if rows is None else np.array(self.rows)[rows]
         if len(corpus.layers) != corpus.num_layers + 1:
@@ -129,97 +117,3 @@ class VectorPoints:
             "Layers in motion need texts embedded by the explorer: uploaded vectors hold one "
             "vector per text, not every layer."
         )
-
-
-def source_points(
-    model_name: str,
-    source,
-    layers,
-    pooling: str | None,
-    word: str | None,
-    params: ProjectionParams | None = None,
-):
-    """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
-    ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
-    forward pass (a saved corpus's own map under ``params`` is drawn when it has one); other
-    texts are capped (:func:`explorer.server.limits.cap_tokens`), ``note`` saying what was kept.
-    Raises ``ValueError`` for texts the tokenizer cannot read."""
-    if source.vectors is not None:
-        data = source.vectors
-        return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
-    if source.kind == "saved":
-        from explorer.ui.savedmap import saved_points
-
-        if params is None:
-            return saved_points(source.store, layers, pooling)
-        return saved_points(source.store, layers, pooling, params.method, params.n_components)
-    kept = cap_tokens(model_name, source.data)
-    texts = kept.data.texts
-    points = Points(model_name, texts, layers, pooling, word)
-    return points, texts, kept.data.labels, source.label_title, kept.note
-
-
-def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -> Projector:
-    """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``): for rows
-    of a saved map (``points.saved``) in its method and 2-D, the saved coordinates."""
-    from explorer.ui.savedmap import saved_map_of
-
-    found = saved_map_of(points, params)  # None: fitted (another layer choice or pooling too)
-    if found is not None:
-        from explorer.data.store.saved_maps import saved_projector
-
-        return cached(
-            "projections",
-            ("saved fit", points),
-            lambda: saved_projector(found, np.array(points.rows)),
-        )
-    return cached_from(
-        "projections",
-        ("fit", points, params),
-        points.vectors,  # embedded in their own turn, then mapped in the map's lane
-        lambda vectors: params.projector().fit(vectors, lambda done, total: checkpoint()),
-        lambda vectors: heavy_points(len(vectors), params.method),
-    )
-
-
-def sentence_projection(
-    model_name: str,
-    texts: tuple[str, ...],
-    pooling: str,
-    layers: str | int,
-    params: ProjectionParams,
-) -> Projector:
-    """Fitted projector of the sentence vectors of ``texts`` (``pooling`` then ``layers``)."""
-    return fit(Points(model_name, texts, layers, pooling), params)
-
-
-def word_projection(
-    model_name: str,
-    texts: tuple[str, ...],
-    word: str,
-    layers: str | int,
-    params: ProjectionParams,
-    subwords: str = "mean",
-):
-    """``(occurrences, fitted projector, note)`` for the occurrences of ``word`` in ``texts``
-    (``note`` says when a cap left some out)."""
-    occurrences, _, note = word_layer_vectors(model_name, texts, word, subwords)
-    points = Points(model_name, texts, layers, None, word, subwords)
-    return occurrences, fit(points, params), note
-
-
-def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray:
-    """:func:`explorer.maps._quality.preservation` of the map of ``points``: ``(n,)`` in 0-1."""
-    return cached_from(
-        "projections",
-        ("preservation", points, params, k),
-        lambda: (points.vectors(), fit(points, params).embedding_),
-        lambda both: mapquality.preservation(*both, k),
-        lambda both: heavy_points(len(both[0])),
-        "Comparing every point's neighbours in the full space and on the map…",
-    )
-
-
-def inspect(points: Points, params: ProjectionParams, row: int, k: int) -> mapquality.Inspection:
-    """:func:`explorer.maps._quality.inspect_point` of point ``row`` of the map of ``points``."""
-    return mapquality.inspect_point(points.vectors(), fit(points, params).embedding_, row, k)

@@ -1,0 +1,62 @@
+"""The Attention page's masked-language-model lens: a sentence with ``[MASK]``, the model's
+guesses at every layer (:func:`explorer.attention.layer_predictions`, cached), and "Show code"; or,
+for a model saved without its masked-LM head, how to get one."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.codegen.attention import lens_snippet
+from explorer.data.examples import MASKED
+from explorer.figures import attention as figures
+from explorer.ui import attention as cached
+from explorer.ui import messages
+from explorer.ui.widgets import URL, show_code
+
+NO_HEAD = (
+    "The lens needs a model saved **with** its masked-language-model head, the part that turns "
+    "a vector into a probability for every word of the vocabulary. Choose one in the sidebar "
+    "if the server offers one (for example `bert-base-uncased` or `distilbert-base-uncased`, "
+    "a local folder or a Hugging Face id)."
+)
+
+
+def lens_section(model_name: str) -> None:
+    """The lens of the model ``model_name``: its guesses for every mask at every layer, each
+    with the layer where the final guess first tops the list. Stops the page for a sentence
+    the lens cannot read (after saying why)."""
+    try:
+        lm = cached.masked_lm(model_name)
+    except ValueError as error:
+        messages.info(error)
+        st.markdown(NO_HEAD)
+        return
+    masked = st.text_area(
+        "Sentence with [MASK]",
+        MASKED,
+        key="attention.masked",
+        bind=URL,
+        height=68,
+        help="Write [MASK] where the model should guess a word; several masks work.",
+    )
+    k = st.slider("Guesses per layer", 3, 10, 5, key="attention.k")
+    try:
+        found = cached.layer_predictions(model_name, masked, 10)
+    except ValueError as error:
+        messages.error(error)
+        st.stop()
+    if found.truncated:
+        st.warning(f"Only the first {lm.max_length} tokens were read.")
+    for number, position in enumerate(found.positions):
+        messages.markdown(
+            "**Mask {n}** (token {p}): the model's guess is **{w}** "
+            f"({found.probabilities[-1, number, 0]:.0%}); it tops the list at layer "
+            f"{found.first_on_top(number)} first.",
+            n=number + 1,
+            p=position,
+            w=found.top_tokens[-1][number][0],
+        )
+        st.plotly_chart(figures.lens_figure(found, number, k), key=f"attention.lens{number}")
+        with st.expander(f"Top {k} at every layer, as a table"):
+            st.dataframe(figures.lens_table(found, number).iloc[:, :k])
+    show_code(lens_snippet(model_name, masked, k))

@@ -1,0 +1,33 @@
+"""The Projections page's Streamlit side: the points and their cached maps, the map with its
+neighbour panel, the panels and views around it, saved corpora's own maps, "Show code".
+
+The page calls these few names; the rooms behind them are private:
+
+- ``_points`` what a map draws, as cache keys (texts, word occurrences, saved rows, uploads);
+- ``_fit`` the points a source gives and their fitted, cached maps; ``_saved`` a saved
+  corpus's rows and its own maps (``explorer project``);
+- ``_shown`` what each point shows (text, span, label, titles, clusters);
+- ``_controls`` the projection settings; ``_views`` the choice of view, ``_motion`` layers in
+  motion, ``_axes`` custom axes;
+- ``_map`` the map and its panel (a fragment), ``_panels`` the panels around it, ``_compare``
+  the second map, ``_clusters`` named clusters, ``_code`` "Show code", ``_section`` all of it
+  under the settings.
+"""
+
+from explorer.ui.projections._controls import embedding_controls, projection_controls
+from explorer.ui.projections._fit import fit, fitted, preservation, source_points
+from explorer.ui.projections._section import map_section
+from explorer.ui.projections._shown import shown_points
+from explorer.ui.projections._views import other_view
+
+__all__ = [
+    "embedding_controls",
+    "fit",
+    "fitted",
+    "map_section",
+    "other_view",
+    "preservation",
+    "projection_controls",
+    "shown_points",
+    "source_points",
+]

@@ -1,0 +1,106 @@
+"""The Projections page's "Show code": plain transformers + scikit-learn programs that print
+the numbers the page shows, for the map (its coordinates), the custom axes (their coordinates)
+and the named clusters (their names). Points embedded by the explorer (:class:`Points`) carry
+everything a program needs (model, texts, word, pooling, layers); a saved corpus gets a pointer
+to ``explorer.open_corpus`` instead, uploaded vectors a program that reads the same files."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.ui.compute import word_layer_vectors
+from explorer.ui.projections._points import Points
+from explorer.ui.widgets import show_code
+
+SAVED_CORPUS = (
+    "Show code: `explorer.open_corpus(folder).sentence(pooling, layers)` gives these vectors in "
+    "Python; `explorer project` saves a projection of every row."
+)
+
+
+def _spans(points: Points) -> list[tuple[int, int, int]] | None:
+    """``(text_index, char_start, char_end)`` of each occurrence a word map draws (the cached
+    occurrences the map's vectors come from); None for a sentence map."""
+    if points.word is None:
+        return None
+    occurrences = word_layer_vectors(points.model_name, points.texts, points.word, points.subwords)[
+        0
+    ]
+    return [(o.text_index, o.char_start, o.char_end) for o in occurrences]
+
+
+def _clusters_snippet(points: Points) -> str:
+    """The named clusters of ``points`` (k-means, k by silhouette, as
+    :func:`explorer.ui.projections.clusters` computes them): a program that prints each
+    cluster's size and name (:func:`explorer.codegen.clusters.clusters_snippet`)."""
+    from explorer.codegen.clusters import clusters_snippet
+
+    return clusters_snippet(
+        points.model_name,
+        points.texts,
+        points.pooling,
+        points.layers,
+        "kmeans",
+        None,
+        word=points.word,
+        spans=_spans(points),
+    )
+
+
+def _show(points: Points, snippet: str, clusters: bool) -> None:
+    """One "Show code" expander: ``snippet``, then the clusters' program when the points are
+    coloured by cluster."""
+    snippets = (snippet, _clusters_snippet(points)) if clusters else (snippet,)
+    show_code(*snippets, height=520 if len(points.texts) > 20 else "content")
+
+
+def map_code(source, points, params, projector, *, clusters: bool = False) -> None:
+    """ "Show code" for the map of ``points`` drawn from ``source`` (an
+    :class:`explorer.ui.sources.Source`): a program that prints the same coordinates, and with
+    ``clusters`` one that prints the clusters the map is coloured by."""
+    from explorer.codegen.projections import projection_snippet, word_projection_snippet
+
+    used = params.as_used_by(projector)
+    if source.vectors is not None:
+        from explorer.codegen.vectorfiles import projection_snippet as uploaded_snippet
+
+        snippet = uploaded_snippet(source.vectors, source.files, used)
+        show_code(snippet, caption="NumPy + pandas read your files; then the projection.")
+        return
+    if not isinstance(points, Points):
+        st.caption(SAVED_CORPUS)
+        return
+    spans = _spans(points)
+    if spans is not None:
+        snippet = word_projection_snippet(
+            points.model_name, points.texts, spans, points.word, points.layers, used
+        )
+    else:
+        snippet = projection_snippet(
+            points.model_name, points.texts, points.pooling, points.layers, used
+        )
+    _show(points, snippet, clusters)
+
+
+def axes_code(
+    points, x_ends: tuple[str, str], y_ends: tuple[str, str] | None, *, clusters: bool = False
+) -> None:
+    """ "Show code" for custom axes from ``x_ends`` (and ``y_ends``, or None for the main
+    direction of what x leaves): a program that prints the first points' coordinates
+    (:func:`explorer.codegen.axes.axes_snippet`), and with ``clusters`` the clusters'."""
+    from explorer.codegen.axes import axes_snippet
+
+    if not isinstance(points, Points):
+        st.caption(SAVED_CORPUS)
+        return
+    snippet = axes_snippet(
+        points.model_name,
+        points.texts,
+        x_ends,
+        y_ends,
+        points.pooling,
+        points.layers,
+        word=points.word,
+        spans=_spans(points),
+    )
+    _show(points, snippet, clusters)

@@ -1,0 +1,105 @@
+"""The Projections page's settings: how texts become vectors (pooling, layers, the map to
+compare with) and how vectors become a map (method, dimensions, the method's own slider and
+seed, as one :class:`~explorer.maps.ProjectionParams`)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer import maps as proj
+from explorer.layers import LAYER_CHOICES
+from explorer.maps import ProjectionParams
+from explorer.ui import messages
+from explorer.ui.projections._compare import COMPARISONS
+from explorer.ui.widgets import choose, layers_select, option_labels, pooling_select
+
+LIMITS_NOTE = (
+    "Uploaded vectors are drawn as they are: pooling, layers, layers in motion, custom axes "
+    "and comparisons with other settings need texts embedded by the explorer."
+)
+"""What uploaded vectors cannot do (they carry no model and one layer)."""
+
+SETTINGS = {
+    "umap": (
+        "Neighbours (UMAP)",
+        "n_neighbors",
+        15,
+        "How many neighbours shape each point's surroundings: small values show fine local "
+        "structure, large values the global shape.",
+    ),
+    "tsne": (
+        "Perplexity (t-SNE)",
+        "perplexity",
+        30,
+        "Roughly the number of neighbours each point pays attention to.",
+    ),
+}
+"""Each method's own slider: label, :class:`ProjectionParams` field, default, help."""
+
+
+def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> ProjectionParams:
+    """The method and dimension radios (in ``top[0]``, ``top[1]``) and the method's own
+    settings (in ``bottom[0]``, ``bottom[1]``), as :class:`ProjectionParams`."""
+    method = top[0].radio(
+        "Method",
+        proj.PROJECTIONS,
+        format_func=proj.LABELS.get,
+        horizontal=True,
+        key=f"{prefix}.method",
+        bind="query-params",
+    )
+    dims = top[1].radio(
+        "Dimensions",
+        proj.DIMENSIONS,
+        format_func=option_labels((k, f"{k}-D") for k in proj.DIMENSIONS),
+        horizontal=True,
+        key=f"{prefix}.dims",
+        bind="query-params",
+    )
+    settings: dict[str, float] = {}
+    if method in SETTINGS:
+        label, field, default, help = SETTINGS[method]
+        settings[field] = bottom[0].slider(
+            label, 2, 100, default, key=f"{prefix}.{field}", help=help
+        )
+    if method == "umap":
+        settings["random_state"] = bottom[1].number_input(
+            "Random seed",
+            0,
+            9999,
+            0,
+            key=f"{prefix}.seed",
+            help="UMAP is random: another seed gives another (equally valid) picture, and a "
+            "fixed seed makes it reproducible. (t-SNE starts from the PCA layout here, so it "
+            "needs no seed.)",
+        )
+    params = ProjectionParams(method, dims, **settings)
+    return params
+
+
+def embedding_controls(middle: Sequence, bottom: Sequence, *, words: bool, uploaded: bool):
+    """Pooling (sentence maps) in ``middle[0]``, layers in ``middle[1]`` and the map to
+    compare with in ``bottom[2]``: ``(pooling, layers, compare)``. Uploaded vectors have none
+    of them (``(None, None, "none")``, saying why in ``middle[0]``)."""
+    if uploaded:
+        messages.caption(LIMITS_NOTE, middle[0])
+        return None, None, "none"
+    pooling = None if words else pooling_select(middle[0], "projections.pooling")
+    layers = layers_select(
+        middle[1],
+        "projections.layers",
+        LAYER_CHOICES,
+        help="Which hidden layers are used, and how they are combined (after pooling each one).",
+    )
+    compare = choose(
+        bottom[2],
+        "Compare with",
+        [c for c in COMPARISONS if not (words and c == "poolings")],
+        COMPARISONS.get,
+        "projections.compare",
+        "none",
+        "A second map of the same texts: under the same architecture with untrained weights "
+        "(what training added), another layer choice, or every pooling; points selected on one "
+        "map are ringed on the other.",
+    )
+    return pooling, layers, compare

@@ -1,0 +1,91 @@
+"""The Projections page's maps, cached: which points a source gives (:func:`source_points`),
+the fitted projector of points (:func:`fit`: a saved corpus's own map when it has one), and how
+faithful a map is point by point (the neighbour inspector, neighbourhood preservation)."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+from explorer import maps as mapquality
+from explorer import maps as proj
+from explorer.maps import ProjectionParams, Projector
+from explorer.server.memo import checkpoint
+from explorer.ui.compute import cached, cached_from, cap_tokens, heavy_points
+from explorer.ui.projections._points import Points, StorePoints, VectorPoints
+from explorer.ui.projections._saved import saved_map_of, saved_points
+
+
+def source_points(
+    model_name: str,
+    source,
+    layers,
+    pooling: str | None,
+    word: str | None,
+    params: ProjectionParams | None = None,
+):
+    """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
+    ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
+    forward pass (a saved corpus's own map under ``params`` is drawn when it has one); other
+    texts are capped (:func:`explorer.server.limits.cap_tokens`), ``note`` saying what was kept.
+    Raises ``ValueError`` for texts the tokenizer cannot read."""
+    if source.vectors is not None:
+        data = source.vectors
+        return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
+    if source.kind == "saved":
+        if params is None:
+            return saved_points(source.store, layers, pooling)
+        return saved_points(source.store, layers, pooling, params.method, params.n_components)
+    kept = cap_tokens(model_name, source.data)
+    texts = kept.data.texts
+    points = Points(model_name, texts, layers, pooling, word)
+    return points, texts, kept.data.labels, source.label_title, kept.note
+
+
+def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -> Projector:
+    """The fitted projector of ``points`` (``embedding_`` is ``(n, n_components)``): for rows
+    of a saved map (``points.saved``) in its method and 2-D, the saved coordinates."""
+    found = saved_map_of(points, params)  # None: fitted (another layer choice or pooling too)
+    if found is not None:
+        from explorer.data.store.saved_maps import saved_projector
+
+        return cached(
+            "projections",
+            ("saved fit", points),
+            lambda: saved_projector(found, np.array(points.rows)),
+        )
+    return cached_from(
+        "projections",
+        ("fit", points, params),
+        points.vectors,  # embedded in their own turn, then mapped in the map's lane
+        lambda vectors: params.projector().fit(vectors, lambda done, total: checkpoint()),
+        lambda vectors: heavy_points(len(vectors), params.method),
+    )
+
+
+def fitted(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -> Projector:
+    """:func:`fit` under a spinner that says what runs (UMAP's first use compiles it)."""
+    spinner = (
+        "Compiling UMAP (first use only, ~20 s)…"
+        if params.method == "umap" and not proj.umap_compiled()
+        else f"Running {proj.LABELS[params.method]}…"
+    )
+    with st.spinner(spinner):
+        return fit(points, params)
+
+
+def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray:
+    """:func:`explorer.maps.preservation` of the map of ``points``: ``(n,)`` in 0-1."""
+    return cached_from(
+        "projections",
+        ("preservation", points, params, k),
+        lambda: (points.vectors(), fit(points, params).embedding_),
+        lambda both: mapquality.preservation(*both, k),
+        lambda both: heavy_points(len(both[0])),
+        "Comparing every point's neighbours in the full space and on the map…",
+    )
+
+
+def inspect(points: Points, params: ProjectionParams, row: int, k: int) -> mapquality.Inspection:
+    """:func:`explorer.maps.inspect_point` of point ``row`` of the map of ``points``."""
+    return mapquality.inspect_point(points.vectors(), fit(points, params).embedding_, row, k)

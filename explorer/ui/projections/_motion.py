@@ -1,0 +1,110 @@
+"""Layers in motion, the Projections page's view of the same points at every layer: one
+aligned frame per layer (:func:`explorer.maps.layer_maps`, cached) and what to notice."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import streamlit as st
+
+from explorer import maps as mapquality
+from explorer import maps as proj
+from explorer.figures.animation import motion_notice
+from explorer.maps import ProjectionParams
+from explorer.server import limits
+from explorer.ui import messages
+from explorer.ui.compute import cached, heavy_points
+from explorer.ui.progress import progress_bar
+
+
+def _frames(points, params: ProjectionParams, rows: np.ndarray):
+    from explorer.maps import layer_maps
+
+    def compute():
+        per_layer = points.per_layer(rows)
+        with progress_bar(f"{proj.LABELS[params.method]} of every layer…") as report:
+            return layer_maps(
+                per_layer,
+                params.method,
+                2,
+                params.random_state or 0,
+                "joint",
+                report,
+                n_neighbors=params.n_neighbors,
+                perplexity=params.perplexity,
+            )
+
+    frames = len(rows) * 7  # the bundled model's layers; a larger model is heavier still
+    return cached(
+        "projections",
+        ("motion", points, params, limits.MAX_MOTION_POINTS),
+        compute,
+        heavy=heavy_points(frames, params.method),
+    )
+
+
+def motion(
+    points,
+    params: ProjectionParams,
+    texts: Sequence[str],
+    labels: Sequence[str] | None,
+    spans,
+    legend_title: str,
+    trails: Sequence[int],
+) -> None:
+    """Layers in motion: one aligned frame per layer (layer slider and play button), trails
+    for the selected points, and what to notice computed from the frames. At most
+    :data:`~explorer.server.limits.MAX_MOTION_POINTS` of the points (a random sample, noted)."""
+    from explorer.figures.animation import animated_map
+
+    rows, sampled = limits.motion_rows(len(texts))
+    if sampled is not None:
+        messages.info(sampled)
+        texts = [texts[i] for i in rows]
+        labels = None if labels is None else [labels[i] for i in rows]
+        spans = None if spans is None else [spans[i] for i in rows]
+    layer_maps = _frames(points, params, rows)
+    for note in layer_maps.notes:
+        messages.info(note)
+    figure = animated_map(
+        layer_maps.frames,
+        texts,
+        labels,
+        spans=spans,
+        title=f"{proj.LABELS[params.method]} of every layer, aligned ({len(texts):,} points)",
+        trails=list(trails)[:20] or None,
+        legend_title=legend_title,
+        axes=(f"{proj.LABELS[params.method]} 1", f"{proj.LABELS[params.method]} 2"),
+    )
+    st.plotly_chart(figure, key="projections.motion", width="stretch")
+    st.markdown(_notice(points, labels, rows))
+    st.caption(
+        "Press play or drag the layer slider. The frames share one set of axes (PCA fitted on "
+        "all layers together, UMAP laid out for all layers at once, or t-SNE started from the "
+        "previous layer), so a "
+        "point that moves has really changed neighbourhood. Selected points on the map leave "
+        "a trail."
+    )
+
+
+def _notice(points, labels: Sequence[str] | None, rows: np.ndarray) -> str:
+    """What to notice, from the numbers: how well the labels separate at the first and the
+    last layer (share of each point's 5 nearest neighbours, full space, with its label)."""
+    if labels is None or len(set(labels)) < 2:
+        return (
+            "Watch where the points start: at layer 0 a word's vectors differ only by position "
+            "and segment, so everything sits close together; context pulls them apart later."
+        )
+
+    def compute():
+        per_layer = points.per_layer(rows)
+        return [mapquality.label_agreement(layer, labels, 5) for layer in per_layer]
+
+    agreement = cached(
+        "projections",
+        ("agreement", points, tuple(labels)),
+        compute,
+        heavy=heavy_points(len(rows) * 7),
+    )
+    return motion_notice(agreement)

@@ -1,0 +1,78 @@
+"""What each point of a Projections map shows: its text (a sentence, or the sentence of a
+word's occurrence with the word's span), its label and the legend's title, the map's title,
+and the clusters when the map is coloured by them."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Sequence
+
+from explorer.figures.projections import projection_title
+from explorer.maps import LABELS, ProjectionParams
+from explorer.server import limits
+from explorer.ui import compute, messages
+from explorer.ui.projections._clusters import clusters
+from explorer.ui.projections._map import MapPoints
+from explorer.ui.projections._points import Points
+from explorer.words import occurrence_points
+
+
+def uploaded_title(method: str, data) -> str:
+    """The map's title for uploaded vectors ``data`` (an
+    :class:`~explorer.data.vectorfiles.UploadedVectors`): the method and how many of what width."""
+    return (
+        f"{LABELS[method]} of {len(data):,} uploaded vectors<br>"
+        f"<sup>{data.dims:,} dimensions, as uploaded ({html.escape(data.format)})</sup>"
+    )
+
+
+def shown_points(
+    source,
+    points,
+    texts: Sequence[str],
+    labels: Sequence[str] | None,
+    legend_title: str,
+    params: ProjectionParams,
+    colour: str,
+):
+    """What the map of ``points`` (from :func:`source_points`, with its ``texts``, ``labels``
+    and ``legend_title``) shows under ``params`` coloured by ``colour``:
+    ``(MapPoints, params, clusters)``. A word map has a point per occurrence, labelled by its
+    sentence's label (colour "labels") or its sentence; ``params`` come back in 2-D when 3-D is
+    too heavy for the points (:func:`explorer.server.limits.cap_3d`, with a note); ``clusters`` is
+    ``(ids, names)`` when coloured by clusters, else None. Notes (occurrences left out, 2-D
+    instead of 3-D) are shown on the page."""
+    if points.word is not None:
+        occurrences, _, cap_note = compute.word_layer_vectors(
+            points.model_name, points.texts, points.word, points.subwords
+        )
+        if cap_note:
+            messages.info(cap_note)
+        by_label = labels is not None and colour == "labels"
+        point_texts, spans, point_labels = occurrence_points(
+            occurrences, texts, labels if by_label else None
+        )
+        legend_title = legend_title if by_label else "Sentence"
+        title = projection_title(
+            params.method, len(occurrences), layers=points.layers, word=points.word
+        )
+    else:
+        if isinstance(points, Points):
+            compute.embed_corpus(points.model_name, points.texts)
+        point_texts, spans, point_labels = list(texts), None, labels
+        title = (
+            uploaded_title(params.method, source.vectors)
+            if source.vectors is not None
+            else projection_title(
+                params.method, len(texts), layers=points.layers, pooling=points.pooling
+            )
+        )
+    params, flat_note = limits.cap_3d(params, len(point_texts))
+    if flat_note:
+        messages.info(flat_note)
+    found = None
+    if colour == "clusters":
+        point_labels, ids, names = clusters(points, point_texts)
+        legend_title, found = "Cluster", (ids, names)
+    shown = MapPoints(point_texts, point_labels, spans, legend_title, title)
+    return shown, params, found

@@ -1,0 +1,91 @@
+"""The Similarity & search page's sections: the sentences compared under each pooling (the
+heatmaps, how far the poolings agree, the vectors to download) and the search's results. Each
+renders numbers the page computed with :mod:`explorer.similarity`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from explorer.data import export
+from explorer.figures.similarity import agreement_figure, similarity_heatmaps
+from explorer.layers import layers_label
+from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.ui import messages, presentation, storesearch
+from explorer.ui.widgets import csv_download, vector_downloads
+
+
+def comparison(corpus, matrices, agreement, sentences: Sequence[str], poolings, layers) -> None:
+    """The cosine ``matrices`` of ``sentences`` under each of ``poolings`` as heatmaps, the
+    Spearman ``agreement`` of the poolings (two or more), and the vectors of one pooling to
+    download (from ``corpus``, :class:`explorer.CorpusEmbeddings`, under ``layers``)."""
+    st.plotly_chart(
+        similarity_heatmaps(
+            matrices,
+            sentences,
+            POOLING_LABELS,
+            title=f"Cosine similarity of every pair of sentences · {layers_label(layers)}",
+            scale=presentation.scale(),
+        ),
+        width="stretch",
+        key="similarity.heatmaps",
+    )
+    numbered = "\n".join(f"{i}. {messages.escape(s)}" for i, s in enumerate(sentences, start=1))
+    st.caption("Sentences on the axes:\n\n" + numbered)
+    if len(poolings) > 1:
+        plot, note = st.columns([3, 2])
+        plot.plotly_chart(
+            agreement_figure(agreement, POOLING_LABELS), width="stretch", key="similarity.rho"
+        )
+        note.markdown(
+            "**Reading it.** ρ near 1: the two poolings put the pairs in nearly the same "
+            "order, even if their similarity values differ (max pooling tends to make every "
+            "pair look similar). ρ well below 1: they disagree about which sentences are "
+            "close, so a search or a clustering would give different answers."
+        )
+    downloads = st.columns([2, 1, 1], vertical_alignment="bottom")
+    download_pooling = downloads[0].selectbox(
+        "Vectors to download",
+        tuple(poolings),
+        format_func=POOLING_LABELS.get,
+        key="similarity.download_pooling",
+    )
+    vectors = corpus.sentence(download_pooling, layers)
+    vector_downloads(
+        downloads[1:],
+        vectors,
+        export.vectors_frame(vectors, sentences),
+        stem=f"sentences_{download_pooling}_{layers}",
+        key="similarity",
+    )
+
+
+def results_table(
+    results: pd.DataFrame, labels: Sequence[str] | None, searched: int, *, uploaded: bool
+) -> None:
+    """The search's ``results`` (:func:`explorer.similarity.top_k`'s columns; rows numbered from 1
+    here, with each text's label from ``labels`` when the corpus has them), what was searched
+    (``searched`` texts, or ``uploaded`` vectors) and the results as a CSV."""
+    if labels is not None:
+        results["label"] = [labels[i] for i in results["index"]]
+    results["index"] = results["index"] + 1
+    st.dataframe(
+        results,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            **storesearch.result_columns(),
+            "index": st.column_config.NumberColumn("Row", format="%d", width="small"),
+            "label": "Label",
+        },
+        key="similarity.results",
+    )
+    st.caption(
+        f"{searched:,} uploaded vectors, searched as they are."
+        if uploaded
+        else f"{searched:,} texts embedded once and cached: a new query, pooling or k "
+        "runs the model on the query only."
+    )
+    csv_download(st, "Results (.csv)", results, "search_results.csv", "similarity.download_results")

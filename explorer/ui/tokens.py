@@ -1,0 +1,70 @@
+"""The Tokens page's sections: the counts of a tokenization (characters, words, tokens,
+tokens per word) and the table of its tokens with every column explained."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.figures.tokens import tokens_table
+from explorer.model import Tokenization
+
+COLUMNS = {
+    "position": st.column_config.NumberColumn("#", help="Position in the model input"),
+    "token": st.column_config.TextColumn("token", help="The vocabulary entry"),
+    "text": st.column_config.TextColumn("text", help="The characters this token covers"),
+    "id": st.column_config.NumberColumn("id", help="Row of the embedding matrix", format="%d"),
+    "segment_id": st.column_config.NumberColumn(
+        "segment", help="Token type id: 0 for the first sentence, 1 for the second"
+    ),
+    "attention_mask": st.column_config.NumberColumn(
+        "mask", help="Attention mask: 1 = a real token the model attends to"
+    ),
+    "start": st.column_config.NumberColumn("start", help="First character (offset)"),
+    "end": st.column_config.NumberColumn("end", help="One past the last character"),
+    "word_id": st.column_config.NumberColumn(
+        "word", help="Which word of its sentence the token belongs to (None: special token)"
+    ),
+    "special": st.column_config.CheckboxColumn("special", help="[CLS], [SEP], ... added"),
+    "subword": st.column_config.CheckboxColumn(
+        "subword", help="Continues the word of the token before it (##...)"
+    ),
+}
+"""The token table's columns, each with what it means."""
+
+
+def count_metrics(counts) -> None:
+    """Four metrics of ``counts`` (:func:`explorer.figures.tokens.token_counts`)."""
+    columns = st.columns(4)
+    columns[0].metric("Characters", f"{counts.characters:,}", border=True)
+    columns[1].metric(
+        "Words",
+        f"{counts.words:,}",
+        help="Words as the tokenizer's pre-tokenizer splits the text: punctuation counts as a "
+        "word.",
+        border=True,
+    )
+    columns[2].metric(
+        "Tokens",
+        f"{counts.tokens:,}",
+        help=f"Word pieces plus {counts.special} special tokens.",
+        border=True,
+    )
+    columns[3].metric(
+        "Tokens per word",
+        f"{counts.tokens_per_word:.2f}",
+        help=f"Word pieces per word, special tokens left out; {counts.split_words} word(s) split.",
+        border=True,
+    )
+
+
+def token_table(tokenization: Tokenization, rows: int) -> None:
+    """Every token of ``tokenization`` with its id, segment, offsets and word; at most
+    ``rows`` rows are shown at once, then the table scrolls."""
+    st.subheader("Token table")
+    st.dataframe(
+        tokens_table(tokenization),
+        width="stretch",
+        hide_index=True,
+        column_config=COLUMNS,
+        height=38 + 35 * min(len(tokenization), rows),  # every row up to ``rows``, then scroll
+    )
