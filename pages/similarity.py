@@ -132,16 +132,17 @@ if corpus_texts:
             )
     except ValueError as error:
         messages.error(error)
+searched = None  # the query and its results, when this page embedded the corpus
 if results is not None:
     sections.results_table(results, corpus_labels, len(corpus_texts), uploaded=uploaded is not None)
+    if uploaded is None:
+        searched = (query.strip(), search_pooling, results["text"].tolist())
+sections.why_close(name, sentences, poolings, layers, searched)
 
-snippets = []
-if sentences and poolings:
-    snippets.append(similarity_snippet(name, sentences, poolings, layers))
-if search_code:
-    snippets.append(search_code)
+snippets = [similarity_snippet(name, sentences, poolings, layers)] if sentences and poolings else []
 show_code(
     *snippets,
+    *([search_code] if search_code else []),
     caption="Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
     "then the search. Each prints the numbers the page shows.",
 )

@@ -18,6 +18,7 @@ attributions say what the words add over a text of the same length with no words
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,12 +76,16 @@ def integrated_gradients(
     *,
     tolerance: float = GAP_TOLERANCE,
     max_steps: int = MAX_STEPS,
+    report: Callable[[int, int], None] | None = None,
 ) -> Attribution:
     """Attribute ``cos(cls_vector(text), target)`` to the input tokens of ``text``.
 
     ``target`` ``(D,)`` is the other text's pooled vector under the same ``layers``; the
     ``[CLS]`` vectors of the layers are combined with :func:`explorer.layers.combine_layers`'s
     map. Runs the encoder with gradients (not the library's inference pass), float32.
+    ``report(done, total)``, when given, is called after each forward and backward pass with
+    the interpolation points run so far and the most the step doubling can run
+    (``max_steps + 1``); it may raise to stop the work.
     """
     encoded = model.encode_batch([text])
     batch = next(iter(model.batches(encoded)))
@@ -98,7 +103,11 @@ def integrated_gradients(
         baseline[~batch.special_mask[0]] = filler
     delta = x - baseline
 
+    done = 0
+    most = max_steps + 1
+
     def values_and_grads(alphas: list[float]) -> tuple[list[float], list[torch.Tensor]]:
+        nonlocal done
         values, grads = [], []
         chunk = points_per_pass(model, len(ids))
         for start in range(0, len(alphas), chunk):
@@ -115,6 +124,9 @@ def integrated_gradients(
                 (grad,) = torch.autograd.grad(cosines.sum(), points)
             values += cosines.detach().double().tolist()
             grads += list(grad.detach().double())
+            done += len(t)
+            if report is not None:
+                report(min(done, most), most)
         return values, grads
 
     steps = MIN_STEPS

@@ -4,6 +4,7 @@ input-token attributions (integrated gradients, for ``cls``)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -115,6 +116,18 @@ class Explanation:
         return lines
 
 
+def _half(report: Callable[[int, int], None] | None, which: int):
+    """``report`` for one of the two texts' integrated gradients: the second text's points
+    count after the first's, out of both texts' most."""
+    if report is None:
+        return None
+
+    def step(done: int, total: int) -> None:
+        report(which * total + done, 2 * total)
+
+    return step
+
+
 def _side(side: str) -> str:
     if side not in SIDES:
         raise ValueError(f"Unknown side {side!r}; choose 'a' (first text) or 'b' (second).")
@@ -137,6 +150,7 @@ def explain_similarity(
     layers: Layers = "last",
     *,
     exclude_special: bool = False,
+    report: Callable[[int, int], None] | None = None,
 ) -> Explanation:
     """Why ``text_a`` and ``text_b`` are close: their cosine and its parts.
 
@@ -156,6 +170,8 @@ def explain_similarity(
     Costs one forward pass of the two texts for the exact methods (two 128-token texts on
     the bundled model: 0.09 CPU seconds, ``python -m bench.explain``); ``cls`` adds 2 x (17
     to 257) forward and backward passes (about 12 s for the same texts on one busy core).
+    ``report(done, total)``: progress of the integrated gradients (``cls`` only; interpolation
+    points run of the most both texts can need), for a progress bar; it may raise to stop.
     ``ValueError`` for an empty text or an unknown pooling or layer choice.
     """
     validate_pooling(pooling)
@@ -189,8 +205,8 @@ def explain_similarity(
             method="exact",
             gap=abs(float(pairs.sum()) - score),
         )
-    first = integrated_gradients(model, text_a, v, layers)
-    second = integrated_gradients(model, text_b, u, layers)
+    first = integrated_gradients(model, text_a, v, layers, report=_half(report, 0))
+    second = integrated_gradients(model, text_b, u, layers, report=_half(report, 1))
     return Explanation(
         **common,
         pairs=None,

@@ -282,3 +282,27 @@ def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | Non
         f"maps every layer, which takes minutes for more on this server. The map view draws "
         "all of them."
     )
+
+
+MAX_ATTRIBUTION_TOKENS = 128
+"""Most tokens (both texts together, special tokens included) one "Why are these two close?"
+reads under ``cls`` pooling, for the bundled model: integrated gradients run the model forward
+and backward 34 to 514 times, so two 64-token texts took 7 s of one busy core and two
+128-token texts 21 s (the mean, max and mean + max splits need one forward pass and no cap).
+:func:`check_attribution` scales it by the model's cost."""
+
+
+def check_attribution(model, tokens: Sequence[int], limit: int = MAX_ATTRIBUTION_TOKENS) -> None:
+    """Raise ``ValueError`` (with what to do instead) when texts of ``tokens`` tokens are more
+    than integrated gradients may read on ``model``: ``limit`` :func:`scaled` by its cost."""
+    cap = scaled(model, limit)
+    if sum(tokens) <= cap:
+        return
+    why = slower(model)
+    raise ValueError(
+        f"Attributing a [CLS] similarity runs the model forward and backward hundreds of times: "
+        f"a request reads at most {cap:,} tokens of the two texts together"
+        + (f" ({why})" if why else "")
+        + f", and these have {sum(tokens):,}. Choose shorter texts, or mean or max pooling "
+        "(their split needs one forward pass)."
+    )

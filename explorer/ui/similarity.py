@@ -13,8 +13,8 @@ from explorer.data import export
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import messages, presentation, storesearch
-from explorer.ui.widgets import csv_download, vector_downloads
+from explorer.ui import explain, messages, presentation, storesearch
+from explorer.ui.widgets import csv_download, option_labels, vector_downloads
 
 
 def comparison(corpus, matrices, agreement, sentences: Sequence[str], poolings, layers) -> None:
@@ -89,3 +89,64 @@ def results_table(
         "runs the model on the query only."
     )
     csv_download(st, "Results (.csv)", results, "search_results.csv", "similarity.download_results")
+
+
+def why_close(
+    model_name: str,
+    sentences: Sequence[str],
+    poolings: Sequence[str],
+    layers,
+    searched: tuple[str, str, Sequence[str]] | None = None,
+) -> None:
+    """ "Why are these two close?" for two texts on screen: two of the ``sentences`` compared
+    above, or the query and one of its results (``searched``: ``(query, pooling, result
+    texts)``, when the page embedded the corpus with the model), under one of the page's
+    poolings and its ``layers``. Defaults: the query and its best result, else the first two
+    sentences."""
+    texts = {f"s{i}": (f"Sentence {i + 1}: {s}", s) for i, s in enumerate(sentences)}
+    page_poolings = list(poolings)
+    if searched is not None:
+        query, search_pooling, results = searched
+        texts["q"] = (f"Query: {query}", query)
+        texts.update({f"r{i}": (f"Result {i + 1}: {t}", t) for i, t in enumerate(results)})
+        page_poolings = [search_pooling, *(p for p in page_poolings if p != search_pooling)]
+    if len(texts) < 2 or not page_poolings:
+        return
+    st.subheader("Why are these two close?")
+    st.markdown(
+        "Pick two texts on this page: the cosine of their vectors splits into the parts each "
+        "pair of tokens gives (under the page's pooling and layers), so you can see which "
+        "words make them close."
+    )
+    keys = list(texts)
+    defaults = ("q", "r0") if "r0" in texts else (keys[0], keys[1])
+    label = option_labels((k, _short(texts[k][0])) for k in keys)
+    row = st.columns([3, 3, 2])
+    first = row[0].selectbox(
+        "First text", keys, keys.index(defaults[0]), format_func=label, key="similarity.why_a"
+    )
+    second = row[1].selectbox(
+        "Second text", keys, keys.index(defaults[1]), format_func=label, key="similarity.why_b"
+    )
+    pooling = row[2].selectbox(
+        "Pooling",
+        page_poolings,
+        format_func=POOLING_LABELS.get,
+        key="similarity.why_pooling",
+        help="The poolings this page uses: the search's first, then those compared above.",
+    )
+    explain.why_close(
+        model_name,
+        texts[first][1],
+        texts[second][1],
+        pooling,
+        layers,
+        "similarity.why",
+        names=(texts[first][0].split(":")[0], texts[second][0].split(":")[0]),
+    )
+
+
+def _short(text: str, limit: int = 90) -> str:
+    """An option's label: the text, cut with an ellipsis past ``limit`` characters (the whole
+    texts are shown under the choice)."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
