@@ -187,3 +187,25 @@ def test_integrated_gradients_double_their_steps_until_the_gap_is_small(tiny, mo
     direct = run(tiny, A, target, "sum_last4", tolerance=0.0, max_steps=64)
     assert direct.steps == 64
     np.testing.assert_allclose(fine.scores, direct.scores, atol=1e-9)
+
+
+def test_integrated_gradients_report_their_progress_and_stop_when_it_raises(tiny):
+    calls = []
+    from explorer.explain._gradients import MAX_STEPS
+
+    explain_similarity(tiny, A, B, "cls", report=lambda d, t: calls.append((d, t)))
+    done = [d for d, _ in calls]
+    totals = {t for _, t in calls}
+    most = 2 * (MAX_STEPS + 1)  # both texts, up to MAX_STEPS + 1 points each
+    assert totals == {most} and done == sorted(done) and 0 < done[0] and done[-1] <= most
+    assert any(d > most // 2 for d in done)  # the second text counts after the first
+
+    class Stop(Exception):
+        pass
+
+    def stop(done, total):
+        raise Stop
+
+    with pytest.raises(Stop):
+        explain_similarity(tiny, A, B, "cls", report=stop)
+    assert explain_similarity(tiny, A, B, "mean", report=stop).method == "exact"  # one pass

@@ -105,3 +105,16 @@ def test_a_probe_of_a_bert_base_sized_model_reads_fewer_rows_and_tokens(bundled,
     assert len(big.rows) == limits.scaled(bert_base, limits.MAX_PROBE_TEXTS, "memory")
     assert "about 8 times slower" in big.note and "about 4 times its memory" in big.note
     assert "times slower" not in small.note
+
+
+def test_attributing_a_cls_similarity_is_capped_by_the_models_cost(bundled, bert_base):
+    limits.check_attribution(bundled, [64, 64])  # the bundled model's whole budget: fine
+    with pytest.raises(ValueError, match="at most 128 tokens") as bundled_error:
+        limits.check_attribution(bundled, [64, 65])
+    assert "these have 129" in str(bundled_error.value)
+    assert "times slower" not in str(bundled_error.value)
+    cap = int(limits.MAX_ATTRIBUTION_TOKENS / limits.work_factor(bert_base))
+    limits.check_attribution(bert_base, [cap // 2, cap - cap // 2])
+    with pytest.raises(ValueError, match=f"at most {cap} tokens") as base_error:
+        limits.check_attribution(bert_base, [cap // 2, cap - cap // 2 + 1])
+    assert "about 8 times slower" in str(base_error.value)

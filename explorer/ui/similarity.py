@@ -71,17 +71,7 @@ def results_table(
     if labels is not None:
         results["label"] = [labels[i] for i in results["index"]]
     results["index"] = results["index"] + 1
-    st.dataframe(
-        results,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            **storesearch.result_columns(),
-            "index": st.column_config.NumberColumn("Row", format="%d", width="small"),
-            "label": "Label",
-        },
-        key="similarity.results",
-    )
+    storesearch.show_results(results)
     st.caption(
         f"{searched:,} uploaded vectors, searched as they are."
         if uploaded

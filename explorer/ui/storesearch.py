@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.figures.tables import text_table_html
 from explorer.layers import Layers, layer_choices, layer_indices, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import POOLINGS, pooling_parts
@@ -246,33 +247,24 @@ def section(path: str, page_layers: Layers, k: int, columns, default_query: str)
     return store_search_snippet(store_name(path), query, pooling, layers, k)
 
 
-def result_columns() -> dict:
-    """How every search results table shows its rank, cosine and text columns."""
-    return {
-        "rank": st.column_config.NumberColumn("Rank", format="%d", width="small"),
-        "score": st.column_config.ProgressColumn(
-            "Cosine", format="%.3f", min_value=0.0, max_value=1.0, width="small"
-        ),
-        "text": st.column_config.TextColumn("Text", width="large"),
-    }
+RESULT_TITLES = {"rank": "Rank", "score": "Cosine", "text": "Text", "index": "Row", "row": "Row"}
+"""Column titles of every search results table."""
+
+
+def show_results(frame: pd.DataFrame, titles: dict | None = None) -> None:
+    """A search's results as a table whose texts are shown whole (wrapped: Streamlit's data
+    grid cut them at the column's width), the cosine as a bar."""
+    st.html(
+        text_table_html(
+            frame,
+            "similarity.results",
+            titles={**RESULT_TITLES, "label": "Label", **(titles or {})},
+            bars={"score": (0.0, 1.0)},
+        )
+    )
 
 
 def _show(frame: pd.DataFrame, corpus) -> None:
     column = corpus.label_column
     label = f"Label ({column})" if column and column.lower() != "label" else "Label"
-    st.dataframe(
-        frame,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            **result_columns(),
-            "row": st.column_config.NumberColumn(
-                "Row",
-                format="%d",
-                width="small",
-                help="The row in the saved corpus, from 0 (as explorer.open_corpus counts).",
-            ),
-            "label": label,
-        },
-        key="similarity.results",
-    )
+    show_results(frame, {"label": label})

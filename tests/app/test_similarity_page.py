@@ -6,9 +6,14 @@ import json
 
 import pytest
 
-from tests.app.rendered import plain
+from tests.app.rendered import html_table, plain
 
 pytestmark = pytest.mark.slow
+
+
+def _results(at):
+    """The search results table (whole texts: explorer.figures.tables), or None."""
+    return html_table(at, "similarity.results")
 
 
 def _ok(at) -> None:
@@ -16,7 +21,9 @@ def _ok(at) -> None:
 
 
 def _figures(at) -> list[dict]:
-    return [json.loads(chart.proto.spec) for chart in at.get("plotly_chart")]
+    """The figures of the sentences compared (not those of "Why are these two close?")."""
+    charts = at.get("plotly_chart")
+    return [json.loads(c.proto.spec) for c in charts if not c.key.startswith("similarity.why")]
 
 
 def test_defaults_show_heatmaps_agreement_and_search(page):
@@ -34,7 +41,7 @@ def test_defaults_show_heatmaps_agreement_and_search(page):
     assert notice.startswith("Under [CLS] token, sentences") and "squeezes every pair" in notice
     assert heatmaps["data"][0]["textfont"]["size"] >= 15  # readable on a projector
     assert heatmaps["data"][0]["text"][0][0] == "1"
-    results = at.dataframe[0].value
+    results = _results(at)
     assert len(results) == 5 and results["score"].is_monotonic_decreasing
     assert results["label"].str.startswith("sports").sum() >= 3  # "Which team won the game?"
     assert len(at.get("download_button")) == 3
@@ -68,20 +75,21 @@ def test_url_query_parameters_restore_the_view(fresh_app):
     assert at.slider(key="similarity.k").value == 3
     heatmaps, _ = _figures(at)
     assert len(heatmaps["data"]) == 2 and "Sum of last four" in heatmaps["layout"]["title"]["text"]
-    assert len(at.dataframe[0].value) == 3
+    assert len(_results(at)) == 3
 
 
 def test_bad_input_gets_messages_and_a_new_query_new_results(page):
     at = page("similarity")
-    before = at.dataframe[0].value["text"].tolist()
+    before = _results(at)["text"].tolist()
     at.text_area(key="similarity.text").input("Only one line.\nAnd two.").run()
     _ok(at)
     assert "at least 3" in at.error[0].value
-    assert len(at.dataframe) == 1  # the search still works
-    assert len(at.code) == 1 and "def spearman" not in at.code[0].value  # search code only
+    assert _results(at) is not None  # the search still works
+    code = [block.value for block in at.code]  # the search's and the explanation's only
+    assert len(code) == 2 and not any("def spearman" in c for c in code)
     at.text_input(key="similarity.query").input("The soup was cold and bland").run()
     _ok(at)
-    after = at.dataframe[0].value
+    after = _results(at)
     assert after["text"].tolist() != before and after["label"].str.startswith("food").any()
     at.text_input(key="similarity.query").input("   ").run()
     assert any("query is empty" in e.value for e in at.error)

@@ -9,7 +9,7 @@ import shutil
 
 import pytest
 
-from tests.app.rendered import plain
+from tests.app.rendered import html_table, plain
 from tests.snippets import run_snippet
 from tests.store_helpers import TEXTS, write_csv
 
@@ -35,6 +35,11 @@ def folder(tmp_path_factory, bundled, tiny):
     manifest["model"]["fingerprint"] = "sha256:" + "0" * 64
     (allowed / "tampered/manifest.json").write_text(json.dumps(manifest))
     return allowed
+
+
+def _results(at):
+    """The search results table (whole texts: explorer.figures.tables), or None."""
+    return html_table(at, "similarity.results")
 
 
 def _ok(at) -> None:
@@ -74,7 +79,7 @@ def test_a_saved_corpus_is_searched_whole_and_the_snippet_agrees(page, monkeypat
     at.text_input(key="similarity.query").set_value("Who scored the goal?").run()
     at.slider(key="similarity.k").set_value(4).run()
     _ok(at)
-    results = at.dataframe[0].value
+    results = _results(at)
     assert list(results.columns) == ["rank", "score", "text", "row", "label"] + [
         "score (input)",
         "source",
@@ -111,7 +116,7 @@ def test_only_the_stores_poolings_and_layers_are_offered(page, monkeypatch, fold
     assert "does not keep every layer sum of last four layers needs" in _text(at)
     at.selectbox(key="similarity.store_layers").set_value("3").run()
     _ok(at)
-    assert len(at.dataframe[0].value) == 5
+    assert len(_results(at)) == 5
     assert "pooling, layers, k = 'mean', 3, 5" in at.code[-1].value
 
 
@@ -120,10 +125,10 @@ def test_bad_queries_say_so_and_the_page_keeps_working(page, monkeypatch, folder
     at.text_input(key="similarity.query").set_value("   ").run()
     _ok(at)
     assert "The query is empty" in plain(at.error[0].value)
-    assert not at.dataframe and _heatmaps_shown(at)
+    assert _results(at) is None and _heatmaps_shown(at)
     at.text_input(key="similarity.query").set_value("goal " * 4000).run()  # 20,000 characters
     _ok(at)
-    assert not at.error and len(at.dataframe[0].value) == 5
+    assert not at.error and len(_results(at)) == 5
     assert "only its beginning was embedded" in _text(at)
 
 
@@ -132,14 +137,14 @@ def test_a_damaged_store_is_a_message_without_its_folder(page, monkeypatch, fold
     message = plain(at.error[0].value)
     assert message.startswith("This saved corpus cannot be opened")
     assert "layer_06.npy" in message and str(folder) not in message
-    assert _heatmaps_shown(at) and not at.dataframe
+    assert _heatmaps_shown(at) and _results(at) is None
 
 
 def test_a_store_of_other_weights_is_refused(page, monkeypatch, folder):
     at = _saved(page, monkeypatch, folder, "tampered")
     message = plain(at.error[0].value)
     assert "all-MiniLM-L6-v2" in message and "fingerprint differs" in message
-    assert not at.dataframe and _heatmaps_shown(at)
+    assert _results(at) is None and _heatmaps_shown(at)
 
 
 def test_a_store_of_another_model_uses_it_only_when_offered(
@@ -152,11 +157,11 @@ def test_a_store_of_another_model_uses_it_only_when_offered(
     at = _saved(page, monkeypatch, folder, "tiny")
     message = plain(at.error[0].value)
     assert f"This corpus was embedded with {name}" in message and "EXPLORER_MODELS" in message
-    assert str(Path(tiny_bert_path).parent) not in message and not at.dataframe
+    assert str(Path(tiny_bert_path).parent) not in message and _results(at) is None
 
     monkeypatch.setenv("EXPLORER_MODELS", tiny_bert_path)
     at = _saved(page, monkeypatch, folder, "tiny")
-    assert not at.error and len(at.dataframe[0].value) == 5
+    assert not at.error and len(_results(at)) == 5
     text = _text(at)
     assert f"ran the model, {name} (local), the model this corpus was embedded with" in text
     assert str(Path(tiny_bert_path).parent) not in text

@@ -13,13 +13,18 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from tests.app.rendered import plain
+from tests.app.rendered import html_table, plain
 from tests.app.test_projections_page import _legend, _values
 
 pytestmark = pytest.mark.slow
 
 TEXTS = [f"Remark {i} about {('dogs', 'cats', 'fish')[i % 3]}." for i in range(30)]
 LABELS = [("dogs", "cats", "fish")[i % 3] for i in range(30)]
+
+
+def _results(at):
+    """The search results table (whole texts: explorer.figures.tables), or None."""
+    return html_table(at, "similarity.results")
 
 
 def _ok(at) -> None:
@@ -122,7 +127,7 @@ def test_similarity_searches_an_uploaded_parquet_by_row(page):
     assert any("a typed query cannot be compared" in plain(c.value) for c in at.caption)
     at.selectbox(key="similarity.vector_query_row").select(4).run()
     _ok(at)
-    results = at.dataframe[-1].value
+    results = _results(at)
     assert len(results) == 5 and 5 not in results["index"].tolist()  # row 5 is the query
     assert set(results["label"]) == {LABELS[4]}  # its own cluster
     assert list(results["rank"]) == [1, 2, 3, 4, 5]
@@ -150,7 +155,7 @@ def test_similarity_embeds_a_query_when_the_vectors_are_the_models(page, bundled
     assert at.radio(key="similarity.vector_query_mode").value == "text"
     at.text_input(key="similarity.vector_query").input("Which team won the game?").run()
     _ok(at)
-    results = at.dataframe[-1].value
+    results = _results(at)
     assert results["text"].iloc[0] in texts[:2]
     assert any("embedded with the current model" in plain(c.value) for c in at.caption)
     assert "only make sense if" in " ".join(plain(c.value) for c in at.caption)

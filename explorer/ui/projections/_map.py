@@ -34,6 +34,7 @@ from explorer.figures.projections import (
 from explorer.maps import DEFAULT_K, ProjectionParams, Projector
 from explorer.ui.projections._panels import inspector, scores, selected
 from explorer.ui.projections._saved import saved_density
+from explorer.ui.projections._why import explain_pair, pick
 
 CHART_KEY = "projections.chart"
 COMPARE_KEY = "projections.compare_map"
@@ -165,7 +166,7 @@ def _map_and_panel(
         linked = selected_rows(linked.get("selection"), len(shown.texts))
         if linked:
             figure = figure.with_traces([rows_trace(coords, linked, "Selected on the other map")])
-    closeup = None
+    closeup = other = None
     if panel is not None:
         state = st.session_state.get(CHART_KEY) or {}
         rows = selected_rows(state.get("selection"), len(shown.texts))
@@ -174,6 +175,7 @@ def _map_and_panel(
                 found = inspector(
                     points, params, rows, shown.texts, shown.labels, shown.spans, DEFAULT_K
                 )
+                other = pick(points, found, shown.texts)
                 if len(coords) <= RINGS_UP_TO:
                     figure = figure.with_traces(neighbour_traces(coords, found.row, found.indices))
                 else:
@@ -207,6 +209,8 @@ def _map_and_panel(
                 closeup, key="projections.closeup", width="stretch", config=CLOSEUP_CONFIG
             )
     scores(projector, len(shown.texts), params.method, params.n_components)
+    if other is not None:
+        explain_pair(points, found.row, other, shown.texts)
     if not two_d:
         st.caption("Clicking points and the neighbour panel work in 2-D only: switch to 2-D.")
     if len(rows) > 1:

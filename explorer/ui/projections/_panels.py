@@ -12,6 +12,7 @@ import streamlit as st
 from explorer import maps as mapquality
 from explorer import maps as proj
 from explorer.context import highlight_html
+from explorer.figures.tables import marked_html, text_table_html
 from explorer.maps import ProjectionParams, Projector
 from explorer.ui import messages
 from explorer.ui.compute import cached
@@ -83,14 +84,6 @@ def selected(
     st.dataframe(pd.DataFrame(chosen, index=list(rows)), width="stretch")
 
 
-def _marked(text: str, span: tuple[int, int] | None) -> str:
-    """``text`` with the word at ``span`` marked as «word» (table cells are plain text)."""
-    if span is None:
-        return text
-    start, end = span
-    return f"{text[:start]}«{text[start:end]}»{text[end:]}"
-
-
 def inspector(
     points: Points,
     params: ProjectionParams,
@@ -119,27 +112,26 @@ def inspector(
     )
     on_map = set(found.on_map.tolist())
     table = {
-        "cosine": found.scores,
+        "point": [int(i) for i in found.indices],
+        "cosine": [float(s) for s in found.scores],
         "on the map too": [i in on_map for i in found.indices],
-        **({"label": [labels[i] for i in found.indices]} if labels is not None else {}),
-        "text": [_marked(texts[i], spans[i] if spans else None) for i in found.indices],
+        **({"label": [str(labels[i]) for i in found.indices]} if labels is not None else {}),
+        "text": [marked_html(texts[i], spans[i] if spans else None) for i in found.indices],
     }
-    st.dataframe(
-        pd.DataFrame(table, index=found.indices),
-        width="stretch",
-        column_config={
-            "cosine": st.column_config.ProgressColumn(
-                "Cosine", format="%.3f", min_value=0.0, max_value=1.0, width="small"
-            ),
-            "on the map too": st.column_config.CheckboxColumn(
-                "On map",
-                help=f"Among this point's {found.k} nearest points on the map",
-                width="small",
-            ),
-            "label": st.column_config.TextColumn("Label", width="small"),
-            "text": st.column_config.TextColumn("Text", width="large"),
-        },
-        key="projections.neighbours",
+    st.html(
+        text_table_html(
+            pd.DataFrame(table),
+            "projections.neighbours",
+            titles={
+                "point": "Point",
+                "cosine": "Cosine",
+                "on the map too": "On map",
+                "label": "Label",
+                "text": "Text",
+            },
+            markup_columns=("text",),
+            bars={"cosine": (0.0, 1.0)},
+        )
     )
     from explorer.figures.projections import WEBGL_ABOVE
 

@@ -1,0 +1,100 @@
+"""Tables of texts a person must read whole: search results, a point's nearest texts.
+
+Streamlit's data grid draws each cell on one line of a canvas and cuts a text at the column's
+width (about 12 characters in the Projections panel). :func:`text_table_html` writes a plain
+HTML table instead, whose text cells wrap, so every text is shown in full; numbers get a bar,
+flags a tick. Pure: the page shows it with ``st.html``.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+TABLE_CLASS = "explorer-texts"
+"""The CSS class of every such table (the browser tests find them by it and ``data-name``)."""
+
+BAR = "rgba(76,120,168,0.35)"
+
+STYLE = (
+    f"<style>table.{TABLE_CLASS}{{border-collapse:collapse;width:100%;font-size:0.9rem}}"
+    f"table.{TABLE_CLASS} th,table.{TABLE_CLASS} td{{border-bottom:1px solid rgba(128,128,128,"
+    "0.25);padding:4px 6px;text-align:left;vertical-align:top}}"
+    f"table.{TABLE_CLASS} td.text{{white-space:normal;overflow-wrap:anywhere;width:100%}}"
+    f"table.{TABLE_CLASS} td.num{{text-align:right;white-space:nowrap}}</style>"
+)
+"""A fixed style sheet (no user text in it)."""
+
+
+def _cell(value, column: str, *, text: bool, markup: bool, bar: tuple[float, float] | None) -> str:
+    if text:
+        shown = str(value) if markup else html.escape(str(value)).replace("\n", "<br>")
+        return f'<td class="text" data-column="{html.escape(column)}">{shown}</td>'
+    if isinstance(value, bool | np.bool_):
+        return f'<td data-column="{html.escape(column)}">{"✓" if value else ""}</td>'
+    if isinstance(value, float | np.floating):
+        style = ""
+        if bar is not None:
+            low, high = bar
+            filled = 100 * min(max((float(value) - low) / max(high - low, 1e-12), 0.0), 1.0)
+            style = (
+                f' style="background:linear-gradient(90deg,{BAR} {filled:.0f}%,'
+                f'transparent {filled:.0f}%)"'
+            )
+        return f'<td class="num" data-column="{html.escape(column)}"{style}>{value:.3f}</td>'
+    if isinstance(value, int | np.integer):
+        return f'<td class="num" data-column="{html.escape(column)}">{int(value):,}</td>'
+    return f'<td data-column="{html.escape(column)}">{html.escape(str(value))}</td>'
+
+
+def text_table_html(
+    frame: pd.DataFrame,
+    name: str,
+    *,
+    titles: Mapping[str, str] | None = None,
+    text_columns: Sequence[str] = ("text",),
+    markup_columns: Sequence[str] = (),
+    bars: Mapping[str, tuple[float, float]] | None = None,
+) -> str:
+    """``frame`` as an HTML table named ``name`` (``data-name``), its columns titled by
+    ``titles`` (default: the column names). Cells of ``text_columns`` wrap and are shown whole
+    (escaped, unless the column is also in ``markup_columns``: HTML the caller escaped, such
+    as a highlighted word); floats get 3 decimals and, for ``bars`` ``{column: (low,
+    high)}``, a bar; booleans a tick; everything else is escaped text."""
+    titles = dict(titles or {})
+    bars = dict(bars or {})
+    head = "".join(
+        f'<th data-column="{html.escape(str(c))}">{html.escape(titles.get(c, str(c)))}</th>'
+        for c in frame.columns
+    )
+    rows = []
+    for values in frame.itertuples(index=False, name=None):
+        cells = "".join(
+            _cell(
+                value,
+                str(column),
+                text=column in text_columns,
+                markup=column in markup_columns,
+                bar=bars.get(column),
+            )
+            for column, value in zip(frame.columns, values, strict=True)
+        )
+        rows.append(f"<tr>{cells}</tr>")
+    return (
+        f'{STYLE}<table class="{TABLE_CLASS}" data-name="{html.escape(name)}">'
+        f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    )
+
+
+def marked_html(text: str, span: tuple[int, int] | None) -> str:
+    """``text`` escaped for HTML, the word at the character ``span`` (if any) in ``<mark>``."""
+    if span is None:
+        return html.escape(text)
+    start, end = span
+    return (
+        f"{html.escape(text[:start])}<mark><b>{html.escape(text[start:end])}</b></mark>"
+        f"{html.escape(text[end:])}"
+    )
