@@ -27,7 +27,8 @@ def test_every_text_is_shown_whole_escaped_and_wrapping():
     assert "white-space:normal" in page and "overflow-wrap:anywhere" in page
     columns, rows = _read(page, "results")
     assert columns == ["rank", "score", "near", "text"]
-    assert rows[0] == ["1", "0.900", "✓", LONG] and rows[1] == ["2", "0.250", "", "short"]
+    assert rows[0] == ["1", "0.9", "✓", LONG] and rows[1] == ["2", "0.25", "", "short"]
+    assert ">0.900</td>" in page and 'data-value="0.25"' in page  # shown with 3 decimals
     assert "90%" in page and "25%" in page  # the bars follow the cosines
     assert ">Cosine</th>" in page and ">near</th>" in page
 

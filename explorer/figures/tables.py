@@ -44,7 +44,10 @@ def _cell(value, column: str, *, text: bool, markup: bool, bar: tuple[float, flo
                 f' style="background:linear-gradient(90deg,{BAR} {filled:.0f}%,'
                 f'transparent {filled:.0f}%)"'
             )
-        return f'<td class="num" data-column="{html.escape(column)}"{style}>{value:.3f}</td>'
+        return (
+            f'<td class="num" data-column="{html.escape(column)}" data-value="{float(value)!r}"'
+            f"{style}>{value:.3f}</td>"
+        )
     if isinstance(value, int | np.integer):
         return f'<td class="num" data-column="{html.escape(column)}">{int(value):,}</td>'
     return f'<td data-column="{html.escape(column)}">{html.escape(str(value))}</td>'
@@ -62,8 +65,9 @@ def text_table_html(
     """``frame`` as an HTML table named ``name`` (``data-name``), its columns titled by
     ``titles`` (default: the column names). Cells of ``text_columns`` wrap and are shown whole
     (escaped, unless the column is also in ``markup_columns``: HTML the caller escaped, such
-    as a highlighted word); floats get 3 decimals and, for ``bars`` ``{column: (low,
-    high)}``, a bar; booleans a tick; everything else is escaped text."""
+    as a highlighted word); floats get 3 decimals (the full value in ``data-value``) and, for
+    ``bars`` ``{column: (low, high)}``, a bar; booleans a tick; everything else is escaped
+    text."""
     titles = dict(titles or {})
     bars = dict(bars or {})
     head = "".join(

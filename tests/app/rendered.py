@@ -27,6 +27,7 @@ class _Table(HTMLParser):
         self._rows: list[list[str]] | None = None
         self._cell: list[str] | None = None
         self.columns: dict[str, list[str]] = {}
+        self._exact = False
 
     def handle_starttag(self, tag, attrs) -> None:
         if tag == "table":
@@ -34,7 +35,9 @@ class _Table(HTMLParser):
         elif tag == "tr" and self._rows is not None:
             self._rows.append([])
         elif tag in ("td", "th") and self._rows is not None:
-            self._cell = []
+            value = dict(attrs).get("data-value")  # a number's full value, not its 3 decimals
+            self._cell = [] if value is None else [value]
+            self._exact = value is not None
             if tag == "th":
                 self.columns.setdefault(self._name(), []).append(dict(attrs).get("data-column"))
 
@@ -49,7 +52,7 @@ class _Table(HTMLParser):
             self._rows = None
 
     def handle_data(self, data) -> None:
-        if self._cell is not None:
+        if self._cell is not None and not self._exact:
             self._cell.append(data)
 
 
