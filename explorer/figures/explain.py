@@ -71,10 +71,14 @@ def pair_heatmap(explained: Explanation, max_tokens: int = MAX_AXIS_TOKENS) -> g
         )
     )
     size = max(len(rows), len(cols))
+    # The second text's tokens stand slanted above the cells: the top margin holds them under
+    # the title (at the figure's top), so the two never overlap.
+    labels = max((len(explained.tokens_b[j]) + len(str(j)) + 1 for j in cols), default=1)
+    top = 70 + int(6 * min(labels, 24))
     figure.update_layout(
-        title=title,
-        height=int(min(900, max(360, 160 + 14 * len(rows)))),
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        title={"text": title, "y": 1, "yref": "container", "yanchor": "top", "pad": {"t": 12}},
+        height=int(min(900, max(360, top + 100 + 14 * len(rows)))),
+        margin={"l": 10, "r": 10, "t": top, "b": 10},
         xaxis={"title": "second text", "side": "top", "tickangle": -60, "type": "category"},
         yaxis={"title": "first text", "autorange": "reversed", "type": "category"},
         font={"size": 12 if size <= 30 else 10},

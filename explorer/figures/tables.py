@@ -19,38 +19,37 @@ TABLE_CLASS = "explorer-texts"
 
 BAR = "rgba(76,120,168,0.35)"
 
-STYLE = (
-    f"<style>table.{TABLE_CLASS}{{border-collapse:collapse;width:100%;font-size:0.9rem}}"
-    f"table.{TABLE_CLASS} th,table.{TABLE_CLASS} td{{border-bottom:1px solid rgba(128,128,128,"
-    "0.25);padding:4px 6px;text-align:left;vertical-align:top}}"
-    f"table.{TABLE_CLASS} td.text{{white-space:normal;overflow-wrap:anywhere;width:100%}}"
-    f"table.{TABLE_CLASS} td.num{{text-align:right;white-space:nowrap}}</style>"
-)
-"""A fixed style sheet (no user text in it)."""
+CELL = "border-bottom:1px solid rgba(128,128,128,0.25);padding:4px 6px;vertical-align:top;"
+TEXT = CELL + "text-align:left;white-space:normal;overflow-wrap:anywhere;width:100%;"
+NUMBER = CELL + "text-align:right;white-space:nowrap;"
+OTHER = CELL + "text-align:left;"
+TABLE = "border-collapse:collapse;width:100%;font-size:0.9rem;"
+"""Inline styles (fixed, no user text in them): a style sheet would be one more tag a page
+lets through."""
 
 
 def _cell(value, column: str, *, text: bool, markup: bool, bar: tuple[float, float] | None) -> str:
+    where = f'data-column="{html.escape(column)}"'
     if text:
         shown = str(value) if markup else html.escape(str(value)).replace("\n", "<br>")
-        return f'<td class="text" data-column="{html.escape(column)}">{shown}</td>'
+        return f'<td class="text" style="{TEXT}" {where}>{shown}</td>'
     if isinstance(value, bool | np.bool_):
-        return f'<td data-column="{html.escape(column)}">{"✓" if value else ""}</td>'
+        return f'<td style="{OTHER}" {where}>{"✓" if value else ""}</td>'
     if isinstance(value, float | np.floating):
-        style = ""
+        style = NUMBER
         if bar is not None:
             low, high = bar
             filled = 100 * min(max((float(value) - low) / max(high - low, 1e-12), 0.0), 1.0)
-            style = (
-                f' style="background:linear-gradient(90deg,{BAR} {filled:.0f}%,'
-                f'transparent {filled:.0f}%)"'
+            style += (
+                f"background:linear-gradient(90deg,{BAR} {filled:.0f}%,transparent {filled:.0f}%);"
             )
         return (
-            f'<td class="num" data-column="{html.escape(column)}" data-value="{float(value)!r}"'
-            f"{style}>{value:.3f}</td>"
+            f'<td class="num" style="{style}" {where} data-value="{float(value)!r}">'
+            f"{value:.3f}</td>"
         )
     if isinstance(value, int | np.integer):
-        return f'<td class="num" data-column="{html.escape(column)}">{int(value):,}</td>'
-    return f'<td data-column="{html.escape(column)}">{html.escape(str(value))}</td>'
+        return f'<td class="num" style="{NUMBER}" {where}>{int(value):,}</td>'
+    return f'<td style="{OTHER}" {where}>{html.escape(str(value))}</td>'
 
 
 def text_table_html(
@@ -71,7 +70,8 @@ def text_table_html(
     titles = dict(titles or {})
     bars = dict(bars or {})
     head = "".join(
-        f'<th data-column="{html.escape(str(c))}">{html.escape(titles.get(c, str(c)))}</th>'
+        f'<th style="{OTHER}" data-column="{html.escape(str(c))}">'
+        f"{html.escape(titles.get(c, str(c)))}</th>"
         for c in frame.columns
     )
     rows = []
@@ -88,7 +88,7 @@ def text_table_html(
         )
         rows.append(f"<tr>{cells}</tr>")
     return (
-        f'{STYLE}<table class="{TABLE_CLASS}" data-name="{html.escape(name)}">'
+        f'<table class="{TABLE_CLASS}" style="{TABLE}" data-name="{html.escape(name)}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
     )
 

@@ -137,5 +137,6 @@ def why_close(
         ),
         caption="Plain transformers + torch + numpy: the cosine of the two texts and where it "
         "comes from, printing the numbers above.",
+        label="Show code: why these two are close",
     )
     return explained

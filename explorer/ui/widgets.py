@@ -75,9 +75,15 @@ def csv_download(container, label: str, frame: pd.DataFrame, file_name: str, key
     )
 
 
-def show_code(*snippets: str, caption: str | None = None, height: int | str = "content") -> None:
-    """A "Show code" expander with ``snippets`` (Python), after an optional ``caption``."""
-    with st.expander("Show code"):
+def show_code(
+    *snippets: str,
+    caption: str | None = None,
+    height: int | str = "content",
+    label: str = "Show code",
+) -> None:
+    """A "Show code" expander (titled ``label``) with ``snippets`` (Python), after an optional
+    ``caption``."""
+    with st.expander(label):
         if caption:
             st.caption(caption)
         for snippet in snippets:

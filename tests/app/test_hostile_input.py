@@ -57,8 +57,10 @@ HOSTILE = {
 EXTRA_LINES = "The bank raised its rates.\nWe sat on the river bank.\nOur team lost the final."
 """Added under a non-blank input in one-text-per-line fields that need several lines."""
 
-# The tags the pages' own HTML uses (token chips, highlighted occurrences).
+# The tags the pages' own HTML uses (token chips, highlighted occurrences, tables of whole
+# texts).
 ALLOWED_TAGS = {"div", "span", "mark", "b", "i", "em", "strong", "small", "br", "sup", "sub"}
+ALLOWED_TAGS |= {"table", "thead", "tbody", "tr", "th", "td"}
 # Where the AppTest of a page keeps its result (any one is enough).
 RESULTS = ("plotly_chart", "dataframe", "html", "metric", "page_link")
 
