@@ -22,7 +22,8 @@ def test_every_text_is_shown_whole_escaped_and_wrapping():
         {"rank": [1, 2], "score": [0.9, 0.25], "near": [True, False], "text": [LONG, "short"]}
     )
     page = text_table_html(frame, "results", titles={"score": "Cosine"}, bars={"score": (0, 1)})
-    assert f'class="{TABLE_CLASS}" data-name="results"' in page
+    assert f'<table class="{TABLE_CLASS}"' in page and 'data-name="results"' in page
+    assert "<style" not in page  # inline styles only
     assert "<b>with" not in page and "&lt;b&gt;with markup&lt;/b&gt; &amp;" in page
     assert "white-space:normal" in page and "overflow-wrap:anywhere" in page
     columns, rows = _read(page, "results")
@@ -31,6 +32,7 @@ def test_every_text_is_shown_whole_escaped_and_wrapping():
     assert ">0.900</td>" in page and 'data-value="0.25"' in page  # shown with 3 decimals
     assert "90%" in page and "25%" in page  # the bars follow the cosines
     assert ">Cosine</th>" in page and ">near</th>" in page
+    assert page.count('data-value="') == 2 and "90%" in page
 
 
 def test_a_marked_word_is_the_only_markup():
