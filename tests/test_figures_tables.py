@@ -24,6 +24,8 @@ def test_every_text_is_shown_whole_escaped_and_wrapping():
     page = text_table_html(frame, "results", titles={"score": "Cosine"}, bars={"score": (0, 1)})
     assert f'<table class="{TABLE_CLASS}"' in page and 'data-name="results"' in page
     assert "<style" not in page  # inline styles only
+    link = text_table_html(pd.DataFrame({"text": ["[x](javascript:alert(1))"]}), "links")
+    assert "](javascript:" not in link and _read(link, "links")[1] == [["[x](javascript:alert(1))"]]
     assert "<b>with" not in page and "&lt;b&gt;with markup&lt;/b&gt; &amp;" in page
     assert "white-space:normal" in page and "overflow-wrap:anywhere" in page
     columns, rows = _read(page, "results")

@@ -28,10 +28,16 @@ TABLE = "border-collapse:collapse;width:100%;font-size:0.9rem;"
 lets through."""
 
 
+def _escape(text: str) -> str:
+    """``text`` escaped for HTML, its square brackets too: were the table ever read as
+    Markdown, ``[a](javascript:...)`` in a text would stay text."""
+    return html.escape(text).replace("[", "&#91;").replace("]", "&#93;")
+
+
 def _cell(value, column: str, *, text: bool, markup: bool, bar: tuple[float, float] | None) -> str:
     where = f'data-column="{html.escape(column)}"'
     if text:
-        shown = str(value) if markup else html.escape(str(value)).replace("\n", "<br>")
+        shown = str(value) if markup else _escape(str(value)).replace("\n", "<br>")
         return f'<td class="text" style="{TEXT}" {where}>{shown}</td>'
     if isinstance(value, bool | np.bool_):
         return f'<td style="{OTHER}" {where}>{"✓" if value else ""}</td>'
@@ -49,7 +55,7 @@ def _cell(value, column: str, *, text: bool, markup: bool, bar: tuple[float, flo
         )
     if isinstance(value, int | np.integer):
         return f'<td class="num" style="{NUMBER}" {where}>{int(value):,}</td>'
-    return f'<td style="{OTHER}" {where}>{html.escape(str(value))}</td>'
+    return f'<td style="{OTHER}" {where}>{_escape(str(value))}</td>'
 
 
 def text_table_html(
@@ -71,7 +77,7 @@ def text_table_html(
     bars = dict(bars or {})
     head = "".join(
         f'<th style="{OTHER}" data-column="{html.escape(str(c))}">'
-        f"{html.escape(titles.get(c, str(c)))}</th>"
+        f"{_escape(titles.get(c, str(c)))}</th>"
         for c in frame.columns
     )
     rows = []
@@ -96,9 +102,9 @@ def text_table_html(
 def marked_html(text: str, span: tuple[int, int] | None) -> str:
     """``text`` escaped for HTML, the word at the character ``span`` (if any) in ``<mark>``."""
     if span is None:
-        return html.escape(text)
+        return _escape(text)
     start, end = span
     return (
-        f"{html.escape(text[:start])}<mark><b>{html.escape(text[start:end])}</b></mark>"
-        f"{html.escape(text[end:])}"
+        f"{_escape(text[:start])}<mark><b>{_escape(text[start:end])}</b></mark>"
+        f"{_escape(text[end:])}"
     )
