@@ -17,6 +17,7 @@ from harness.visits import (
     wait_until_idle,
     watch_runs,
 )
+from harness.widgets import choose_option, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -88,4 +89,26 @@ def test_search_results_show_whole_texts_and_the_query_is_explained(
     assert len(texts) == 5 and all(len(t) > 12 for t in texts), texts
     shown = page.locator(MAIN).inner_text()
     assert "Why are these two close?" in shown and "of the similarity" in shown
+    assert not tab.dialogs, tab.report()
+
+
+def test_cls_pooling_attributes_after_the_person_asks(
+    tab: Tab, app_url: str, artifacts: Path, server_log: Path
+) -> None:
+    page = tab.page
+    page.goto(f"{app_url}/similarity")
+    wait_until_idle(page)
+    page.locator('[class*="st-key-similarity-why-pairs"]').wait_for(timeout=120_000)
+    choose_option(page, "similarity.why_pooling", "[CLS] token")
+    assert "attribution per token" in page.locator(MAIN).inner_text()
+    watch_runs(page)
+    widget(page, "similarity.why.attribute").locator("label").click()
+    wait_for_run(page, 180)
+    page.locator(MAIN).get_by_text("With [CLS] pooling the cosine", exact=False).wait_for(
+        timeout=180_000
+    )
+    wait_until_idle(page)
+    save_full_page(page, artifacts / "screenshots" / "similarity-why-close-cls.png")
+    shown = page.locator(MAIN).inner_text()
+    assert "integrated gradients" in shown and "gap" in shown and "The top tokens" in shown
     assert not tab.dialogs, tab.report()
