@@ -17,7 +17,7 @@ from harness.visits import (
     wait_until_idle,
     watch_runs,
 )
-from harness.widgets import choose_option, widget
+from harness.widgets import widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -99,7 +99,13 @@ def test_cls_pooling_attributes_after_the_person_asks(
     page.goto(f"{app_url}/similarity")
     wait_until_idle(page)
     page.locator('[class*="st-key-similarity-why-pairs"]').wait_for(timeout=120_000)
-    choose_option(page, "similarity.why_pooling", "[CLS] token")
+    wait_until_idle(page)
+    box = widget(page, "similarity.why_pooling")
+    box.scroll_into_view_if_needed()
+    watch_runs(page)
+    box.locator('[role="combobox"], input').first.click()
+    page.get_by_role("option", name="[CLS] token", exact=True).click()
+    wait_for_run(page)
     assert "attribution per token" in page.locator(MAIN).inner_text()
     watch_runs(page)
     widget(page, "similarity.why.attribute").locator("label").click()
