@@ -175,9 +175,15 @@ def rogue_report(
     last-layer token vectors)."""
     before = rogue_share(vectors, k)
     after = rogue_share(postprocess(vectors, mode, reference), k, before.dimensions)
+    return before, after, rogue_sentence(before, after, mode)
+
+
+def rogue_sentence(before: RogueShare, after: RogueShare, mode: str) -> str:
+    """The sentence of :func:`rogue_report` for shares measured ``before`` and ``after``
+    ``mode`` (the same dimensions both times); for ``none`` the first half only."""
     listed = ", ".join(str(d) for d in before.dimensions)
     what = LABELS[mode].split(" (")[0].lower()
-    sentence = (
+    return (
         f"The top {len(before.dimensions)} dimensions ({listed}) carried {before.share:.0%} of "
         f"the cosines' terms (mean cosine {before.mean_cosine:.2f})"
         + (
@@ -186,4 +192,27 @@ def rogue_report(
             else f"; after {what}, {after.share:.0%} (mean cosine {after.mean_cosine:.2f})."
         )
     )
-    return before, after, sentence
+
+
+def postprocess_layers(
+    per_layer: np.ndarray, mode: str, reference: np.ndarray | None = None
+) -> np.ndarray:
+    """:func:`postprocess` at every layer: ``per_layer`` ``(L + 1, n, dim)`` with the
+    statistics of the same layer of ``reference`` ``(L + 1, m, dim)`` (default: the vectors
+    themselves). Returns ``(L + 1, n, dim)`` float32. A layer choice that combines layers
+    then combines the post-processed layers; for ``center`` that equals centring the
+    combined vectors by the combined means (every layer choice is linear)."""
+    per_layer = np.asarray(per_layer)
+    if per_layer.ndim != 3:
+        raise ValueError(f"Expected vectors of shape (layers + 1, n, dim); got {per_layer.shape}.")
+    if reference is not None and np.shape(reference)[0] != per_layer.shape[0]:
+        raise ValueError(
+            f"The reference has {np.shape(reference)[0]} layers, the vectors "
+            f"{per_layer.shape[0]}: take both from the same model."
+        )
+    return np.stack(
+        [
+            postprocess(layer, mode, None if reference is None else reference[index])
+            for index, layer in enumerate(per_layer)
+        ]
+    )

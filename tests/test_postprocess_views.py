@@ -1,0 +1,109 @@
+"""Post-processing as the pages use it: layer by layer, the rogue sentence, and the
+"Show code" lines that post-process a map's vectors (checked against the library)."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+
+import explorer
+from explorer.codegen.explain import postprocess_lines
+from explorer.codegen.projections import projection_snippet, word_projection_snippet
+from explorer.explain import postprocess, postprocess_layers, rogue_report, rogue_share
+from explorer.explain._postprocess import POSTPROCESSING, rogue_sentence
+from explorer.maps import ProjectionParams
+from tests.snippets import run_snippet
+
+TEXTS = [
+    "The bank raised its interest rates.",
+    "We sat on the river bank.",
+    "The striker scored twice.",
+    "This soup needs more salt.",
+    "Rain is expected tomorrow.",
+    "She opened a savings account.",
+    "Our team lost the final.",
+]
+
+
+def _vectors(seed: int = 0, n: int = 40, dim: int = 24) -> np.ndarray:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(size=(n, dim))
+    x[:, 3] += 30.0  # a rogue dimension: a large shared value
+    return x
+
+
+def test_postprocess_layers_is_postprocess_at_each_layer_with_its_own_reference():
+    per_layer = np.stack([_vectors(s, n=10) for s in range(3)])
+    reference = np.stack([_vectors(10 + s) for s in range(3)])
+    for mode in POSTPROCESSING:
+        out = postprocess_layers(per_layer, mode, reference)
+        assert out.shape == per_layer.shape and out.dtype == np.float32
+        for layer in range(3):
+            expected = postprocess(per_layer[layer], mode, reference[layer])
+            np.testing.assert_allclose(out[layer], expected, rtol=1e-6)
+    centred = postprocess_layers(per_layer, "center", reference)  # by the formula
+    np.testing.assert_allclose(
+        centred, per_layer - reference.mean(axis=1, keepdims=True), rtol=1e-5, atol=1e-5
+    )
+
+
+def test_postprocess_layers_refuses_mismatched_layers():
+    with pytest.raises(ValueError, match="layers"):
+        postprocess_layers(np.zeros((3, 4, 5)), "center", np.zeros((2, 4, 5)))
+    with pytest.raises(ValueError, match="shape"):
+        postprocess_layers(np.zeros((4, 5)), "center")
+
+
+def test_rogue_sentence_reads_the_shares_it_is_given():
+    x = _vectors()
+    before = rogue_share(x)
+    after = rogue_share(postprocess(x, "standardize"), dimensions=before.dimensions)
+    assert before.dimensions[0] == 3
+    sentence = rogue_sentence(before, after, "standardize")
+    assert f"carried {before.share:.0%}" in sentence and f"after standardize, {after.share:.0%}" in sentence
+    assert after.share < before.share
+    assert sentence == rogue_report(x, "standardize")[2]
+    assert rogue_sentence(before, before, "none").endswith(f"{before.mean_cosine:.2f}).")
+
+
+@pytest.mark.parametrize("mode", POSTPROCESSING)
+def test_postprocess_lines_compute_what_the_library_computes(mode):
+    x = _vectors(n=30)
+    namespace = {"np": np, "vectors": x.copy()}
+    exec(postprocess_lines(mode, "vectors", "vectors"), namespace)  # noqa: S102
+    np.testing.assert_allclose(namespace["vectors"], postprocess(x, mode), rtol=1e-4, atol=1e-4)
+
+
+@pytest.fixture(scope="module")
+def bundled() -> explorer.Model:
+    return explorer.load_model()
+
+
+@pytest.mark.slow
+def test_projection_snippet_post_processes_the_vectors_as_the_page(bundled):
+    code = projection_snippet(
+        bundled.name, TEXTS, "mean", "last", ProjectionParams("pca"), post="abtt"
+    )
+    assert "post-processing: abtt" in code
+    namespace, out = run_snippet(code)
+    raw = explorer.sentence_embeddings(bundled, TEXTS, "mean", "last")
+    np.testing.assert_allclose(namespace["vectors"], postprocess(raw, "abtt"), atol=1e-4)
+    total = float(re.search(r"total: ([\d.]+)", out).group(1))
+    expected = ProjectionParams("pca").projector().fit(postprocess(raw, "abtt"))
+    assert total == pytest.approx(expected.explained_variance_ratio_.sum(), abs=1e-4)
+
+
+@pytest.mark.slow
+def test_word_projection_snippet_post_processes_the_occurrences(bundled):
+    texts = ["The bank was closed.", "A bank of the river.", "Bank on it, the bank said."]
+    occurrences, raw = explorer.word_vectors(bundled, texts, "bank", "last")
+    spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
+    code = word_projection_snippet(
+        bundled.name, texts, spans, "bank", "last", ProjectionParams("pca"), post="standardize"
+    )
+    namespace, _ = run_snippet(code)
+    np.testing.assert_allclose(
+        namespace["vectors"], postprocess(raw, "standardize"), rtol=1e-3, atol=1e-3
+    )
