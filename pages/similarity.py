@@ -5,12 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import similarity as search
-from explorer.codegen.similarity import search_snippet, similarity_snippet
+from explorer.codegen.similarity import search_snippet
 from explorer.data import corpora
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.layers import layer_choices
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import compute, messages, sources, storesearch
+from explorer.ui import compute, messages, similaritypost, sources, storesearch
 from explorer.ui import similarity as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
@@ -50,6 +50,7 @@ poolings = pooling_select(
     multi=True,
     help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
 )
+post = similaritypost.post_select(right)
 
 sentences: list[str] = []  # stays empty unless the comparison below succeeds
 try:
@@ -60,13 +61,15 @@ try:
             "pairs to rank."
         )
     corpus = compute.embed_corpus(name, tuple(lines))
-    matrices = search.similarity_matrices(corpus, poolings, layers)
+    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
     messages.info(search.similarity_notice(matrices, POOLING_LABELS), notice)
+    if rogue:
+        messages.info(rogue)
     sections.comparison(corpus, matrices, agreement, sentences, poolings, layers)
 
 # -- semantic search -------------------------------------------------------------------------
@@ -137,7 +140,7 @@ if results is not None:
 
 snippets = []
 if sentences and poolings:
-    snippets.append(similarity_snippet(name, sentences, poolings, layers))
+    snippets.append(similaritypost.snippet(name, sentences, poolings, layers, post))
 if search_code:
     snippets.append(search_code)
 show_code(

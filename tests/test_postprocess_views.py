@@ -62,7 +62,10 @@ def test_rogue_sentence_reads_the_shares_it_is_given():
     after = rogue_share(postprocess(x, "standardize"), dimensions=before.dimensions)
     assert before.dimensions[0] == 3
     sentence = rogue_sentence(before, after, "standardize")
-    assert f"carried {before.share:.0%}" in sentence and f"after standardize, {after.share:.0%}" in sentence
+    assert (
+        f"carried {before.share:.0%}" in sentence
+        and f"after standardize, {after.share:.0%}" in sentence
+    )
     assert after.share < before.share
     assert sentence == rogue_report(x, "standardize")[2]
     assert rogue_sentence(before, before, "none").endswith(f"{before.mean_cosine:.2f}).")
@@ -107,3 +110,21 @@ def test_word_projection_snippet_post_processes_the_occurrences(bundled):
     np.testing.assert_allclose(
         namespace["vectors"], postprocess(raw, "standardize"), rtol=1e-3, atol=1e-3
     )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("post", ["standardize", "abtt"])
+def test_similarity_snippet_post_processes_with_the_reference(bundled, post):
+    from explorer.codegen.similarity import similarity_snippet
+
+    reference = [*TEXTS, "The weather turned cold.", "A loan for a new house.", "Chips again."]
+    sentences = TEXTS[:4]
+    code = similarity_snippet(bundled.name, sentences, ["mean", "max"], "last", post, reference)
+    namespace, _ = run_snippet(code)
+    for pooling in ("mean", "max"):
+        raw = explorer.sentence_embeddings(bundled, sentences, pooling, "last")
+        ref = explorer.sentence_embeddings(bundled, reference, pooling, "last")
+        expected = explorer.cosine_similarity(postprocess(raw, post, ref))
+        np.testing.assert_allclose(namespace["similarity"][pooling], expected, atol=1e-4)
+    with pytest.raises(ValueError, match="reference"):
+        similarity_snippet(bundled.name, sentences, ["mean"], "last", post)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from tests.app.rendered import plain
@@ -40,3 +41,19 @@ def test_projections_post_processing_changes_the_map_and_says_so(page):
     after = [json.loads(c.proto.spec) for c in at.get("plotly_chart")][0]
     assert after["data"][0]["x"] != before["data"][0]["x"]
     assert any("std = vectors.std(axis=0)" in c.value for c in at.code)
+
+
+def test_similarity_post_processing_changes_the_comparison_and_its_code(page):
+    at = page("similarity")
+    _ok(at)
+    assert at.selectbox(key="similarity.post").value == "none"
+    assert not _rogue(at)
+    before = _array(_chart(at, "similarity.heatmaps")["data"][0]["z"])
+    at.selectbox(key="similarity.post").set_value("abtt").run()
+    _ok(at)
+    notes = _rogue(at)
+    assert len(notes) == 1 and "60 built-in remarks" in notes[0]
+    assert "after all-but-the-top" in notes[0]
+    after = _array(_chart(at, "similarity.heatmaps")["data"][0]["z"])
+    assert after.shape == before.shape and not np.allclose(after, before)
+    assert any("reference_vectors = pooled_vectors(reference)" in c.value for c in at.code)

@@ -37,9 +37,7 @@ class Points:
             return self.raw_vectors()
         from explorer.explain import postprocess
 
-        return cached(
-            "corpora", ("post", self), lambda: postprocess(self.raw_vectors(), self.post)
-        )
+        return cached("corpora", ("post", self), lambda: postprocess(self.raw_vectors(), self.post))
 
     def raw_vectors(self) -> np.ndarray:
         """The points' vectors before post-processing ``(n, dim)``."""
