@@ -231,7 +231,7 @@ STEPS = (
         "+100,000 chars",
         type_into("attention.pair", lambda r: prose(r, CHARS)),
     ),
-    Step("Word in context", "mean-centred", "open", goto("context", **{"context.center": "true"})),
+    Step("Word in context", "mean-centred", "open", goto("context", **{"context.post": "center"})),
     Step(
         "Word in context",
         "mean-centred",

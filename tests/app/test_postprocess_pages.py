@@ -57,3 +57,20 @@ def test_similarity_post_processing_changes_the_comparison_and_its_code(page):
     after = _array(_chart(at, "similarity.heatmaps")["data"][0]["z"])
     assert after.shape == before.shape and not np.allclose(after, before)
     assert any("reference_vectors = pooled_vectors(reference)" in c.value for c in at.code)
+
+
+def test_word_in_context_post_processing_replaces_the_raw_cosines(page):
+    at = page("context")
+    _ok(at)
+    assert at.selectbox(key="context.post").value == "none"
+    assert not _rogue(at)
+    before = _array(_chart(at, "context.heatmap")["data"][0]["z"])
+    at.selectbox(key="context.post").set_value("standardize").run()
+    _ok(at)
+    notes = _rogue(at)
+    assert len(notes) == 1 and "every token of these sentences" in notes[0]
+    assert "after standardize" in notes[0]
+    figure = _chart(at, "context.heatmap")
+    assert "(standardized)" in figure["layout"]["title"]["text"]
+    assert not np.allclose(_array(figure["data"][0]["z"]), before)
+    assert any("Post-processing (standardize)" in c.value for c in at.code)
