@@ -53,7 +53,8 @@ PAGES = (
             "An encoder turns every token into a vector at its embedding layer (layer 0) and then "
             "rewrites it in each of its encoder layers. Here is what those vectors look like: the "
             "distribution of one token's values, how it changes across layers, per-layer "
-            "statistics, and the few *outlier dimensions* that dwarf all the others."
+            "statistics, the few *outlier dimensions* that dwarf all the others, and how alike "
+            "the layers are to one another."
         ),
     ),
     PageInfo(
