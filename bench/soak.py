@@ -231,7 +231,12 @@ STEPS = (
         "+100,000 chars",
         type_into("attention.pair", lambda r: prose(r, CHARS)),
     ),
-    Step("Word in context", "mean-centred", "open", goto("context", **{"context.post": "center"})),
+    Step(
+        "Word in context",
+        "mean-centred",
+        "open",
+        goto("context", **{"context.post": "Centre (subtract the mean)"}),
+    ),
     Step(
         "Word in context",
         "mean-centred",
