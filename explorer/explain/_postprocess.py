@@ -178,20 +178,28 @@ def rogue_report(
     return before, after, rogue_sentence(before, after, mode)
 
 
-def rogue_sentence(before: RogueShare, after: RogueShare, mode: str) -> str:
+def rogue_sentence(before: RogueShare, after: RogueShare, mode: str, lead: str = "") -> str:
     """The sentence of :func:`rogue_report` for shares measured ``before`` and ``after``
-    ``mode`` (the same dimensions both times); for ``none`` the first half only."""
+    ``mode`` (the same dimensions both times); for ``none`` the first half only. ``lead``
+    (what was measured, say) opens it, followed by a colon."""
     listed = ", ".join(str(d) for d in before.dimensions)
     what = LABELS[mode].split(" (")[0].lower()
-    return (
-        f"The top {len(before.dimensions)} dimensions ({listed}) carried {before.share:.0%} of "
-        f"the cosines' terms (mean cosine {before.mean_cosine:.2f})"
+    sentence = (
+        f"the top {len(before.dimensions)} dimensions ({listed}) carried {before.share:.0%} of "
+        f"the cosines' terms (mean cosine {_two(before.mean_cosine)})"
         + (
             "."
             if mode == "none"
-            else f"; after {what}, {after.share:.0%} (mean cosine {after.mean_cosine:.2f})."
+            else f"; after {what}, {after.share:.0%} (mean cosine {_two(after.mean_cosine)})."
         )
     )
+    return f"{lead}: {sentence}" if lead else sentence[0].upper() + sentence[1:]
+
+
+def _two(value: float) -> str:
+    """``value`` with two decimals, never ``-0.00``."""
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text
 
 
 def postprocess_layers(

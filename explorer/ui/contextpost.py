@@ -67,8 +67,8 @@ def rogue_note(raw: np.ndarray, processed: np.ndarray, post: str, strategy, word
     before = rogue_share(combine_layers(raw, strategy))
     after = rogue_share(combine_layers(processed, strategy), dimensions=before.dimensions)
     what = LABELS[post].split(" (")[0]
-    return (
+    lead = (
         f"{what}, with the statistics of every token of these sentences; of the cosines "
-        f"between the {raw.shape[1]} occurrences of “{word.strip()}”: "
-        + rogue_sentence(before, after, post)
+        f"between the {raw.shape[1]} occurrences of “{word.strip()}”"
     )
+    return rogue_sentence(before, after, post, lead)

@@ -20,6 +20,7 @@ from explorer.data import corpora
 from explorer.embeddings import CorpusEmbeddings
 from explorer.explain import postprocess, rogue_share
 from explorer.explain._postprocess import LABELS, rogue_sentence
+from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.ui import compute
 from explorer.ui.widgets import postprocess_select
 
@@ -71,11 +72,11 @@ def cosines(
     before = rogue_share(corpus.sentence(first, layers))
     after = rogue_share(processed[first], dimensions=before.dimensions)
     what = LABELS[post].split(" (")[0]
-    return matrices, (
-        f"{what}, with the statistics of {len(reference_texts())} built-in remarks; "
-        f"of the cosines between these sentences ({first} pooling): "
-        + rogue_sentence(before, after, post)
+    lead = (
+        f"{what}, with the statistics of {len(reference_texts())} built-in remarks; of the "
+        f"cosines between these sentences under {POOLING_LABELS[first]}"
     )
+    return matrices, rogue_sentence(before, after, post, lead)
 
 
 def snippet(model_name: str, sentences: Sequence[str], poolings, layers, post: str) -> str:

@@ -59,10 +59,11 @@ def rogue_note(points: Points) -> str:
         before = rogue_share(raw)
         after = rogue_share(processed, dimensions=before.dimensions)
         subject = "texts" if points.word is None else f"occurrences of “{points.word}”"
-        return (
+        lead = (
             f"{LABELS[points.post].split(' (')[0]}, with the statistics of the {len(raw)} "
-            f"{subject} on the map: " + rogue_sentence(before, after, points.post)
+            f"{subject} on the map"
         )
+        return rogue_sentence(before, after, points.post, lead)
 
     return cached_from(
         "projections",
