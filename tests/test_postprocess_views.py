@@ -128,3 +128,37 @@ def test_similarity_snippet_post_processes_with_the_reference(bundled, post):
         np.testing.assert_allclose(namespace["similarity"][pooling], expected, atol=1e-4)
     with pytest.raises(ValueError, match="reference"):
         similarity_snippet(bundled.name, sentences, ["mean"], "last", post)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("which", ["bundled", "tiny"])
+def test_the_pages_sentences_read_their_own_numbers(request, which):
+    """On the bundled model and a tiny random BERT: the Layers page's CKA sentence names the
+    neighbouring layers with the lowest CKA, and Word in context's rogue sentence quotes the
+    shares of the occurrences' cosines before and after."""
+    from explorer import context as ctx
+    from explorer.explain import cka_matrix
+    from explorer.figures.explain_notices import cka_notice
+    from explorer.layers import combine_layers
+    from explorer.ui.contextpost import rogue_note
+    from explorer.ui.layercka import content_states
+
+    model = request.getfixturevalue(which)
+    text = "The bank by the river was closed, so the bank robber went fishing on the bank."
+    tokens = model.tokenize(text)
+    cka = cka_matrix(content_states(model.hidden_states(text), tokens.special))
+    step = int(np.argmin(np.diag(cka, k=1)))
+    assert f"between layer {step} and layer {step + 1} (CKA {cka[step, step + 1]:.2f})" in (
+        cka_notice(cka)
+    )
+
+    sentences = [text, "She paid the cheque into the bank.", "Ducks swam by the muddy bank."]
+    _, per_layer = explorer.word_layer_vectors(model, sentences, "bank")
+    states = ctx.content_token_states(model, sentences)
+    processed = postprocess_layers(per_layer, "abtt" if which == "bundled" else "center", states)
+    mode = "abtt" if which == "bundled" else "center"
+    note = rogue_note(per_layer, processed, mode, "last", "bank")
+    before = rogue_share(combine_layers(per_layer, "last"))
+    after = rogue_share(combine_layers(processed, "last"), dimensions=before.dimensions)
+    assert f"the {per_layer.shape[1]} occurrences of “bank”" in note
+    assert f"carried {before.share:.0%}" in note and f", {after.share:.0%} (mean cosine" in note
