@@ -239,7 +239,7 @@ def classic_figure(
             y=mev_reference,
             line={"dash": "dash", "color": CLASSIC_COLOURS[2], "width": 1},
             annotation_text=f"BERT-base's MEV: under {mev_reference:.0%} (Ethayarajh 2019)",
-            annotation_position="top right",
+            annotation_position="top",
             annotation_font_size=11,
             **({"row": 1, "col": 1} if senses is not None else {}),
         )

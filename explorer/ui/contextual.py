@@ -22,6 +22,13 @@ from explorer.ui.widgets import URL, csv_download, show_code
 Rows = tuple[tuple[str, str, str], ...]
 """Labelled sentences as ``(word, sense, text)`` rows: hashable, so they key the caches."""
 
+WORD_COLUMNS = {
+    "self_similarity": "self-similarity",
+    "mev": "max. explainable variance",
+    "sense_accuracy": "sense accuracy",
+}
+"""Headings of the one-word table's columns."""
+
 Result = tuple[pd.DataFrame, pd.DataFrame]
 """``(measures, senses)``: :func:`explorer.explain.classic_measures` and
 :func:`explorer.explain.sense_accuracy` of one model."""
@@ -85,7 +92,7 @@ def chart(trained: Result, random: Result | None) -> None:
 def references(trained: Result) -> None:
     """The papers' findings on BERT-base beside this model's numbers, with their sources."""
     st.subheader("Beside the papers", anchor=False)
-    st.dataframe(classic_table(*trained), hide_index=True, width="stretch", key="contextual.refs")
+    st.table(classic_table(*trained).map(messages.escape), hide_index=True)
     st.caption(
         "The papers measured BERT-base on their own data (Ethayarajh: SemEval sentences; "
         "Coenen et al.: SemCor word senses). Only the MEV bound is a number the source states; "
@@ -140,7 +147,8 @@ def one_word(model_name: str, rows: Rows) -> None:
     table = word_measures(vectors, [senses[o.text_index] for o in occurrences])
     st.dataframe(
         table.style.format("{:.3f}").format("{:.0%}", subset=["sense_accuracy"]),
-        width="stretch",
+        column_config=WORD_COLUMNS,
+        width="content",
         key="contextual.word_table",
     )
     st.caption(

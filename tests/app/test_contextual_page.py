@@ -33,8 +33,8 @@ def test_first_visit_shows_the_measurements_beside_the_papers(page):
     assert figure["layout"]["xaxis"]["title"]["text"] == "layer (0 = embeddings)"
     (notice,) = [plain(i.value) for i in at.info if "What **" in i.value]
     assert "Self-similarity (adjusted) goes from" in notice and "Coenen et al." in notice
-    refs = next(d.value for d in at.dataframe if "source" in d.value.columns)
-    assert set(refs["source"]) == {r.source for r in REFERENCES.values()}
+    (refs,) = at.table
+    assert {plain(s) for s in refs.value["source"]} == {r.source for r in REFERENCES.values()}
     word_table = next(d.value for d in at.dataframe if "sense_accuracy" in d.value.columns)
     assert len(word_table) == 7  # embeddings + 6 layers
     code = at.code[0].value
