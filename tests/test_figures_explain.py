@@ -146,9 +146,12 @@ def test_classic_figure_and_notice(classic_results, name):
 def test_classic_random_weights_comparison(classic_results):
     trained, random = classic_results["bundled"], classic_results["tiny"]
     figure = classic_figure(*trained, random=random)
-    assert len(figure.data) == 6 + 5
+    assert len(figure.data) == 6 + 1 + 5  # the model's, one legend entry, random weights'
     dashed = [t for t in figure.data if t.name.endswith("random weights")]
-    assert len(dashed) == 5 and all(t.line.dash == "dash" for t in dashed)
+    assert len(dashed) == 6 and all(t.line.dash == "dash" for t in dashed)
+    assert [t.name for t in dashed if t.showlegend is not False] == [
+        "dashed: the same model with random weights"
+    ]
     note = classic_random_notice(trained, random)
     gain = trained[1]["accuracy"].max() - random[1]["accuracy"].max()
     assert f"at best {random[1]['accuracy'].max():.0%}" in note

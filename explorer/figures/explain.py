@@ -175,6 +175,7 @@ def _classic_traces(
                 name=label + suffix,
                 line={"color": colour, "dash": dash},
                 legendgroup=column,
+                showlegend=not suffix,
             ),
             **panel,
         )
@@ -187,6 +188,7 @@ def _classic_traces(
                 name="sense accuracy" + suffix,
                 line={"color": CLASSIC_COLOURS[-1], "dash": dash},
                 legendgroup="accuracy",
+                showlegend=not suffix,
             ),
             row=1,
             col=2,
@@ -226,7 +228,16 @@ def classic_figure(
             row=1,
             col=2,
         )
-    if random is not None:
+    if random is not None:  # one legend entry for the dashed lines, each follows its series
+        figure.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                line={"color": "#444", "dash": "dash"},
+                name="dashed: the same model with random weights",
+            )
+        )
         _classic_traces(
             figure,
             random[0],

@@ -60,7 +60,8 @@ def measurements(model_name: str, rows: Rows, what: str = "") -> Result:
     def compute_both() -> Result:
         model, frame = load(model_name), frame_of(rows)
         total = 2 * len(frame)
-        with progress_bar(f"Measuring every layer{what}… sentences read:") as report:
+        title = f"Measuring every layer{what}, each sentence read twice (once per paper)…"
+        with progress_bar(title) as report:
             measures = classic_measures(
                 model, frame["text"].tolist(), progress=lambda done, _: report(done, total)
             )
@@ -94,8 +95,8 @@ def references(trained: Result) -> None:
     st.subheader("Beside the papers", anchor=False)
     st.table(classic_table(*trained).map(messages.escape), hide_index=True)
     st.caption(
-        "The papers measured BERT-base on their own data (Ethayarajh: SemEval sentences; "
-        "Coenen et al.: SemCor word senses). Only the MEV bound is a number the source states; "
+        "The papers measured BERT-base on their own sentences, not these. Only the MEV bound "
+        "is a number the source states; "
         "the other findings are quoted in words. The numbers here come from the model in use "
         "and this page's sentences, so compare shapes (what rises, what falls) more than "
         "levels."
