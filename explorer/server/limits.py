@@ -314,13 +314,18 @@ def cap_senses(model, frame, max_tokens: int = MAX_LESSON_TOKENS):
     keep = rank < k
     if keep.all():
         return frame, None
+    tokens = int(counts[keep].sum())
+    reason = (
+        f"one request reads at most {budget:,} tokens for each measurement"
+        if tokens <= budget
+        else f"the fewest that still mean something, over the {budget:,} tokens a request "
+        "would read for each measurement"
+    )
     why = slower(model)
     note = (
         f"Measured on the first {k} sentences of each sense ({int(keep.sum()):,} of "
-        f"{len(frame):,} sentences, {int(counts[keep].sum()):,} of {int(counts.sum()):,} "
-        f"tokens): one request reads at most {budget:,} tokens for each measurement"
+        f"{len(frame):,} sentences, {tokens:,} of {int(counts.sum()):,} tokens): {reason}"
         + (f" ({why})" if why else "")
-        + f", and at least {MIN_SENSE_SENTENCES} sentences of each sense, so that the page "
-        "answers within seconds and the measurements still mean something."
+        + ", so that the page answers within seconds."
     )
     return frame[keep].reset_index(drop=True), note
