@@ -105,7 +105,8 @@ PAGES = (
             "- **Word senses**: how often a word's vector is closest to the average vector of "
             "its own sense.\n\n"
             "All vectors of a layer tend to point the same way (*anisotropy*), so even random "
-            "words look alike: each measure is shown minus what random tokens give at that layer."
+            "words look alike: the first three are shown minus what random tokens give at that "
+            "layer."
         ),
     ),
     PageInfo(
