@@ -244,6 +244,12 @@ STEPS = (
         type_into("context.text", context_text),
     ),
     Step(
+        "How contextual?",
+        "trained + random weights",
+        "built-in sentences",
+        goto("contextual", **{"contextual.random": "true"}),
+    ),
+    Step(
         "Projections",
         "sentences, PCA",
         "open",
@@ -320,6 +326,7 @@ PAGE_NAMES = {
     "layers": "Layers",
     "attention": "Attention",
     "context": "Word in context",
+    "contextual": "How contextual?",
     "projections": "Projections",
     "probe": "Which layer?",
     "similarity": "Similarity",

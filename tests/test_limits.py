@@ -105,3 +105,36 @@ def test_a_probe_of_a_bert_base_sized_model_reads_fewer_rows_and_tokens(bundled,
     assert len(big.rows) == limits.scaled(bert_base, limits.MAX_PROBE_TEXTS, "memory")
     assert "about 8 times slower" in big.note and "about 4 times its memory" in big.note
     assert "times slower" not in small.note
+
+
+def test_the_lesson_keeps_every_sense_sentence_for_the_bundled_model(bundled):
+    from explorer.data import corpora
+
+    frame = corpora.load_senses()
+    kept, note = limits.cap_senses(bundled, frame)
+    assert note is None and kept is frame
+    assert sum(limits.token_counts(bundled, frame["text"].tolist())) <= limits.MAX_LESSON_TOKENS
+
+
+def test_the_lesson_keeps_the_first_sentences_of_each_sense_within_the_budget(bundled, bert_base):
+    from explorer.data import corpora
+
+    frame = corpora.load_senses()
+    counts = np.array(limits.token_counts(bundled, frame["text"].tolist()))
+    rank = frame.groupby(["word", "sense"], sort=False).cumcount().to_numpy()
+    budget = int(counts[rank < 8].sum())  # exactly the first 8 of each sense
+    kept, note = limits.cap_senses(bundled, frame, budget)
+    expected = frame[rank < 8].reset_index(drop=True)
+    assert kept.equals(expected)  # in the file's order, every word and sense
+    assert f"first 8 sentences of each sense ({len(expected)} of 238 sentences" in note
+    assert "times slower" not in note
+    assert (
+        limits.cap_senses(bundled, frame, budget - 1)[0].groupby(["word", "sense"]).size().max()
+        == 7
+    )
+    # However costly the model, each sense keeps MIN_SENSE_SENTENCES sentences.
+    least, note = limits.cap_senses(bert_base, frame, budget)
+    assert (least.groupby(["word", "sense"]).size() == limits.MIN_SENSE_SENTENCES).all()
+    assert "about 8 times slower" in note and "the fewest that still mean something" in note
+    with pytest.raises(ValueError, match="at least 1"):
+        limits.cap_senses(bundled, frame, 0)

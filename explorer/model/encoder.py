@@ -16,7 +16,7 @@ import torch
 
 from explorer.model import precision as _precision
 from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, make_batches, pad_rows
-from explorer.model.forward import forward_batches
+from explorer.model.forward import Progress, forward_batches
 from explorer.model.tokenization import Tokenization, clean_text
 
 
@@ -269,12 +269,13 @@ class Model:
         return self.forward(batch)[:, 0].numpy()
 
     def hidden_states_batch(
-        self, texts: Sequence[str], max_batch_size: int = 32
+        self, texts: Sequence[str], max_batch_size: int = 32, progress: Progress | None = None
     ) -> list[np.ndarray]:
         """Hidden states of many texts, batched; one ``(layers + 1, tokens_i, hidden)`` each.
 
-        The passes run through :func:`~explorer.model.forward.forward_batches`. Padding is
-        cut off again, so each array equals ``hidden_states(text)``.
+        The passes run through :func:`~explorer.model.forward.forward_batches` (which calls
+        ``progress(texts_done, total)`` after each batch). Padding is cut off again, so each
+        array equals ``hidden_states(text)``.
         """
         encoded = self.encode_batch(texts)
         out: list[np.ndarray | None] = [None] * len(encoded)
@@ -283,5 +284,6 @@ class Model:
             for b, (i, n) in enumerate(zip(batch.indices, batch.lengths, strict=True)):
                 out[i] = torch.stack([state[b, :n] for state in states]).numpy()
 
-        forward_batches(self, list(self.batches(encoded, max_batch_size=max_batch_size)), keep)
+        batches = list(self.batches(encoded, max_batch_size=max_batch_size))
+        forward_batches(self, batches, keep, progress=progress)
         return out  # type: ignore[return-value]

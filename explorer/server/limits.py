@@ -282,3 +282,50 @@ def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | Non
         f"maps every layer, which takes minutes for more on this server. The map view draws "
         "all of them."
     )
+
+
+MAX_LESSON_TOKENS = 4_000
+"""Most tokens "How contextual?" reads for each of its measurements (it reads its sentences
+once for Ethayarajh's measures and once for the word senses, and as much again for the
+random-weights comparison). The built-in sense sentences are 3,802 tokens for the bundled
+model: all of them, 7-8 s for both measurements on a busy 2-core machine (load 14-17;
+``python -m bench.explain``)."""
+
+MIN_SENSE_SENTENCES = 5
+"""Sentences of each sense "How contextual?" keeps whatever the model costs: each ambiguous
+word then occurs in 10 or more sentences (a word counts from 5,
+:data:`explorer.explain._classic.MIN_CONTEXTS`), and nearest centroid leaves one of 5 out."""
+
+
+def cap_senses(model, frame, max_tokens: int = MAX_LESSON_TOKENS):
+    """The labelled sentences ``frame`` (a DataFrame with ``word``, ``sense`` and ``text``)
+    that one "How contextual?" request reads: the first ``k`` sentences of every word's every
+    sense, ``k`` the largest whose tokens fit ``max_tokens`` of the bundled model
+    (:func:`scaled` for ``model``), at least :data:`MIN_SENSE_SENTENCES`. Returns ``(kept
+    frame, note)``, the note ``None`` when all were kept."""
+    if max_tokens < 1:
+        raise ValueError(f"max_tokens must be at least 1, not {max_tokens}.")
+    budget = scaled(model, max_tokens)
+    counts = np.asarray(token_counts(model, frame["text"].tolist()))
+    rank = frame.groupby(["word", "sense"], sort=False).cumcount().to_numpy()
+    k = int(rank.max()) + 1 if len(rank) else 0
+    while k > MIN_SENSE_SENTENCES and counts[rank < k].sum() > budget:
+        k -= 1
+    keep = rank < k
+    if keep.all():
+        return frame, None
+    tokens = int(counts[keep].sum())
+    reason = (
+        f"one request reads at most {budget:,} tokens for each measurement"
+        if tokens <= budget
+        else f"the fewest that still mean something, over the {budget:,} tokens a request "
+        "would read for each measurement"
+    )
+    why = slower(model)
+    note = (
+        f"Measured on the first {k} sentences of each sense ({int(keep.sum()):,} of "
+        f"{len(frame):,} sentences, {tokens:,} of {int(counts.sum()):,} tokens): {reason}"
+        + (f" ({why})" if why else "")
+        + ", so that the page answers within seconds."
+    )
+    return frame[keep].reset_index(drop=True), note

@@ -87,6 +87,30 @@ PAGES = (
         ),
     ),
     PageInfo(
+        "pages/contextual.py",
+        "How contextual?",
+        ":material/school:",
+        "The classic measurements of how contextual word vectors are (Ethayarajh 2019; "
+        "Coenen et al. 2019), layer by layer on the model in use, beside the papers' findings.",
+        heading="How contextual are the model's word vectors?",
+        intro=(
+            "Two well-known papers measured how much BERT's vectors depend on the sentence. "
+            "This page repeats their measurements, layer by layer, on the model in use and the "
+            "built-in sentences about ambiguous words (*bank*, *bat*, *spring*, ...):\n\n"
+            "- **Self-similarity**: how alike one word's vectors are across different sentences "
+            "(1 = the same vector everywhere, like a static embedding);\n"
+            "- **Intra-sentence similarity**: how alike the words of one sentence are to the "
+            "sentence's average (high = the sentence pulls its words together);\n"
+            "- **Maximum explainable variance**: how much of a word's vectors one single static "
+            "vector could stand for (100 % = no context at all);\n"
+            "- **Word senses**: how often a word's vector is closest to the average vector of "
+            "its own sense.\n\n"
+            "All vectors of a layer tend to point the same way (*anisotropy*), so even random "
+            "words look alike: the first three are shown minus what random tokens give at that "
+            "layer."
+        ),
+    ),
+    PageInfo(
         "pages/projections.py",
         "Projections",
         ":material/scatter_plot:",

@@ -67,6 +67,16 @@ def _context(name: str) -> None:
     compute.context_token_states(name, sentences)
 
 
+def _contextual(name: str) -> None:
+    from explorer.ui import compute, contextual
+
+    rows, _ = contextual.lesson_rows(name)
+    contextual.measurements(name, rows)
+    word, *_ = rows[0]  # the page's first word, its sentences in order
+    texts = tuple(text for w, _, text in rows if w == word)
+    compute.word_layer_vectors(name, texts, word)
+
+
 def _projections(name: str) -> None:
     from explorer.maps import ProjectionParams
     from explorer.server import limits
@@ -116,6 +126,7 @@ WARMUPS = (
     prewarm.Warmup("pages/attention.py", "the tutorial's attentions", _attention),
     prewarm.Warmup("pages/attention.py", "the masked-LM lens", _lens),
     prewarm.Warmup("pages/context.py", "the word in its sentences", _context),
+    prewarm.Warmup("pages/contextual.py", "the classic measurements", _contextual),
     prewarm.Warmup("pages/projections.py", "the topics' PCA map", _projections),
     prewarm.Warmup("pages/probe.py", "a probe on every layer, word senses", _probe),
     prewarm.Warmup("pages/similarity.py", "the sentences, the remarks, the query", _similarity),
