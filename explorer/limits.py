@@ -267,9 +267,23 @@ machine (PCA: 0.2 s; on a machine at load 5-12, UMAP 28-71 s and t-SNE 45 s, whi
 fixes)."""
 
 
+BUNDLED_FRAMES = 7
+"""Maps Layers in motion draws for the bundled model (embeddings + 6 layers)."""
+
+
+def motion_points(frames: int, limit: int | None = None) -> int:
+    """Most points Layers in motion maps when it draws ``frames`` maps (a model's layers + 1):
+    ``limit`` (default :data:`MAX_MOTION_POINTS`, written for the bundled model's 7 maps)
+    scaled by ``7 / frames``, since the aligned maps' time grows with points x frames
+    (BERT-base's 13 maps: 807 points; BERT-large's 25: 420). At least 100."""
+    limit = MAX_MOTION_POINTS if limit is None else limit
+    return max(100, min(limit, int(limit * BUNDLED_FRAMES / max(frames, 1))))
+
+
 def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | None]:
     """Which of ``n`` points Layers in motion maps: all of them, or ``limit`` (default
-    :data:`MAX_MOTION_POINTS`) drawn at random (sorted, seed 0) with a note saying so."""
+    :data:`MAX_MOTION_POINTS`; :func:`motion_points` for a deeper model) drawn at random
+    (sorted, seed 0) with a note saying so."""
     limit = MAX_MOTION_POINTS if limit is None else limit
     rows, sampled = sample_points(n, limit)
     if sampled is None:
@@ -278,4 +292,64 @@ def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | Non
         f"Layers in motion shows {limit:,} of the {n:,} points, a random sample (seed 0): it "
         f"maps every layer, which takes minutes for more on this server. The map view draws "
         "all of them."
+    )
+
+
+MAX_ATTENTION_VALUES = 12 * 12 * 512 * 512
+"""Most attention weights, ``layers x heads x tokens x tokens``, one Attention page request
+computes: BERT-base's at its full 512 tokens (151 MB of float32; the bundled model's 6 x 12
+heads at 512 tokens are half that). The eager path holds every layer's weights and then one
+float32 copy, so a request's peak is several times the array: at 512 tokens (``python
+/tmp/attention_pass`` style measure, ``bench/README.md``, "Real model sizes") a BERT-base-sized
+pass took 3.6 s and raised the process by 0.73 GB; a BERT-large-sized one (24 layers x 16 heads,
+403 MB of weights) took 8.7 s and raised it by 2.2 GB, over the 3 GB a server with that model is
+given. BERT-large therefore reads at most 313 tokens here (144 MB of weights, as BERT-base);
+models no larger than BERT-base read their full length."""
+
+
+def attention_tokens(model) -> int:
+    """Most tokens the Attention page reads with ``model``: its ``max_length``, or fewer so
+    that ``layers x heads x tokens^2`` stays within :data:`MAX_ATTENTION_VALUES` (at least
+    16 tokens)."""
+    config = model.encoder.config
+    heads = int(getattr(config, "num_attention_heads", None) or getattr(config, "n_heads", 12))
+    fits = int((MAX_ATTENTION_VALUES / (model.num_layers * heads)) ** 0.5)
+    return max(16, min(model.max_length, fits))
+
+
+def attention_note(model, tokens: int) -> str:
+    """What the Attention page says when an input was cut at ``tokens`` tokens (the most
+    :func:`attention_tokens` allows ``model``)."""
+    if tokens >= model.max_length:
+        return (
+            f"The input is longer than this model's limit of {model.max_length} tokens: only "
+            f"the first **{tokens} tokens** are shown. The model never sees the rest."
+        )
+    config = model.encoder.config
+    heads = getattr(config, "num_attention_heads", None) or getattr(config, "n_heads", "?")
+    return (
+        f"Only the first **{tokens} tokens** are read here (the model could read "
+        f"{model.max_length}): its {model.num_layers} layers x {heads} heads keep "
+        f"{model.num_layers * heads:,} attention matrices, which at more tokens take too much "
+        "of this server's memory for one request. Shorten the text to see its end."
+    )
+
+
+MAX_LENS_MASKS = 20
+"""Most [MASK]s the masked-LM lens predicts in one request (later masks stay masked, unread
+by the lens, and the page says so). The lens applies the head to every layer at every mask:
+``(layers + 1) x masks x vocabulary`` logits, and the page draws one chart per mask. With 102
+masks in 512 tokens a BERT-base-sized request kept 13 x 102 x 30,522 float32 logits (162 MB,
+twice with the softmax) and took 1.7 s; BERT-large-sized 25 x 102 (311 MB) took 20.7 s at load
+4. Twenty masks take a fifth of that, and the head runs one layer at a time, so a request holds
+one layer's logits at once."""
+
+
+def lens_masks_note(found: int, limit: int = MAX_LENS_MASKS) -> str | None:
+    """What the lens says when a text has ``found`` masks, more than ``limit``; else None."""
+    if found <= limit:
+        return None
+    return (
+        f"The sentence has {found} masks; the lens predicts the first {limit} (it asks every "
+        "layer about each mask, and draws one chart per mask)."
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import attention
+from explorer import attention, limits
 from explorer.codegen.attention import attention_snippet, lens_snippet
 from explorer.examples import ATTENTION_PAIR, MASKED, TUTORIAL
 from explorer.figures import attention as figures
@@ -41,10 +41,7 @@ except ValueError as error:
 tokens = result.tokenization.tokens
 layers, heads, n = result.attentions.shape[:3]
 if result.tokenization.truncated:
-    st.warning(
-        f"The input is longer than this model's limit of {model.max_length} tokens: only the "
-        f"first **{n} tokens** are shown. The model never sees the rest."
-    )
+    st.warning(limits.attention_note(model, n))
 specials = (model.tokenizer.cls_token or "[CLS]", model.tokenizer.sep_token or "[SEP]")
 st.info(what_to_notice(result.stats, *specials), icon=":material/lightbulb:")
 
@@ -164,6 +161,8 @@ if lm is not None:
         st.stop()
     if found.truncated:
         st.warning(f"Only the first {lm.max_length} tokens were read.")
+    if limits.lens_masks_note(found.masks_found):
+        st.info(limits.lens_masks_note(found.masks_found))
     for number, position in enumerate(found.positions):
         final = found.top_tokens[-1][number][0]
         first = next(i for i, top in enumerate(found.top_tokens) if top[number][0] == final)

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from explorer import attention, lens
+from explorer import attention, lens, limits
 from explorer.memo import Memo
 from explorer.model import Tokenization
 from explorer.ui.compute import POOL, asker
@@ -18,7 +18,8 @@ from explorer.ui.model import RANDOM_PREFIX, load, settings
 MB = 1024 * 1024
 
 MEMO = Memo(max_bytes=256 * MB, max_entries=16, pool=POOL)
-"""Analyses of recent inputs (512 tokens on a 12 x 12 model: about 160 MB)."""
+"""Analyses of recent inputs (512 tokens on a 12 x 12 model: about 160 MB; every model's
+analysis fits, :data:`explorer.limits.MAX_ATTENTION_VALUES`)."""
 
 
 @dataclass(frozen=True)
@@ -42,11 +43,12 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 
 def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
-    """Attentions of ``text`` (and ``pair``) and what the page derives from them, cached."""
+    """Attentions of ``text`` (and ``pair``) and what the page derives from them, cached;
+    the input is cut at :func:`explorer.limits.attention_tokens` tokens."""
 
     def compute() -> Analysis:
         model = load(model_name)
-        result = attention.attention_pass(model, text, pair)
+        result = attention.attention_pass(model, text, pair, limits.attention_tokens(model))
         tokens = result.tokenization.tokens
         cls = model.tokenizer.cls_token or "[CLS]"
         sep = model.tokenizer.sep_token or "[SEP]"
@@ -86,4 +88,4 @@ def masked_lm(model_name: str) -> lens.MaskedLM:
 @st.cache_data(show_spinner="Asking every layer for the masked word…", max_entries=64)
 def layer_predictions(model_name: str, text: str, k: int = 10) -> lens.Lens:
     """Cached :func:`explorer.lens.layer_predictions` for the current model."""
-    return lens.layer_predictions(masked_lm(model_name), text, k)
+    return lens.layer_predictions(masked_lm(model_name), text, k, limits.MAX_LENS_MASKS)
