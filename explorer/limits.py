@@ -10,6 +10,22 @@ scaled by what the loaded model costs (:func:`work_factor`, :func:`memory_factor
 reads a token about 8 times slower and keeps 3.7 times the bytes per token, BERT-large 28 and
 9.5 times, so the same page gets a proportionally smaller budget of tokens and answers in the
 same time, within the same memory.
+
+How each cap scales with the model in use:
+
+- by work per token (:func:`work_factor`): :data:`MAX_TOKENS`, :data:`MAX_PROBE_TOKENS`;
+- by memory per token (:func:`memory_factor`): :data:`MAX_CONTEXT_TOKENS`,
+  :data:`MAX_PROBE_TEXTS`;
+- by layers x heads: the Attention page's tokens (:data:`MAX_ATTENTION_VALUES`,
+  :func:`attention_tokens`);
+- by the maps drawn, layers + 1: Layers in motion's points (:func:`motion_points`);
+- not at all, because the model's size does not change their cost: points drawn
+  (:data:`MAX_POINTS`, :data:`MAX_POINTS_3D`), occurrences (:data:`MAX_OCCURRENCES`), the
+  lens's masks (:data:`MAX_LENS_MASKS`: the head runs one layer at a time), the probes' folds.
+
+``python -m bench.soak --model FOLDER`` walks every page with its largest inputs on a model
+folder of real size (``python -m bench.model_folders``); bench/README.md, "Real model sizes",
+gives what it measured.
 """
 
 from __future__ import annotations
@@ -299,12 +315,14 @@ MAX_ATTENTION_VALUES = 12 * 12 * 512 * 512
 """Most attention weights, ``layers x heads x tokens x tokens``, one Attention page request
 computes: BERT-base's at its full 512 tokens (151 MB of float32; the bundled model's 6 x 12
 heads at 512 tokens are half that). The eager path holds every layer's weights and then one
-float32 copy, so a request's peak is several times the array: at 512 tokens (``python
-/tmp/attention_pass`` style measure, ``bench/README.md``, "Real model sizes") a BERT-base-sized
-pass took 3.6 s and raised the process by 0.73 GB; a BERT-large-sized one (24 layers x 16 heads,
-403 MB of weights) took 8.7 s and raised it by 2.2 GB, over the 3 GB a server with that model is
-given. BERT-large therefore reads at most 313 tokens here (144 MB of weights, as BERT-base);
-models no larger than BERT-base read their full length."""
+float32 copy, so a request's peak is several times the array. At 512 tokens, in a fresh
+process (one ``attention_pass``, load 1), a BERT-base-sized pass took 3.6 s and raised the
+process's resident size by 0.73 GB; a BERT-large-sized one (24 layers x 16 heads, 403 MB of
+weights) took 8.7 s and raised it by 2.2 GB (high-water mark 2.7 GB for one request), over the
+3 GB a server with that model is given. BERT-large therefore reads at most 313 tokens here
+(144 MB of weights, as BERT-base at 512); models no larger than BERT-base read their full
+length. ``python -m bench.attention --model FOLDER`` times the page's analysis at this cap
+(bench/README.md, "Real model sizes")."""
 
 
 def attention_tokens(model) -> int:
