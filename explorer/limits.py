@@ -371,3 +371,27 @@ def lens_masks_note(found: int, limit: int = MAX_LENS_MASKS) -> str | None:
         f"The sentence has {found} masks; the lens predicts the first {limit} (it asks every "
         "layer about each mask, and draws one chart per mask)."
     )
+
+
+RESULTS_BYTES = 448 * 2**20
+"""Bytes of cached results the server keeps (every memo of :data:`explorer.ui.compute.POOL`)
+with the bundled model loaded: see that pool for the measurements behind it."""
+
+BUNDLED_WEIGHT_BYTES = 90_861_056
+"""Bytes of the bundled model's weights (``Model.weight_bytes``): the part of a server's
+memory :data:`RESULTS_BYTES` was measured beside."""
+
+MIN_RESULTS_BYTES = 128 * 2**20
+"""The least :func:`results_budget` gives: one BERT-base-sized corpus of the token cap (every
+layer and pooling, about 25 MB), its maps and probes, and a Word in context request still fit."""
+
+
+def results_budget(weight_bytes: int) -> int:
+    """Bytes of cached results a server may keep while its models' weights take
+    ``weight_bytes``: :data:`RESULTS_BYTES` less every byte of weights beyond the bundled
+    model's, at least :data:`MIN_RESULTS_BYTES`. A shared server's 2 GB holds weights and
+    results together: it starts at 0.55-0.6 GB without weights, BERT-base with its
+    random-weights baseline adds 0.84 GB, and one session's walk of every page with them and
+    the bundled pool of 448 MB already reached 2.0 GB (``python -m bench.soak --solo --model
+    FOLDER``, bench/README.md "Real model sizes"); with BERT-base loaded the results get 128 MB."""
+    return max(MIN_RESULTS_BYTES, RESULTS_BYTES - max(0, weight_bytes - BUNDLED_WEIGHT_BYTES))

@@ -164,3 +164,13 @@ def test_layers_in_motion_maps_fewer_points_for_deeper_models():
     assert limits.motion_points(13) == 807 and limits.motion_points(25) == 420
     assert limits.motion_points(5) == limits.MAX_MOTION_POINTS  # shallower: no more than that
     assert limits.motion_points(10_000) == 100
+
+
+def test_results_get_less_room_beside_larger_weights(bundled):
+    assert bundled.weight_bytes == limits.BUNDLED_WEIGHT_BYTES
+    assert limits.results_budget(bundled.weight_bytes) == limits.RESULTS_BYTES
+    assert limits.results_budget(0) == limits.RESULTS_BYTES  # nothing loaded yet: no more
+    mb = 2**20
+    with_bert_base = bundled.weight_bytes + 100 * mb
+    assert limits.results_budget(with_bert_base) == limits.RESULTS_BYTES - 100 * mb
+    assert limits.results_budget(922 * mb) == limits.MIN_RESULTS_BYTES  # BERT-base x 2 + bundled

@@ -12,7 +12,7 @@ import streamlit as st
 from explorer import attention, lens, limits
 from explorer.memo import Memo
 from explorer.model import Tokenization
-from explorer.ui.compute import POOL, asker
+from explorer.ui.compute import POOL, asker, fit_pool
 from explorer.ui.model import RANDOM_PREFIX, load, settings
 
 MB = 1024 * 1024
@@ -69,6 +69,7 @@ def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
     key = (model_name, text, pair)
     if key in MEMO:
         return MEMO.get(key, compute)
+    fit_pool()
     with st.spinner("Running the model with attention weights…"):
         return MEMO.get(key, compute, False, *asker())  # one input: light
 
