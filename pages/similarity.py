@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import corpora, export, search
+from explorer import corpora, export, search, uploads
 from explorer.codegen.similarity import search_snippet, similarity_snippet
 from explorer.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
@@ -66,6 +66,10 @@ try:
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
             "pairs to rank."
         )
+    kept = compute.cap_tokens(name, uploads.from_lists(lines))  # scaled for larger models
+    if kept.note:
+        messages.info(kept.note)
+    lines = list(kept.data.texts)
     corpus = compute.embed_corpus(name, tuple(lines))
     matrices = search.similarity_matrices(corpus, poolings, layers)
     agreement = search.spearman_agreement(matrices)
