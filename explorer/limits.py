@@ -291,9 +291,9 @@ def motion_points(frames: int, limit: int | None = None) -> int:
     """Most points Layers in motion maps when it draws ``frames`` maps (a model's layers + 1):
     ``limit`` (default :data:`MAX_MOTION_POINTS`, written for the bundled model's 7 maps)
     scaled by ``7 / frames``, since the aligned maps' time grows with points x frames
-    (BERT-base's 13 maps: 807 points; BERT-large's 25: 420). At least 100."""
+    (BERT-base's 13 maps: 807 points; BERT-large's 25: 420). At least 100 (or ``limit``)."""
     limit = MAX_MOTION_POINTS if limit is None else limit
-    return max(100, min(limit, int(limit * BUNDLED_FRAMES / max(frames, 1))))
+    return min(limit, max(100, int(limit * BUNDLED_FRAMES / max(frames, 1))))
 
 
 def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | None]:
