@@ -96,6 +96,9 @@ CAP_WORDS = (
     "Showing ",
     "sampled at random",
     "Drawn in 2-D",
+    "Only the first",
+    "the lens predicts the first",
+    "Layers in motion shows",
 )
 
 

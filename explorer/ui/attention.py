@@ -86,7 +86,19 @@ def masked_lm(model_name: str) -> lens.MaskedLM:
     return lens.masked_lm_of(load(model_name), settings().label_of(model_name))
 
 
-@st.cache_data(show_spinner="Asking every layer for the masked word…", max_entries=64)
 def layer_predictions(model_name: str, text: str, k: int = 10) -> lens.Lens:
-    """Cached :func:`explorer.lens.layer_predictions` for the current model."""
-    return lens.layer_predictions(masked_lm(model_name), text, k, limits.MAX_LENS_MASKS)
+    """Cached :func:`explorer.lens.layer_predictions` for the current model (the first
+    :data:`explorer.limits.MAX_LENS_MASKS` masks), computed in a turn of the server's pool like
+    every forward pass: eight sessions asking the lens of a BERT-base-sized model at once, each
+    a 512-token pass with every hidden state, took the server past 2 GB when they all ran
+    together (``python -m bench.soak --sessions 8 --pages attention --model FOLDER``)."""
+
+    def compute() -> lens.Lens:
+        return lens.layer_predictions(masked_lm(model_name), text, k, limits.MAX_LENS_MASKS)
+
+    key = ("lens", model_name, text, k)
+    if key in MEMO:
+        return MEMO.get(key, compute)
+    fit_pool()
+    with st.spinner("Asking every layer for the masked word…"):
+        return MEMO.get(key, compute, False, *asker())  # one input: light
