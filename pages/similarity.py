@@ -60,6 +60,10 @@ try:
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
             "pairs to rank."
         )
+    kept = compute.cap_tokens(name, uploads.from_lists(lines))  # scaled for larger models
+    if kept.note:
+        messages.info(kept.note)
+    lines = list(kept.data.texts)
     corpus = compute.embed_corpus(name, tuple(lines))
     matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post)
     agreement = search.spearman_agreement(matrices)
