@@ -24,6 +24,7 @@ from __future__ import annotations
 from explorer.maps._animation import layer_maps
 from explorer.maps._axes import custom_axes, text_vector, word_vector
 from explorer.maps._clusters import cluster, cluster_labels, cluster_names
+from explorer.maps._columns import value_agreement, value_notice
 from explorer.maps._projector import (
     DIMENSIONS,
     LABELS,
@@ -73,6 +74,8 @@ __all__ = [
     "total_explained_variance",
     "trustworthiness",
     "umap_compiled",
+    "value_agreement",
+    "value_notice",
     "validate_method",
     "word_vector",
 ]
