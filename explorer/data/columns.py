@@ -24,7 +24,7 @@ browser draws)."""
 EMPTY = "(empty)"
 """The category of an empty cell."""
 
-LENGTH = "Length in words (computed)"
+LENGTH = "Length (words)"
 """The name of the one column every source has: each text's length, counted by
 :func:`text_lengths` (maps often sort texts by length, whatever they mean)."""
 

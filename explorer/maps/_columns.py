@@ -58,18 +58,18 @@ def value_notice(coords: np.ndarray, values: np.ndarray, name: str, k: int = 5) 
     (:func:`value_agreement`), read from the numbers."""
     near, far, n = value_agreement(coords, values, k)
     if far == 0:
-        return f"Every point with a value has the same {name}."
+        return f"Every point with a value has the same “{name}”."
     ratio = near / far
     verdict = (
-        f"the map orders the points by {name}"
+        f"the map orders the points by “{name}”"
         if ratio < ORDERED_BELOW
-        else f"{name} partly follows the map"
+        else f"“{name}” partly follows the map"
         if ratio < PARTLY_BELOW
-        else f"{name} is spread across the map: it is not what the map groups"
+        else f"“{name}” is spread across the map: it is not what the map groups"
     )
     missing = len(values) - n
     return (
-        f"On the map, a point and its {min(k, n - 1)} nearest points differ in {name} by "
+        f"On the map, a point and its {min(k, n - 1)} nearest points differ in “{name}” by "
         f"{near:,.3g} on average, against {far:,.3g} between two random points "
         f"({ratio:.0%} of it): {verdict}."
         + (f" {missing:,} point(s) without a value are grey." if missing else "")
