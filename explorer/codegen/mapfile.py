@@ -36,10 +36,19 @@ CONTOURS = (
 )
 
 NUMERIC = (
+    "has = [i for i, value in enumerate(values) if value == value]  # NaN: no value\n"
     "fig.add_trace(go.Scatter(\n"
-    "    x=coords[:, 0], y=coords[:, 1], mode='markers', text=hover, hoverinfo='text',\n"
-    "    marker=dict(color=values, colorscale='Viridis', colorbar=dict(title=name)),\n"
+    "    x=coords[has, 0], y=coords[has, 1], mode='markers', name=name,\n"
+    "    text=[hover[i] for i in has], hoverinfo='text', marker=dict(\n"
+    "        color=[values[i] for i in has], colorscale='Viridis', colorbar=dict(title=name)\n"
+    "    ),\n"
     "))\n"
+    "empty = [i for i, value in enumerate(values) if value != value]\n"
+    "if empty:  # grey, outside the colour scale\n"
+    "    fig.add_trace(go.Scatter(\n"
+    "        x=coords[empty, 0], y=coords[empty, 1], mode='markers', name='no value',\n"
+    "        text=[hover[i] for i in empty], hoverinfo='text', marker=dict(color='lightgrey'),\n"
+    "    ))\n"
 )
 
 CATEGORIES = (
