@@ -31,7 +31,10 @@ def data_columns(source) -> list[str]:
     if source.kind == "saved":
         from explorer.ui.compute import open_store
 
-        corpus = open_store(source.store)
+        try:
+            corpus = open_store(source.store)
+        except ValueError:  # a damaged store: the page says so when it reads the rows
+            return [LENGTH]
         skip = (corpus.text_column, corpus.label_column)
         names = [name for name in corpus.manifest["input"]["columns"] if name not in skip]
     else:

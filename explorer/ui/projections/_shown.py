@@ -75,11 +75,11 @@ def shown_points(
     params, flat_note = limits.cap_3d(params, len(point_texts))
     if flat_note:
         messages.info(flat_note)
-    found, values = None, None
+    found, values, name = None, None, column_of(colour)
     if colour == "clusters":
         point_labels, ids, names = clusters(points, point_texts)
         legend_title, found = "Cluster", (ids, names)
-    elif (name := column_of(colour)) is not None:
+    elif name is not None:
         column = point_column(source, points, name, point_texts, text_rows)
         if column.kind == "numeric":
             values = column.values
