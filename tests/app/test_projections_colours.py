@@ -153,3 +153,26 @@ def test_uploaded_vectors_carry_their_tables_columns(page):
     marker = _figure(at)["data"][0]["marker"]
     assert marker["colorbar"]["title"]["text"] == "score"
     assert (marker["cmin"], marker["cmax"]) == (0.0, 2.9)
+
+
+def test_a_saved_corpus_offers_its_input_columns(page, bundled, tmp_path, monkeypatch):
+    from explorer.data.store import embed_to_store
+    from tests.store_helpers import TEXTS, write_csv
+
+    source = write_csv(tmp_path / "input.csv", TEXTS)
+    embed_to_store(bundled, source, tmp_path / "corpora" / "tickets", label_column="label")
+    monkeypatch.setenv("EXPLORER_CORPORA", str(tmp_path / "corpora"))
+    at = page("projections")
+    at.radio(key="projections.source").set_value("saved").run()
+    _ok(at)
+    options = at.selectbox(key="projections.colour").options
+    assert {"Column: score", "Column: source"} <= set(options)
+    at.selectbox(key="projections.colour").select("column:score").run()
+    _ok(at)
+    marker = _figure(at)["data"][0]["marker"]
+    scores = [row["score"] for row in TEXTS]
+    assert marker["colorbar"]["title"]["text"] == "score"
+    assert (marker["cmin"], marker["cmax"]) == (min(scores), max(scores))
+    at.selectbox(key="projections.colour").select("column:source").run()
+    _ok(at)
+    assert _legend(_figure(at)) == [row["source"] for row in TEXTS]  # a category each
