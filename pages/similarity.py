@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer import similarity as search
 from explorer.codegen.similarity import search_snippet, similarity_snippet
-from explorer.data import corpora
+from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.layers import layer_choices
 from explorer.pooling import LABELS as POOLING_LABELS
@@ -53,7 +53,7 @@ poolings = pooling_select(
 
 sentences: list[str] = []  # stays empty unless the comparison below succeeds
 try:
-    lines = search.sentence_lines(text)
+    lines = uploads.texts_from_lines(text, None)
     if len(lines) < 3:
         raise ValueError(
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "

@@ -99,10 +99,11 @@ def _probe(name: str) -> None:
 
 
 def _similarity(name: str) -> None:
-    from explorer import similarity as search
+    from explorer.data import uploads
     from explorer.ui import compute, sources
 
-    compute.embed_corpus(name, tuple(search.sentence_lines(examples.SIMILARITY_SENTENCES)))
+    lines = uploads.texts_from_lines(examples.SIMILARITY_SENTENCES, None)
+    compute.embed_corpus(name, tuple(lines))
     kept = compute.cap_tokens(name, sources.remarks().load())
     compute.embed_corpus(name, tuple(kept.data.texts))
     compute.embed_corpus(name, (examples.SIMILARITY_QUERY.strip(),))
