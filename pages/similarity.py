@@ -5,12 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import similarity as search
-from explorer.codegen.similarity import search_snippet, similarity_snippet
-from explorer.data import corpora
+from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.layers import layer_choices
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import compute, messages, sources, storesearch
+from explorer.ui import compute, messages, similaritypost, sources, storesearch
 from explorer.ui import similarity as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
@@ -50,23 +49,30 @@ poolings = pooling_select(
     multi=True,
     help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
 )
+post = similaritypost.post_select(right)
 
 sentences: list[str] = []  # stays empty unless the comparison below succeeds
 try:
-    lines = search.sentence_lines(text)
+    lines = uploads.texts_from_lines(text, None)
     if len(lines) < 3:
         raise ValueError(
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
             "pairs to rank."
         )
+    kept = compute.cap_tokens(name, uploads.from_lists(lines))  # scaled for larger models
+    if kept.note:
+        messages.info(kept.note)
+    lines = list(kept.data.texts)
     corpus = compute.embed_corpus(name, tuple(lines))
-    matrices = search.similarity_matrices(corpus, poolings, layers)
+    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
     messages.info(search.similarity_notice(matrices, POOLING_LABELS), notice)
+    if rogue:
+        messages.info(rogue)
     sections.comparison(corpus, matrices, agreement, sentences, poolings, layers)
 
 # -- semantic search -------------------------------------------------------------------------
@@ -121,13 +127,7 @@ if corpus_texts:
         elif not query.strip():
             raise ValueError("The query is empty: type what you are looking for.")
         else:
-            embedded = compute.embed_corpus(name, tuple(corpus_texts))
-            query_vector = compute.embed_corpus(name, (query.strip(),))
-            query_vector = query_vector.sentence(search_pooling, layers)
-            results = search.top_k(
-                query_vector[0], embedded.sentence(search_pooling, layers), corpus_texts, k
-            )
-            search_code = search_snippet(
+            results, search_code = sections.search_texts(
                 name, corpus_texts, query.strip(), search_pooling, layers, k
             )
     except ValueError as error:
@@ -137,11 +137,10 @@ if results is not None:
     sections.results_table(results, corpus_labels, len(corpus_texts), uploaded=uploaded is not None)
     if uploaded is None:
         searched = (query.strip(), search_pooling, results["text"].tolist())
-sections.why_close(name, sentences, poolings, layers, searched)
+sections.why_close(name, sentences, poolings, layers, searched, post)
 
-snippets = [similarity_snippet(name, sentences, poolings, layers)] if sentences and poolings else []
 show_code(
-    *snippets,
+    *([similaritypost.snippet(name, sentences, poolings, layers, post)] if sentences else []),
     *([search_code] if search_code else []),
     caption="Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
     "then the search. Each prints the numbers the page shows.",

@@ -25,15 +25,17 @@ def test_too_many_lines_is_an_error():
 
 
 def test_every_text_box_uses_the_one_parser():
-    """The pages' three names for pasted lines differ only in their limit."""
-    from explorer.similarity import _search as search
-
-    assert parse_sentences(" a \n\n b") == search.sentence_lines(" a \n\n b") == ["a", "b"]
+    """The pages' parsers of pasted lines differ only in their limit."""
+    assert (
+        parse_sentences(" a \n\n b")
+        == uploads.texts_from_lines(" a \n\n b", max_rows=None)
+        == ["a", "b"]
+    )
     with pytest.raises(ValueError, match="at most 100"):
         parse_sentences("a\n" * 101)
-    assert len(search.sentence_lines("a\n" * 101)) == 101
+    assert len(uploads.texts_from_lines("a\n" * 101, max_rows=None)) == 101
     with pytest.raises(ValueError, match="No sentences"):
-        search.sentence_lines(None)
+        uploads.texts_from_lines(None, max_rows=None)
 
 
 def test_good_csv_with_bom_and_quoted_commas():
@@ -155,3 +157,18 @@ def test_the_label_column_is_guessed_by_name_or_by_few_distinct_values():
     )
     assert uploads.guess_label_column(few, "text") == "kind"
     assert uploads.guess_label_column(few[["text", "id"]], "text") is None
+
+
+def test_the_other_columns_come_with_the_texts_and_are_cut_with_them():
+    frame = uploads.read_csv(b"text,label,stars,city\na,x,1,Oslo\n,y,2,Rome\nc,z,3,\n")
+    data = uploads.labelled_texts(frame, "text", "label")
+    assert data.texts == ("a", "c") and data.labels == ("x", "z")
+    assert data.columns == (("stars", ("1", "3")), ("city", ("Oslo", "")))
+    head = data.head(1)
+    assert head.texts == ("a",) and head.labels == ("x",)
+    assert head.columns == (("stars", ("1",)), ("city", ("Oslo",)))
+    hash(data)  # still a cache key
+    listed = uploads.from_lists(["a", "b"], None, {"n": [1, 2]})
+    assert listed.columns == (("n", ("1", "2")),) and listed.head(1).labels is None
+    with pytest.raises(ValueError, match="cells in 'n'"):
+        uploads.from_lists(["a", "b"], None, {"n": [1]})

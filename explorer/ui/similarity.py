@@ -9,11 +9,13 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
+from explorer import similarity as search
+from explorer.codegen.similarity import search_snippet
 from explorer.data import export
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import explain, messages, presentation, storesearch
+from explorer.ui import compute, explain, messages, presentation, storesearch
 from explorer.ui.widgets import csv_download, option_labels, vector_downloads
 
 
@@ -81,12 +83,25 @@ def results_table(
     csv_download(st, "Results (.csv)", results, "search_results.csv", "similarity.download_results")
 
 
+def search_texts(
+    model_name: str, texts: Sequence[str], query: str, pooling: str, layers, k: int
+) -> tuple[pd.DataFrame, str]:
+    """The ``k`` texts of ``texts`` closest to ``query`` (:func:`explorer.similarity.top_k`,
+    the corpus embedded once and cached, the query alone run through the model) and the
+    search's "Show code" snippet."""
+    embedded = compute.embed_corpus(model_name, tuple(texts))
+    query_vector = compute.embed_corpus(model_name, (query,)).sentence(pooling, layers)
+    results = search.top_k(query_vector[0], embedded.sentence(pooling, layers), list(texts), k)
+    return results, search_snippet(model_name, list(texts), query, pooling, layers, k)
+
+
 def why_close(
     model_name: str,
     sentences: Sequence[str],
     poolings: Sequence[str],
     layers,
     searched: tuple[str, str, Sequence[str]] | None = None,
+    post: str = "none",
 ) -> None:
     """ "Why are these two close?" for two texts on screen: two of the ``sentences`` compared
     above, or the query and one of its results (``searched``: ``(query, pooling, result
@@ -107,6 +122,12 @@ def why_close(
         "Pick two texts on this page: the cosine of their vectors splits into the parts each "
         "pair of tokens gives (under the page's pooling and layers), so you can see which "
         "words make them close."
+        + (
+            " It explains the model's own cosines: the post-processing chosen above is not "
+            "applied here."
+            if post != "none"
+            else ""
+        )
     )
     keys = list(texts)
     defaults = ("q", "r0") if "r0" in texts else (keys[0], keys[1])
