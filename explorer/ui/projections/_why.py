@@ -54,7 +54,7 @@ def explain_pair(points: Points, row: int, other: int, texts: Sequence[str]) -> 
     """The explanation of ``cos(texts[row], texts[other])`` under the map's pooling and
     layers, full width under it."""
     st.subheader(f"Why are point {row} and point {other} close?")
-    if getattr(points, "post", "none") != "none":
+    if points.post != "none":
         st.caption(
             "This splits the model's own cosine of the two texts: the post-processing the map "
             "uses is not applied here, so the cosine differs from the panel's."
