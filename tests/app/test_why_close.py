@@ -119,7 +119,8 @@ def _panel_script() -> None:
     from explorer.ui.projections._points import Points
 
     texts, word = tuple(st.session_state["texts"]), st.session_state["word"]
-    points = Points(st.session_state["model"], texts, "last", "mean", word)
+    post = st.session_state.get("post", "none")
+    points = Points(st.session_state["model"], texts, "last", "mean", word, post=post)
     params = ProjectionParams("pca", 2)
     shown = mapview.MapPoints(list(texts), None, None, "Label", "A map")
     if word is not None:
@@ -155,8 +156,9 @@ def selection(monkeypatch):
     monkeypatch.setattr(mapview, "selected_rows", lambda state, n: [3])
 
 
-def _panel(word: str | None = None) -> AppTest:
+def _panel(word: str | None = None, post: str = "none") -> AppTest:
     at = AppTest.from_function(_panel_script, default_timeout=180)
+    at.session_state["post"] = post
     at.session_state["texts"] = TEXTS
     at.session_state["model"] = explorer.DEFAULT_MODEL
     at.session_state["word"] = word
@@ -194,3 +196,10 @@ def test_a_word_map_lists_whole_sentences_with_the_word_marked_and_explains_noth
     assert body.count("<mark><b>the</b></mark>") + body.count("<mark><b>The</b></mark>") == 10
     assert not [s for s in at.selectbox if s.key == "projections.why.other"]
     assert "projections.why.pairs" not in _charts(at)
+
+
+def test_a_post_processed_map_says_its_explanation_is_of_the_raw_cosine(selection):
+    at = _panel(post="center")
+    assert "projections.why.pairs" in _charts(at)
+    assert any("post-processing the map uses is not applied" in c.value for c in at.caption)
+    assert not any("post-processing" in c.value for c in _panel().caption)
