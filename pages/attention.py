@@ -21,15 +21,16 @@ header("pages/attention.py")
 model = current_model()
 model_name = current_model_name()
 
-text = st.text_area("Text", TUTORIAL, key="attention.text", bind=URL, height=80)
+settings = presentation.controls("attention.settings")
+text = settings.text_area("Text", TUTORIAL, key="attention.text", bind=URL, height=80)
 pair = None
-if st.checkbox(
+if settings.checkbox(
     "Add a second sentence",
     key="attention.pair_on",
     bind=URL,
     help="With a pair, lines between the two sentences are orange in the head view.",
 ):
-    pair = st.text_area(
+    pair = settings.text_area(
         "Second sentence", ATTENTION_PAIR, key="attention.pair", bind=URL, height=68
     )
 

@@ -12,8 +12,9 @@ import streamlit as st
 from explorer import maps as mapquality
 from explorer import maps as proj
 from explorer.maps import ProjectionParams
-from explorer.ui import messages
+from explorer.ui import messages, presentation
 from explorer.ui.projections._fit import fit
+from explorer.ui.projections._map import COMPARE_KEY, clicked_compare
 from explorer.ui.projections._points import Points, StorePoints
 
 COMPARISONS = {
@@ -23,6 +24,13 @@ COMPARISONS = {
     "poolings": "Every pooling (small maps)",
 }
 """What the Projections page can draw beside the main map."""
+
+
+def contrast_layers(layers) -> str:
+    """The layer choice "Another layer choice" opens on, never the map's own ``layers``: the
+    static embedding layer (what the context adds), or the last layer when the map is of the
+    embeddings (a comparison of a layer with itself shares every neighbour)."""
+    return "last" if layers == "embeddings" else "embeddings"
 
 
 def comparison(
@@ -47,16 +55,16 @@ def comparison(
     with st.spinner(f"Running {proj.LABELS[params.method]} for the comparison…"):
         fitted = fit(other, flat)
         overlap = float(mapquality.neighbour_overlap(points.vectors(), other.vectors(), k).mean())
-    state = st.session_state.get("projections.compare_map") or {}
+    state = st.session_state.get(COMPARE_KEY) or {}
     own = selected_rows(state.get("selection"), len(texts))
     figure = projection_figure(fitted.embedding_, texts, labels, title=titles[1])
     if rows or own:
         highlight_rows(figure, fitted.embedding_, sorted({*rows, *own}), "Selected on either map")
-    left, right = st.columns([3, 2])
+    left, right = (st.container(), st.container()) if presentation.is_on() else st.columns([3, 2])
     left.plotly_chart(
         figure,
-        key="projections.compare_map",
-        on_select="rerun",
+        key=COMPARE_KEY,
+        on_select=clicked_compare,
         selection_mode=("points", "box", "lasso"),
         width="stretch",
     )
@@ -143,7 +151,7 @@ def second_map(
     """The comparison the person chose in "Compare with" (:data:`COMPARISONS`), under the map."""
     from explorer.layers import LAYER_CHOICES, layers_label
     from explorer.ui.model import RANDOM_PREFIX
-    from explorer.ui.widgets import layers_select
+    from explorer.ui.widgets import choose
 
     if compare == "none":
         return
@@ -163,8 +171,14 @@ def second_map(
         other = dataclasses.replace(points, model_name=RANDOM_PREFIX + points.model_name)
         titles = ("the trained model", "the same model with random weights")
     else:
-        other_layers = layers_select(
-            st, "projections.compare_layers", LAYER_CHOICES, label="Compare with layers"
+        other_layers = choose(
+            st,
+            "Compare with layers",
+            LAYER_CHOICES,
+            layers_label,
+            "projections.compare_layers",
+            contrast_layers(points.layers),
+            "The layer choice of the second map (it opens on another one than this map's).",
         )
         other = dataclasses.replace(points, layers=other_layers)
         titles = (layers_label(points.layers).lower(), layers_label(other_layers).lower())
