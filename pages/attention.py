@@ -102,7 +102,8 @@ st.markdown(
 )
 big, lines = st.tabs(["Heatmap", "Head view (lines)"])
 big.plotly_chart(
-    figures.head_heatmap(matrix, tokens, f"Layer {layer}, head {head}"), key="attention.big"
+    figures.head_heatmap(matrix, tokens, f"Layer {layer}, head {head}", scale=presentation.scale()),
+    key="attention.big",
 )
 focus = lines.selectbox(
     "Show only the lines of",
@@ -128,7 +129,9 @@ if influence.weighted is None:
 st.markdown(influence_notice(influence, tokens, specials))
 weighted = influence.raw if influence.weighted is None else influence.weighted
 st.plotly_chart(
-    figures.comparison(influence.raw, weighted, influence.rollout, tokens),
+    figures.comparison(
+        influence.raw, weighted, influence.rollout, tokens, scale=presentation.scale()
+    ),
     key="attention.compare",
 )
 show_code(

@@ -75,7 +75,7 @@ st.markdown(
     "Embed a corpus once, then rank its texts by cosine similarity to a query, under the "
     "pooling you choose and the layers chosen above (a saved corpus: among those it keeps)."
 )
-search_settings = presentation.controls("similarity.search_settings")
+search_settings = presentation.controls("similarity.search_settings", "Search settings")
 row = search_settings.columns([2, 3])
 corpus_texts = corpus_labels = uploaded = store = None
 try:

@@ -65,14 +65,14 @@ def scale() -> float:
     return SCALE if is_on() else 1.0
 
 
-def controls(key: str):
+def controls(key: str, label: str = "Settings"):
     """Where a page draws its settings (texts, models' options, the map's method): a plain
-    container, or in presentation mode a folded "Settings" expander with the widget key
+    container, or in presentation mode a folded expander called ``label``, with the widget key
     ``key`` (its CSS class ``st-key-<key>``). The widgets run either way (their keys, not their
     place, hold their values), so the results below them stay; the presenter opens it to
     change something while the room looks at the results."""
     if is_on():
-        return st.expander("Settings", icon=":material/tune:", key=key)
+        return st.expander(label, icon=":material/tune:", key=key)
     return st.container()
 
 
