@@ -75,8 +75,7 @@ st.markdown(
     "Embed a corpus once, then rank its texts by cosine similarity to a query, under the "
     "pooling you choose and the layers chosen above (a saved corpus: among those it keeps)."
 )
-search_settings = presentation.controls("similarity.search_settings", "Search settings")
-row = search_settings.columns([2, 3])
+row = presentation.controls("similarity.corpus_settings", "Corpus").columns([2, 3])
 corpus_texts = corpus_labels = uploaded = store = None
 try:
     source = sources.text_source(
@@ -104,7 +103,7 @@ else:
             messages.info(kept.note)
         corpus_texts, corpus_labels = list(kept.data.texts), kept.data.labels
 
-controls = search_settings.columns([4, 2, 2])
+controls = st.columns([4, 2, 2])  # the query stays in view when presenting
 k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
 results = search_code = None
 if store is not None:

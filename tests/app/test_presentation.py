@@ -24,7 +24,7 @@ def test_the_toggle_adds_the_style_and_puts_itself_in_the_link(page):
     assert "font-size: 135%" in STYLE
     # Bound to the link: the browser writes ?present=true (tests/browser/test_presentation.py).
     assert at.sidebar.toggle(key=KEY).proto.query_param_key == KEY
-    assert len(at.expander) == intro + 3  # the introduction and both settings fold away
+    assert len(at.expander) == intro + 3  # the introduction, the settings and the corpus fold
     assert at.expander[0].label == "About this page"
 
     at.sidebar.toggle(key=KEY).set_value(False).run()
