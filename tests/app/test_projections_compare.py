@@ -4,6 +4,8 @@ panel (the browser clicks the second map: tests/browser/test_inspector.py)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from explorer.layers import LAYER_CHOICES
@@ -45,5 +47,9 @@ def test_another_layer_choice_is_not_the_maps_own(page):
     assert other != own
     metrics = {m.label: float(m.value) for m in at.metric if m.label == JACCARD}
     assert metrics[JACCARD] < 0.9  # the same layer shares every neighbourhood (1.00)
+    second = next(c for c in at.get("plotly_chart") if c.key == "projections.compare_map")
+    layout = json.loads(second.proto.spec)["layout"]
+    assert layout["xaxis"]["title"]["text"].startswith("PC1 (")  # not a bare "1"
+    assert layout["title"]["text"].startswith("Embedding layer")  # capitalised
     at.selectbox(key="projections.compare_layers").select(own).run()
     assert float(next(m.value for m in at.metric if m.label == JACCARD)) == 1.0

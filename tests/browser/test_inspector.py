@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from explorer.ui.projections._compare import COMPARISONS
 from harness.browser import Tab
 from harness.visits import (
     MAIN,
@@ -16,6 +17,7 @@ from harness.visits import (
     wait_until_idle,
     watch_runs,
 )
+from harness.widgets import choose_option
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -59,8 +61,9 @@ def test_a_click_on_either_map_of_a_comparison_opens_the_panel(
 ) -> None:
     # issue 27.8: the second map's clicks opened no panel
     page = tab.page
-    page.goto(f"{app_url}/projections?projections.compare=untrained")
+    page.goto(f"{app_url}/projections")
     wait_until_idle(page)
+    choose_option(page, "projections.compare", COMPARISONS["untrained"])
     page.locator(f"{SECOND} .scatterlayer .point").first.wait_for(timeout=150_000)
     main = page.locator(MAIN)
     assert "Click a point" in main.inner_text()

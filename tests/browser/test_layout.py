@@ -1,7 +1,7 @@
 """Layout in a real browser, at 1400 x 1000: what the figures' unit tests cannot measure, the
 boxes Chromium draws (issue 27, item 9). The head view's token labels stay clear of its lines;
 Layers in motion's Play/Pause buttons stay clear of its slider, whose tick labels fit; the
-sidebar's model picker shows each model's whole name."""
+sidebar's model picker and the Projections page's select boxes show their whole choice."""
 
 from __future__ import annotations
 
@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from explorer.ui.model import PICKER_KEY
+from explorer.ui.projections._compare import COMPARISONS
 from harness.browser import Tab, open_tab
-from harness.visits import failure_report, save_full_page, wait_until_idle
-from harness.widgets import widget
+from harness.visits import MAIN, failure_report, save_full_page, wait_until_idle
+from harness.widgets import choose_option, widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -81,12 +82,13 @@ def test_motion_buttons_clear_the_slider_and_its_ticks_fit(
 
 
 CLIPPED = """root => [root, ...root.querySelectorAll("*")]
-    .filter(element => element.innerText && element.innerText.trim()
+    .map(element => [element, (element.tagName === "INPUT" ? element.value : element.innerText)])
+    .filter(([element, text]) => text && text.trim()
         && element.scrollWidth > element.clientWidth + 1
-        && getComputedStyle(element).overflowX !== "visible")
-    .map(element => element.innerText.trim())"""
+        && (element.tagName === "INPUT" || getComputedStyle(element).overflowX !== "visible"))
+    .map(([element, text]) => text.trim())"""
 """The texts of ``root`` (and its descendants) cut by their box: wider than it, overflow hidden
-(an ellipsis or a hard cut)."""
+(an ellipsis or a hard cut); a select box shows its choice in an ``input``."""
 
 
 def test_the_model_pickers_names_fit_at_1400_by_1000(
@@ -98,9 +100,8 @@ def test_the_model_pickers_names_fit_at_1400_by_1000(
         page.goto(f"{app_url}/")
         wait_until_idle(page)
         picker = widget(page, PICKER_KEY)
-        shown = picker.locator('[data-baseweb="select"]').first
-        problems = [f"the chosen model reads {text!r}" for text in shown.evaluate(CLIPPED)]
-        shown.click()
+        problems = [f"the chosen model reads {text!r}" for text in picker.evaluate(CLIPPED)]
+        picker.click()
         options = page.locator('[role="option"]')
         options.first.wait_for()
         save_full_page(page, artifacts / "screenshots" / "model-picker.png")
@@ -111,3 +112,24 @@ def test_the_model_pickers_names_fit_at_1400_by_1000(
         if problems:
             problems.append(f"options: {names}")
         assert not problems, failure_report("model picker", problems, tab, server_log)
+
+
+def test_the_projections_select_boxes_show_their_whole_choice(
+    browser, app_url: str, artifacts: Path, server_log: Path
+) -> None:
+    # "Compare with" read "The same model with random" at 1400 x 1000
+    with open_tab(browser, {"width": 1400, "height": 1000}) as tab:
+        page = tab.page
+        page.goto(f"{app_url}/projections")
+        wait_until_idle(page)
+        choose_option(page, "projections.compare", COMPARISONS["untrained"])
+        boxes = page.locator(MAIN).locator('[data-testid="stSelectbox"]')
+        assert boxes.count() >= 4
+        problems = [
+            f"a select box reads {text!r}"
+            for i in range(boxes.count())
+            for text in boxes.nth(i).evaluate(CLIPPED)
+        ]
+        if problems:
+            save_full_page(page, artifacts / "screenshots" / "projections-select-boxes.png")
+        assert not problems, failure_report("Projections", problems, tab, server_log)

@@ -49,13 +49,13 @@ the sidebar ends (0 or less: folded away)."""
 LAYOUT = """() => {
     const box = selector => document.querySelector(selector)?.getBoundingClientRect();
     const settings = box('.st-key-projections-settings');
-    const radio = box('.st-key-projections-level');
+    const radio = document.querySelector('.st-key-projections-level');
     const map = box('[class*="st-key-projections-chart"]');
     const panel = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stAlert"]')]
         .find(alert => alert.innerText.includes("Click a point"))?.getBoundingClientRect();
     return {
         settings: settings ? settings.width : 0,
-        settings_visible: Boolean(radio && radio.width > 0 && radio.height > 0),
+        settings_visible: Boolean(radio && radio.checkVisibility()),
         map: map ? map.width : 0,
         map_bottom: map ? map.bottom : 0,
         panel_top: panel ? panel.top : -1,

@@ -19,9 +19,9 @@ from explorer.ui.projections._points import Points, StorePoints
 
 COMPARISONS = {
     "none": "Nothing",
-    "untrained": "The same model with random weights",
+    "untrained": "Random weights",
     "layers": "Another layer choice",
-    "poolings": "Every pooling (small maps)",
+    "poolings": "Every pooling",
 }
 """What the Projections page can draw beside the main map."""
 
@@ -49,7 +49,7 @@ def comparison(
     selected on either map are ringed on this one (``rows`` from the main map); returns the rows
     selected here, for the main map to ring."""
     from explorer.figures.highlights import highlight_rows
-    from explorer.figures.projections import projection_figure, selected_rows
+    from explorer.figures.projections import axis_titles, projection_figure, selected_rows
 
     flat = dataclasses.replace(params, n_components=2)
     with st.spinner(f"Running {proj.LABELS[params.method]} for the comparison…"):
@@ -57,7 +57,13 @@ def comparison(
         overlap = float(mapquality.neighbour_overlap(points.vectors(), other.vectors(), k).mean())
     state = st.session_state.get(COMPARE_KEY) or {}
     own = selected_rows(state.get("selection"), len(texts))
-    figure = projection_figure(fitted.embedding_, texts, labels, title=titles[1])
+    figure = projection_figure(
+        fitted.embedding_,
+        texts,
+        labels,
+        title=titles[1][:1].upper() + titles[1][1:],
+        axes=axis_titles(params.method, 2, fitted.explained_variance_ratio_),
+    )
     if rows or own:
         highlight_rows(figure, fitted.embedding_, sorted({*rows, *own}), "Selected on either map")
     left, right = (st.container(), st.container()) if presentation.is_on() else st.columns([3, 2])
