@@ -75,13 +75,14 @@ def max_cosine_deviation(a: dict[str, np.ndarray], b: dict[str, np.ndarray]) -> 
     return worst
 
 
-def throughput(n_texts: int, rounds: int, chunk: int = 500) -> dict:
+def throughput(n_texts: int, rounds: int, chunk: int = 500, folder: str | None = None) -> dict:
     """``embed_corpus`` (every strategy kept) vs ``SentenceTransformer.encode`` on real text.
 
-    Both load the bundled model folder; sentence-transformers runs with its defaults (batch
-    size 32, length-sorted batches, mean pooling of the last layer, normalized). Each
-    contender embeds all ``n_texts`` once per round, ``chunk`` texts per call (see
-    :func:`alternate`).
+    Both load the same model folder, the bundled one unless ``folder`` is given (a
+    BERT-base-sized folder of :mod:`bench.model_folders`: sentence-transformers wraps a plain
+    checkpoint with mean pooling); sentence-transformers runs with its defaults (batch size 32,
+    length-sorted batches, mean pooling of the last layer, normalized). Each contender embeds
+    all ``n_texts`` once per round, ``chunk`` texts per call (see :func:`alternate`).
     """
     from sentence_transformers import SentenceTransformer
 
@@ -90,8 +91,8 @@ def throughput(n_texts: int, rounds: int, chunk: int = 500) -> dict:
     from explorer.model.loading import bundled_model_path
 
     texts, info = sample_sentences(n_texts)
-    model = load_model()
-    st_model = SentenceTransformer(str(bundled_model_path()), device="cpu")
+    model = load_model(folder)
+    st_model = SentenceTransformer(folder or str(bundled_model_path()), device="cpu")
     bf16 = bfloat16_supported()
     contenders: dict[str, Callable[[list[str]], object]] = {
         "explorer": lambda chunk: embed_corpus(model, chunk),
@@ -107,6 +108,7 @@ def throughput(n_texts: int, rounds: int, chunk: int = 500) -> dict:
     reference = st_model.encode(texts)
     mean_last = ours.sentence("mean", "last", normalize=True)
     result = {
+        "model": folder or "bundled",
         "texts": n_texts,
         "distinct": info["distinct"],
         "tokens": int(ours.num_tokens.sum()),
@@ -258,3 +260,32 @@ def memory_child(n_texts: int) -> dict:
         "over_baseline_mb": peak - baseline,
         "pooled_mb": sum(a.nbytes for a in corpus.pooled.values()) / 2**20,
     }
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m bench.embedding --model FOLDER [--texts 1000] [--rounds 3]``: the throughput
+    comparison (:func:`throughput`) for one model folder, as a line and as JSON."""
+    import argparse
+    import json
+    import os
+
+    parser = argparse.ArgumentParser(prog="python -m bench.embedding", description=main.__doc__)
+    parser.add_argument("--model", default=None, help="a model folder (default: the bundled)")
+    parser.add_argument("--texts", type=int, default=1000)
+    parser.add_argument("--rounds", type=int, default=3)
+    args = parser.parse_args(argv)
+    load = os.getloadavg()
+    data = throughput(args.texts, args.rounds, folder=args.model)
+    speed = data["texts_per_second"]
+    print(
+        f"{data['model']}: {data['ratio']:.2f}x ({speed['explorer']:.1f} vs "
+        f"{speed['sentence_transformers']:.1f} texts/s; {data['texts']:,} sentences, "
+        f"{data['tokens']:,} tokens, {data['threads']} threads, median of {data['rounds']}); "
+        f"load {load[0]:.1f} at the start, {os.getloadavg()[0]:.1f} at the end"
+    )
+    print(json.dumps({k: v for k, v in data.items() if k != "seconds_per_round"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

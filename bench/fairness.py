@@ -25,15 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.soak import (
-    STEP_TIMEOUT_S,
-    Session,
-    _finish,
-    goto,
-    lines,
-    open_sessions,
-    type_into,
-)
+from bench.soak import STEP_TIMEOUT_S, _finish, open_sessions
+from bench.soak_steps import Session, goto, lines, type_into
 from harness.browser import browser_unavailable, chromium
 from harness.server import artifacts_dir, streamlit_server
 from harness.widgets import widget

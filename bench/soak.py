@@ -1,14 +1,17 @@
 """Soak test: the largest input each page accepts, from several browser sessions at once.
 
-``python -m bench.soak [--sessions 8] [--rounds 1] [--pages tokens,projections] [--solo]``
-(the heavy-and-light case is :mod:`bench.fairness`)
+``python -m bench.soak [--sessions 8] [--rounds 1] [--pages tokens,projections] [--solo]
+[--model FOLDER]`` (the heavy-and-light case is :mod:`bench.fairness`)
 starts ``streamlit run app.py`` (:func:`harness.server.streamlit_server`), opens one Chromium tab
 per session and walks every session through the same steps together: each step is started in
 every tab before any is waited for, so the server runs them all at once. A step is one request
-a visitor can make: a page link with its bound parameters, a text typed and applied, a radio or
-selectbox choice, a CSV uploaded. The inputs are the largest each page accepts (see
-:data:`STEPS`), different in every session and round, so no session profits from another's
-cache and the caches fill up to their byte budgets.
+a visitor can make (:mod:`bench.soak_steps`): a page link with its bound parameters, a text
+typed and applied, a radio or selectbox choice, a CSV uploaded. The inputs are the largest each
+page accepts, different in every session and round, so no session profits from another's
+cache and the caches fill up to their byte budgets. ``--model FOLDER`` offers that folder to
+the server (``EXPLORER_MODELS``) and every page link picks it (``?model=``); the lens's steps
+run when it has a masked-LM head (``python -m bench.model_folders`` writes BERT-base-sized and
+BERT-large-sized ones).
 
 For every request it records the seconds from the action to the end of the script run it
 started (the server's ``script_finished`` message, then an idle app), whether the page showed
@@ -32,13 +35,11 @@ import tempfile
 import threading
 import time
 import urllib.parse
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from explorer.data import uploads
-from explorer.probing import datasets
-from harness.browser import Tab, browser_unavailable, chromium, open_tab
+from bench.soak_steps import PAGE_NAMES, Session, Step, steps_for
+from harness.browser import browser_unavailable, chromium, open_tab
 from harness.server import artifacts_dir, log_tail, server_memory, streamlit_server
 from harness.visits import (
     APP_IS_IDLE,
@@ -48,278 +49,15 @@ from harness.visits import (
     page_problems,
     wait_until_idle,
 )
-from harness.widgets import widget
 
 LIMIT_S = 30.0
 """What the issue asks of every request (issue 14, part 1, item 3)."""
 RSS_LIMIT = 2 * 1024**3
+"""The peak a shared demo is given (issue 24: 2 GB with BERT-base, 3 GB with BERT-large)."""
 STEP_TIMEOUT_S = 600.0
 """Longest wait for one request before it is recorded as timed out."""
 SAMPLE_EVERY_S = 1.0
 MB = 2**20
-
-VOCABULARY = (
-    "the of and to in is was for on that with as by at from his her it an were are which this "
-    "be or has had not but their they one all there been new more when who would can will "
-    "time people year city river money bank vault water music history school market garden "
-    "village winter summer morning evening island mountain church station library kitchen "
-    "window letter doctor teacher student company country family council children friend "
-    "government university language science picture question reason surface weather journey "
-    "quickly slowly carefully suddenly quietly always never often rarely perhaps together "
-    "opened closed walked carried painted wrote built found lost watched heard remembered "
-    "unbelievable extraordinary photosynthesis misunderstanding internationalisation "
-).split()
-"""Words for the generated texts (some split into several word pieces)."""
-
-
-# -- the inputs ----------------------------------------------------------------------------------
-
-
-def words(rng: random.Random, n: int) -> list[str]:
-    """``n`` random words of :data:`VOCABULARY`."""
-    return rng.choices(VOCABULARY, k=n)
-
-
-def prose(rng: random.Random, chars: int) -> str:
-    """Random words, about ``chars`` characters (a long text: 512 tokens after truncation)."""
-    text = " ".join(words(rng, chars // 5 + 10))
-    return text[:chars].rsplit(" ", 1)[0] + "."
-
-
-def lines(rng: random.Random, count: int, per_line: int, word: str | None = None) -> str:
-    """``count`` lines of ``per_line`` random words; ``word`` every fourth word when given."""
-    out = []
-    for k in range(count):
-        row = words(rng, per_line)
-        if word:
-            row[::4] = [word] * len(row[::4])
-        out.append(f"Line {k} " + " ".join(row) + ".")
-    return "\n".join(out)
-
-
-def context_text(rng: random.Random) -> str:
-    """100 lines (the page's most) of 512 tokens, every other word "bank": the token cap
-    (10,000) keeps about 19 lines and about 4,800 occurrences."""
-    return "\n".join(
-        " ".join(w for pair in zip(["bank"] * 255, words(rng, 255), strict=True) for w in pair)
-        for _ in range(100)
-    )
-
-
-def csv_file(rng: random.Random, folder: Path, name: str, with_word: bool) -> Path:
-    """A CSV of 5,000 rows (the row limit) just under 5 MB (the byte limit,
-    ``uploads.MAX_BYTES``): ``text,label`` with four labels, or ``text,word,label`` with two
-    words of two senses each."""
-    senses = {"bank": ("money", "river"), "bat": ("animal", "sport")}
-    rows = ["text,word,label" if with_word else "text,label"]
-    chars = uploads.MAX_BYTES // datasets.MAX_ROWS - 40  # room for quotes, labels, newline
-    for k in range(datasets.MAX_ROWS):
-        if with_word:
-            word = ("bank", "bat")[k % 2]
-            label = senses[word][k // 2 % 2]
-            text = f"{label} {word} " + prose(rng, chars - 12)
-            rows.append(f'"{text}",{word},{label}')
-        else:
-            label = ("sport", "food", "money", "music")[k % 4]
-            rows.append(f'"{label} {prose(rng, chars)}",{label}')
-    path = folder / name
-    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
-    return path
-
-
-# -- the steps -------------------------------------------------------------------------------------
-
-
-@dataclass
-class Session:
-    index: int
-    tab: Tab
-    counter: RunCounter
-    folder: Path
-    started: float = 0.0
-    before: int = 0
-    failed: bool = False
-
-    @property
-    def page(self):
-        return self.tab.page
-
-
-Start = Callable[[Session, str, random.Random], None]
-"""Starts one request in a session's tab (base URL, a random generator for its input)."""
-
-
-@dataclass(frozen=True)
-class Step:
-    page: str
-    mode: str
-    size: str
-    start: Start
-
-
-def goto(path: str, **params: str) -> Start:
-    def start(session: Session, url: str, rng: random.Random) -> None:
-        query = f"?{urllib.parse.urlencode(params)}" if params else ""
-        session.page.goto(f"{url}/{path}{query}")
-
-    return start
-
-
-SET_VALUE = """(element, value) => {
-    const proto = Object.getPrototypeOf(element);
-    Object.getOwnPropertyDescriptor(proto, "value").set.call(element, value);
-    element.dispatchEvent(new Event("input", {bubbles: true}));
-}"""
-
-
-def type_into(key: str, make: Callable[[random.Random], str]) -> Start:
-    """Fill the text area or input ``key`` (no keystrokes, no clipboard) and apply it."""
-
-    def start(session: Session, url: str, rng: random.Random) -> None:
-        box = widget(session.page, key).locator("textarea, input").first
-        box.wait_for(timeout=60_000)
-        # fill() types a megabyte into React's text area for minutes: set it as a paste does.
-        box.evaluate(SET_VALUE, make(rng))
-        box.focus()
-        is_area = box.evaluate("element => element.tagName === 'TEXTAREA'")
-        box.press("Control+Enter" if is_area else "Enter")
-
-    return start
-
-
-def radio(key: str, label: str) -> Start:
-    def start(session: Session, url: str, rng: random.Random) -> None:
-        widget(session.page, key).get_by_text(label, exact=True).click()
-
-    return start
-
-
-def select(key: str, label: str) -> Start:
-    def start(session: Session, url: str, rng: random.Random) -> None:
-        widget(session.page, key).click()
-        session.page.get_by_role("option", name=label, exact=True).click()
-
-    return start
-
-
-def upload(with_word: bool) -> Start:
-    def start(session: Session, url: str, rng: random.Random) -> None:
-        name = f"probe-{'word' if with_word else 'sentence'}-{rng.randrange(10**9)}.csv"
-        path = csv_file(rng, session.folder, name, with_word)
-        widget(session.page, "probe.upload").locator('input[type="file"]').set_input_files(
-            str(path)
-        )
-
-    return start
-
-
-CHARS = 100_000
-WORDS_MODE = "Words: one point per occurrence of a word"
-STEPS = (
-    Step("Tokens", "pair on", "open", goto("tokens", **{"tokens.pair_on": "true"})),
-    Step("Tokens", "text", "100,000 chars", type_into("tokens.text", lambda r: prose(r, CHARS))),
-    Step("Tokens", "pair", "+100,000 chars", type_into("tokens.pair", lambda r: prose(r, CHARS))),
-    Step("Layers", "-", "open", goto("layers")),
-    Step("Layers", "text", "100,000 chars", type_into("layers.text", lambda r: prose(r, CHARS))),
-    Step("Attention", "pair on", "open", goto("attention", **{"attention.pair_on": "true"})),
-    Step(
-        "Attention", "text", "100,000 chars", type_into("attention.text", lambda r: prose(r, CHARS))
-    ),
-    Step(
-        "Attention",
-        "pair",
-        "+100,000 chars",
-        type_into("attention.pair", lambda r: prose(r, CHARS)),
-    ),
-    Step("Word in context", "mean-centred", "open", goto("context", **{"context.center": "true"})),
-    Step(
-        "Word in context",
-        "mean-centred",
-        "100 lines x 512 tokens, 'bank' every 2nd word",
-        type_into("context.text", context_text),
-    ),
-    Step(
-        "Projections",
-        "sentences, PCA",
-        "open",
-        goto("projections", **{"projections.source": "Paste lines"}),
-    ),
-    Step(
-        "Projections",
-        "sentences, PCA",
-        "5,000 lines x 40 words",
-        type_into("projections.lines", lambda r: lines(r, 5000, 40)),
-    ),
-    Step("Projections", "sentences, t-SNE", "same", radio("projections.method", "t-SNE")),
-    Step(
-        "Projections",
-        "t-SNE + every pooling",
-        "same",
-        select("projections.compare", "Every pooling"),
-    ),
-    Step("Projections", "UMAP + every pooling", "same", radio("projections.method", "UMAP")),
-    Step(
-        "Projections",
-        "UMAP + random weights",
-        "same",
-        select("projections.compare", "Random weights"),
-    ),
-    Step(
-        "Projections",
-        "words, t-SNE",
-        "open",
-        goto(
-            "projections",
-            **{
-                "projections.level": WORDS_MODE,
-                "projections.source": "Paste lines",
-                "projections.method": "t-SNE",
-            },
-        ),
-    ),
-    Step(
-        "Projections",
-        "words, t-SNE",
-        "5,000 lines x 40 words, 'bank' every 4th",
-        type_into("projections.lines", lambda r: lines(r, 5000, 40, "bank")),
-    ),
-    Step("Projections", "words, t-SNE 3-D", "same", radio("projections.dims", "3-D")),
-    Step("Projections", "words, UMAP 3-D", "same", radio("projections.method", "UMAP")),
-    Step("Which layer?", "sentences", "open", goto("probe", **{"probe.source": "Upload a CSV"})),
-    Step("Which layer?", "sentences", "CSV 5,000 rows, 4.9 MB (text,label)", upload(False)),
-    Step("Which layer?", "words", "open", goto("probe", **{"probe.source": "Upload a CSV"})),
-    Step("Which layer?", "words", "CSV 5,000 rows, 4.8 MB (text,word,label)", upload(True)),
-    Step(
-        "Similarity",
-        "paste corpus",
-        "open",
-        goto("similarity", **{"similarity.corpus.source": "Paste lines"}),
-    ),
-    Step(
-        "Similarity",
-        "sentences",
-        "60 lines x 512 tokens",
-        type_into("similarity.text", lambda r: "\n".join(prose(r, 2600) for _ in range(60))),
-    ),
-    Step(
-        "Similarity",
-        "search corpus",
-        "5,000 lines x 40 words",
-        type_into("similarity.corpus.lines", lambda r: lines(r, 5000, 40)),
-    ),
-)
-"""Every request, in order. ``open`` is a page link with the bound parameters (a new
-Streamlit session); the inputs are typed into that page afterwards."""
-PAGE_NAMES = {
-    "tokens": "Tokens",
-    "layers": "Layers",
-    "attention": "Attention",
-    "context": "Word in context",
-    "projections": "Projections",
-    "probe": "Which layer?",
-    "similarity": "Similarity",
-}
-
 
 # -- measuring -------------------------------------------------------------------------------------
 
@@ -365,6 +103,9 @@ CAP_WORDS = (
     "Showing ",
     "sampled at random",
     "Drawn in 2-D",
+    "Only the first",
+    "the lens predicts the first",
+    "Layers in motion shows",
 )
 
 
@@ -487,17 +228,45 @@ def walk(
     return merged, memory
 
 
-def open_sessions(stack: contextlib.ExitStack, browser, url: str, n: int, folder: Path):
+def open_sessions(
+    stack: contextlib.ExitStack,
+    browser,
+    url: str,
+    n: int,
+    folder: Path,
+    query: dict[str, str] | None = None,
+):
+    """``n`` tabs on the home page (with ``query``, e.g. the model), each a :class:`Session`."""
     sessions = []
     for i in range(n):
         tab = stack.enter_context(open_tab(browser))
-        sessions.append(Session(i, tab, RunCounter(tab.page), folder))
+        sessions.append(Session(i, tab, RunCounter(tab.page), folder, dict(query or {})))
     for s in sessions:  # the server routes a deep link only after a first visit
-        s.page.goto(f"{url}/")
+        s.page.goto(f"{url}/" + (f"?{urllib.parse.urlencode(s.query)}" if s.query else ""))
     for s in sessions:
         s.page.locator(SIDEBAR_LINK).first.wait_for(timeout=180_000)
         wait_until_idle(s.page, 180)
     return sessions
+
+
+def model_query(folder: str | None) -> tuple[dict[str, str], dict[str, str]]:
+    """The query every page link carries to pick ``folder``'s model (``{"model": label}``;
+    empty for the bundled model) and the server's extra environment (``EXPLORER_MODELS``)."""
+    from bench.classroom import model_query as query_string
+
+    query, env = query_string(folder)
+    return dict(urllib.parse.parse_qsl(query)), env
+
+
+def has_head(folder: str | None) -> bool:
+    """Whether the model in ``folder`` was saved with a masked-LM head (the bundled: no)."""
+    if folder is None:
+        return False
+    from transformers import AutoConfig
+
+    from explorer.model.loading import has_masked_lm_head
+
+    return has_masked_lm_head(AutoConfig.from_pretrained(folder, local_files_only=True))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -512,14 +281,23 @@ def main(argv: list[str] | None = None) -> int:
         help=f"comma-separated subset, in this order, of {','.join(PAGE_NAMES)}",
     )
     parser.add_argument("--solo", action="store_true", help="first one session alone")
+    parser.add_argument(
+        "--model", default=None, help="a model folder to soak (BERT-base-sized...), not the bundled"
+    )
+    parser.add_argument(
+        "--rss-limit-gb", type=float, default=RSS_LIMIT / 2**30, help="the peak's budget"
+    )
     parser.add_argument("--timeout", type=float, default=STEP_TIMEOUT_S, help="seconds per step")
     args = parser.parse_args(argv)
     reason = browser_unavailable()
     if reason:
         print(f"cannot run: {reason}")
         return 2
-    order = [PAGE_NAMES[p.strip()] for p in args.pages.split(",") if p.strip()]
-    steps = tuple(s for page in order for s in STEPS if s.page == page) if order else STEPS
+    query, env = model_query(args.model)
+    head = has_head(args.model)
+    steps = steps_for([p.strip() for p in args.pages.split(",") if p.strip()], head)
+    if not head:
+        print("the model has no masked-LM head: the lens's steps are left out")
     log = artifacts_dir() / "soak-server.log"
     load_start = os.getloadavg()
     t0 = time.monotonic()
@@ -528,7 +306,7 @@ def main(argv: list[str] | None = None) -> int:
     with (
         tempfile.TemporaryDirectory() as folder,
         chromium() as browser,
-        streamlit_server(log) as url,
+        streamlit_server(log, env=env) as url,
     ):
         sampler = MemorySampler(url)
         sampler.start()
@@ -538,7 +316,7 @@ def main(argv: list[str] | None = None) -> int:
             ]
             for label, n, rounds in phases:
                 with contextlib.ExitStack() as stack:
-                    sessions = open_sessions(stack, browser, url, n, Path(folder))
+                    sessions = open_sessions(stack, browser, url, n, Path(folder), query)
                     records, mem = walk(sessions, url, steps, rounds, sampler, label, args.timeout)
                     results[label], memory = records, memory + mem
         finally:
@@ -557,10 +335,10 @@ def main(argv: list[str] | None = None) -> int:
     print("\n== server RSS (with children) ==")
     for where, rss, peak in memory:
         print(f"{where:50} {rss / MB:8,.0f} MB   peak so far {peak / MB:8,.0f} MB")
-    peak = sampler.peak
+    peak, limit = sampler.peak, args.rss_limit_gb * 2**30
     print(
         f"peak RSS (1 s samples) {peak / MB:,.0f} MB; kernel high-water mark {hwm / MB:,.0f} MB; "
-        f"limit {RSS_LIMIT / MB:,.0f} MB: {'within' if peak <= RSS_LIMIT else 'EXCEEDED'}"
+        f"limit {limit / MB:,.0f} MB: {'within' if peak <= limit else 'EXCEEDED'}"
     )
     slow = [
         f"{r.step.page} / {r.step.mode} / {r.step.size}: max {max(r.seconds, default=0):.1f} s"
@@ -571,6 +349,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print("over 30 s:", "; ".join(slow) if slow else "none")
     summary = {
+        "model": args.model or "bundled",
         "load_start": load_start,
         "peak_rss_mb": round(peak / MB),
         "hwm_mb": round(hwm / MB),

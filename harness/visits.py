@@ -80,6 +80,7 @@ PAGES = (
     PageSpec("Layers", "layers"),
     PageSpec("Attention", "attention"),
     PageSpec("Word in context", "context"),
+    PageSpec("How contextual?", "contextual"),
     PageSpec("Projections", "projections"),
     PageSpec("Which layer?", "probe"),
     PageSpec("Similarity & search", "similarity"),

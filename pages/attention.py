@@ -11,6 +11,7 @@ from explorer.codegen.attention import attention_snippet
 from explorer.data.examples import ATTENTION_PAIR, TUTORIAL
 from explorer.figures import attention as figures
 from explorer.figures.attention_notices import influence_notice, what_to_notice
+from explorer.server import limits
 from explorer.ui import attention as cached
 from explorer.ui import messages, presentation
 from explorer.ui.lens import lens_section
@@ -43,10 +44,7 @@ except ValueError as error:
 tokens = result.tokenization.tokens
 layers, heads, n = result.attentions.shape[:3]
 if result.tokenization.truncated:
-    st.warning(
-        f"The input is longer than this model's limit of {model.max_length} tokens: only the "
-        f"first **{n} tokens** are shown. The model never sees the rest."
-    )
+    st.warning(limits.attention_note(model, n))
 specials = (model.tokenizer.cls_token or "[CLS]", model.tokenizer.sep_token or "[SEP]")
 st.info(what_to_notice(result.stats, *specials), icon=":material/lightbulb:")
 

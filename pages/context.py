@@ -9,7 +9,7 @@ from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
 from explorer.layers import layer_choices
 from explorer.server import limits
-from explorer.ui import compute, messages, presentation, sources
+from explorer.ui import compute, contextpost, messages, presentation, sources
 from explorer.ui import context as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
@@ -66,16 +66,7 @@ subwords = subwords_select(
     "context.subwords",
     help="A word split into several tokens (em ##bed ##ding ##s) gets one vector from these.",
 )
-center = options[2].toggle(
-    "Mean-centre (remove the common direction)",
-    key="context.center",
-    bind="query-params",
-    help="Subtract, at every layer, the mean vector of all tokens of these sentences ([CLS] "
-    "and [SEP] left out) before "
-    "taking cosines. Raw contextual vectors share a large common direction (anisotropy), so "
-    "all cosines are high; centring removes it. Under a layer strategy, the layer means are "
-    "combined the same way as the vectors.",
-)
+post = contextpost.post_select(options[2])
 
 try:
     lines, senses = ctx.parse_labelled_sentences(text)
@@ -97,11 +88,13 @@ if len(occurrences) > ctx.MAX_OCCURRENCES:
         "Remove some sentences to compare others."
     )
     occurrences, per_layer = ctx.cap_occurrences(occurrences, per_layer)
+raw = per_layer
+key = (name, tuple(sentences), word, subwords, len(occurrences))
+per_layer, token_states = contextpost.postprocessed(key, per_layer, token_states, post)
 if len(occurrences) >= 2:  # what to notice comes first
-    means = ctx.layer_means(token_states) if center else None
     pairs = ctx.pair_labels(len(occurrences))
     kinds = ctx.pair_kinds(occurrences, senses)
-    by_layer = ctx.pair_similarities(per_layer, means)
+    by_layer = ctx.pair_similarities(per_layer)
     messages.info(ctx.what_to_notice(word, by_layer, kinds, pairs), notice)
 
 sections.occurrence_list(word, occurrences, sentences, senses)
@@ -111,13 +104,15 @@ if len(occurrences) < 2:
         "Add a sentence that uses it again, ideally in another sense."
     )
     st.stop()
-matrix = ctx.similarity_matrix(per_layer, strategy, means)
-baseline = ctx.anisotropy_baseline(token_states, means)
-centred_note = " (mean-centred)" if center else ""
+matrix = ctx.similarity_matrix(per_layer, strategy)
+baseline = ctx.anisotropy_baseline(token_states)
+centred_note = contextpost.TITLES[post]
 
 sections.sense_gap(by_layer, kinds, baseline, word, centred_note)
-if not center:
+if post == "none":
     messages.caption(ctx.layer_zero_note(by_layer, word))
+else:
+    messages.info(contextpost.rogue_note(raw, per_layer, post, strategy, word))
 
 sections.pair_charts(
     matrix,
@@ -131,7 +126,7 @@ sections.pair_charts(
     token_states.shape[1],
     centred_note,
 )
-sections.pairs_table(per_layer, strategies, means, kinds)
+sections.pairs_table(per_layer, strategies, None, kinds)
 
 if word.strip().lower() in corpora.SENSE_WORDS:
     st.page_link(
@@ -141,4 +136,4 @@ if word.strip().lower() in corpora.SENSE_WORDS:
         icon=":material/scatter_plot:",
         query_params=ctx.projections_link(word),
     )
-show_code(context_snippet(name, sentences, word, strategy, subwords, center=center))
+show_code(context_snippet(name, sentences, word, strategy, subwords, post=post))

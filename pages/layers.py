@@ -9,7 +9,7 @@ from explorer.codegen.layers import layers_snippet
 from explorer.data import corpora
 from explorer.data.examples import TUTORIAL
 from explorer.figures import layers as figures
-from explorer.ui import compute, messages, presentation
+from explorer.ui import compute, layercka, messages, presentation
 from explorer.ui import layers as layer_sections
 from explorer.ui.model import current_model_label, current_model_name
 from explorer.ui.widgets import header, option_labels, show_code
@@ -145,5 +145,5 @@ statistics = layer_sections.statistics(hidden, include_special, tokenization.spe
 layer_sections.outliers(hidden, statistics, layer, labels, tokenization, include_special)
 
 layer_sections.norms(hidden, labels, token, layer)
-
-show_code(layers_snippet(model_name, text, layer, token))
+cka_code = layercka.section(model_name, text, hidden, tokenization.special)
+show_code(layers_snippet(model_name, text, layer, token), cka_code)

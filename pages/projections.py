@@ -82,7 +82,7 @@ except ValueError as error:
 by_vectors = st.session_state.get("projections.source") == "vectors"  # also while awaited
 
 # -- how to project ---------------------------------------------------------------------------
-pooling, layers, compare = projections.embedding_controls(
+pooling, layers, compare, post = projections.embedding_controls(
     middle, bottom, words=words, uploaded=by_vectors
 )
 params = projections.projection_controls("projections", middle[2:], bottom[:2])
@@ -103,7 +103,7 @@ if source is None:
     st.stop()
 try:
     points, texts, labels, legend_title, note = projections.source_points(
-        name, source, layers, pooling, word, params
+        name, source, layers, pooling, word, params, post
     )
 except ValueError as error:
     messages.error(error)

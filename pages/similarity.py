@@ -5,12 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer import similarity as search
-from explorer.codegen.similarity import search_snippet, similarity_snippet
-from explorer.data import corpora
+from explorer.codegen.similarity import search_snippet
+from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.layers import layer_choices
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import compute, messages, presentation, sources, storesearch
+from explorer.ui import compute, messages, presentation, similaritypost, sources, storesearch
 from explorer.ui import similarity as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
@@ -50,23 +50,30 @@ poolings = pooling_select(
     multi=True,
     help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
 )
+post = similaritypost.post_select(right)
 
 sentences: list[str] = []  # stays empty unless the comparison below succeeds
 try:
-    lines = search.sentence_lines(text)
+    lines = uploads.texts_from_lines(text, None)
     if len(lines) < 3:
         raise ValueError(
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
             "pairs to rank."
         )
+    kept = compute.cap_tokens(name, uploads.from_lists(lines))  # scaled for larger models
+    if kept.note:
+        messages.info(kept.note)
+    lines = list(kept.data.texts)
     corpus = compute.embed_corpus(name, tuple(lines))
-    matrices = search.similarity_matrices(corpus, poolings, layers)
+    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
     messages.info(search.similarity_notice(matrices, POOLING_LABELS), notice)
+    if rogue:
+        messages.info(rogue)
     sections.comparison(corpus, matrices, agreement, sentences, poolings, layers)
 
 # -- semantic search -------------------------------------------------------------------------
@@ -137,7 +144,7 @@ if results is not None:
 
 snippets = []
 if sentences and poolings:
-    snippets.append(similarity_snippet(name, sentences, poolings, layers))
+    snippets.append(similaritypost.snippet(name, sentences, poolings, layers, post))
 if search_code:
     snippets.append(search_code)
 show_code(

@@ -180,7 +180,7 @@ def test_after_the_prewarm_the_tokens_page_runs_no_tokenizer(monkeypatch, no_pre
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "page", ["layers", "attention", "context", "projections", "probe", "similarity"]
+    "page", ["layers", "attention", "context", "contextual", "projections", "probe", "similarity"]
 )
 def test_after_the_prewarm_a_page_runs_no_model(monkeypatch, no_prewarm_variable, page):
     """Every other page: its first visit after its warm-ups makes no forward pass and no

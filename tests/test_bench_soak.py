@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import random
 
-from bench import soak
+import pytest
+
+from bench import soak_steps as soak
 from explorer.context.sentences import MAX_SENTENCES
 from explorer.data import uploads
 from explorer.probing import datasets
@@ -35,7 +37,43 @@ def test_word_in_context_text_has_the_most_lines():
 
 
 def test_every_page_of_the_app_is_soaked():
+    from bench.classroom import page_paths
+
+    assert set(soak.PAGE_NAMES) == set(page_paths()) - {"home"}
     assert {step.page for step in soak.STEPS} == set(soak.PAGE_NAMES.values())
+    modes = {(step.page, step.mode) for step in soak.STEPS}
+    # Issue 24: the lens and the random-weights baseline are soaked too (Projections is the
+    # page that offers the baseline, as "Compare with").
+    assert ("Attention", "masked-LM lens") in modes
+    assert any(page == "Projections" and "random weights" in mode for page, mode in modes)
+    assert any(page == "Projections" and "motion" in mode for page, mode in modes)
+
+
+def test_the_lens_steps_run_only_for_a_model_with_a_head():
+    with_head = soak.steps_for(["attention"], masked_lm=True)
+    without = soak.steps_for(["attention"], masked_lm=False)
+    assert [s.mode for s in with_head] == [s.mode for s in without] + ["masked-LM lens"]
+    assert {s.page for s in soak.steps_for([], masked_lm=False)} == set(soak.PAGE_NAMES.values())
+    assert [s.page for s in soak.steps_for(["probe", "tokens"])][0] == "Which layer?"
+    with pytest.raises(ValueError, match="Unknown page"):
+        soak.steps_for(["nowhere"])
+
+
+def test_the_lens_text_has_more_masks_than_the_lens_predicts(bundled):
+    text = soak.masked_text(random.Random(0))
+    tokens = bundled.tokenize(text).tokens
+    assert tokens.count("[MASK]") > limits.MAX_LENS_MASKS
+
+
+def test_the_soak_picks_the_model_folder_in_every_page_link(tmp_path):
+    from bench import soak as run
+
+    query, env = run.model_query(str(tmp_path))
+    assert env == {"EXPLORER_MODELS": str(tmp_path)} and query == {
+        "model": f"{tmp_path.name} (local)"
+    }
+    assert run.model_query(None) == ({}, {})
+    assert not run.has_head(None)
 
 
 def test_the_heavy_and_light_case_uploads_the_most_vectors_the_server_accepts(tmp_path):

@@ -24,19 +24,23 @@ def _printed_matrix(printed: str, n: int) -> np.ndarray:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("layers", ["last", "concat_last4"])
-@pytest.mark.parametrize("center", [False, True])
-def test_snippet_matches_the_library(bundled, layers, center):
-    source = context_snippet(
-        explorer.DEFAULT_MODEL, SENTENCES, "bank", layers, "mean", center=center
-    )
+@pytest.mark.parametrize("post", ["none", "center", "standardize", "abtt"])
+def test_snippet_matches_the_library(bundled, layers, post):
+    from explorer.explain import postprocess_layers
+
+    source = context_snippet(explorer.DEFAULT_MODEL, SENTENCES, "bank", layers, "mean", post=post)
     assert "output_hidden_states=True" in source and "word_ids()" in source
-    assert ("occurrences - mean" in source) == center
+    assert ("occurrences - mean" in source) == (post == "center")
     namespace, printed = run_snippet(source)
 
-    if center:
+    if post == "center":  # the page's centring by the layer means, as it always was
         occurrences, per_layer = explorer.word_layer_vectors(bundled, SENTENCES, "bank")
         means = ctx.layer_means(ctx.content_token_states(bundled, SENTENCES))
         expected = ctx.similarity_matrix(per_layer, layers, means)
+    elif post != "none":
+        occurrences, per_layer = explorer.word_layer_vectors(bundled, SENTENCES, "bank")
+        tokens = ctx.content_token_states(bundled, SENTENCES)
+        expected = ctx.similarity_matrix(postprocess_layers(per_layer, post, tokens), layers)
     else:
         occurrences, vectors = explorer.word_vectors(bundled, SENTENCES, "bank", layers)
         expected = explorer.cosine_similarity(vectors)
@@ -55,9 +59,7 @@ def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
         "Word embeddings, again: EMBEDDINGS!",
     ]
     for word, subwords in (("embeddings", "max"), ("word embeddings", "first")):
-        source = context_snippet(
-            explorer.DEFAULT_MODEL, sentences, word, "sum_last4", subwords, center=False
-        )
+        source = context_snippet(explorer.DEFAULT_MODEL, sentences, word, "sum_last4", subwords)
         namespace, _ = run_snippet(source)
         _, vectors = explorer.word_vectors(bundled, sentences, word, "sum_last4", subwords)
         np.testing.assert_allclose(
@@ -66,15 +68,15 @@ def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
 
 
 @pytest.mark.parametrize("layers", [*LAYER_CHOICES, 3, -2])
-@pytest.mark.parametrize("center", [False, True])
-def test_snippet_compiles_for_every_layer_choice(layers, center):
+@pytest.mark.parametrize("post", ["none", "center", "abtt"])
+def test_snippet_compiles_for_every_layer_choice(layers, post):
     source = context_snippet(
         "bert-base-uncased",
         ["A bank.", 'A "quoted" bank\'s \\ edge.'],
         "bank",
         layers,
         "mean",
-        center=center,
+        post=post,
     )
     compile(source, "<context snippet>", "exec")
     assert "name = 'bert-base-uncased'" in source

@@ -112,7 +112,11 @@ def test_snippets_refuse_unknown_choices():
 def test_classic_snippet_matches_the_library(bundled):
     from explorer.data import corpora
     from explorer.explain import sense_accuracy
-    from explorer.explain._classic import max_explainable_variance, self_similarity
+    from explorer.explain._classic import (
+        max_explainable_variance,
+        self_similarity,
+        word_measures,
+    )
 
     frame = corpora.load_senses("bank")
     source = classic_snippet(
@@ -124,6 +128,10 @@ def test_classic_snippet_matches_the_library(bundled):
     np.testing.assert_allclose(namespace["mev"], max_explainable_variance(vectors), atol=1e-5)
     expected = sense_accuracy(bundled, ["bank"])["bank"].to_numpy()
     np.testing.assert_allclose(namespace["accuracy"], expected, atol=1e-9)
+    # What "How contextual?" shows for one word is what the snippet prints.
+    table = word_measures(vectors, frame["sense"].tolist())
+    np.testing.assert_allclose(namespace["self_similarity"], table["self_similarity"], atol=1e-5)
+    np.testing.assert_allclose(namespace["accuracy"], table["sense_accuracy"], atol=1e-9)
     last = printed.strip().splitlines()[-1].split()
     assert float(last[1]) == pytest.approx(self_similarity(vectors)[-1], abs=6e-4)
     with pytest.raises(ValueError, match="senses"):

@@ -13,7 +13,9 @@ from explorer.explain._classic import (
     max_explainable_variance,
     nearest_centroid_accuracy,
     self_similarity,
+    word_measures,
 )
+from explorer.words import word_layer_vectors
 
 
 def test_self_similarity_by_hand():
@@ -112,3 +114,51 @@ def test_references_state_a_source_and_a_number_only_with_a_bound():
     for reference in REFERENCES.values():
         assert reference.source and reference.finding
         assert (reference.value is None) == (reference.bound is None)
+
+
+def test_word_measures_by_hand():
+    rng = np.random.default_rng(0)
+    vectors = rng.normal(size=(3, 6, 4)) + np.array([2.0, 0.0, 0.0, 0.0])
+    labels = ["a", "a", "a", "b", "b", "b"]
+    table = word_measures(vectors, labels)
+    assert list(table.columns) == ["self_similarity", "mev", "sense_accuracy"]
+    for layer, x in enumerate(vectors):
+        unit = x / np.linalg.norm(x, axis=1, keepdims=True)
+        cosines = [unit[i] @ unit[j] for i in range(6) for j in range(6) if i != j]
+        assert table["self_similarity"][layer] == pytest.approx(np.mean(cosines))
+        values = np.linalg.svd(x, compute_uv=False) ** 2
+        assert table["mev"][layer] == pytest.approx(values[0] / values.sum())
+        right = 0
+        for i in range(6):
+            others = [j for j in range(6) if j != i]
+            centroid = {s: np.mean([x[j] for j in others if labels[j] == s], axis=0) for s in "ab"}
+            cosine = {
+                s: c @ x[i] / np.linalg.norm(c) / np.linalg.norm(x[i]) for s, c in centroid.items()
+            }
+            right += max(cosine, key=cosine.get) == labels[i]
+        assert table["sense_accuracy"][layer] == pytest.approx(right / 6)
+
+
+def test_sense_accuracy_reads_a_given_frame_and_reports_progress(tiny):
+    from explorer.data import corpora
+
+    frame = corpora.load_senses()
+    frame = frame[frame["word"].isin(["plant", "bank"])].groupby("sense").head(6)
+    calls = []
+    table = sense_accuracy(tiny, frame=frame, progress=lambda *call: calls.append(call))
+    assert list(table.columns) == ["bank", "plant", "accuracy", "chance"]  # the frame's order
+    assert calls == [(12, 24), (24, 24)]
+    assert table.attrs["occurrences"] == 24
+    for word in ("bank", "plant"):
+        own = frame[frame["word"] == word]
+        _, vectors = word_layer_vectors(tiny, own["text"].tolist(), word)
+        expected = nearest_centroid_accuracy(vectors, own["sense"].tolist())
+        np.testing.assert_allclose(table[word], expected)
+    with pytest.raises(ValueError, match="words with sentences are: bank, plant"):
+        sense_accuracy(tiny, ["bat"], frame=frame)
+
+
+def test_classic_measures_report_progress(tiny):
+    calls = []
+    classic_measures(tiny, SENTENCES, progress=lambda *call: calls.append(call))
+    assert calls and calls[-1] == (len(SENTENCES), len(SENTENCES))

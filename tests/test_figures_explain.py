@@ -6,13 +6,23 @@ import numpy as np
 import pytest
 
 from explorer.explain import classic_measures, explain_similarity, layer_cka, sense_accuracy
+from explorer.explain._classic import REFERENCES
 from explorer.figures.explain import (
     cka_heatmaps,
     classic_figure,
     pair_heatmap,
     shaded_tokens_html,
 )
-from explorer.figures.explain_notices import cka_notice, classic_notice, explanation_notice
+from explorer.figures.explain_notices import (
+    ABOVE_CHANCE,
+    ANISOTROPIC,
+    CHANGE,
+    cka_notice,
+    classic_notice,
+    classic_random_notice,
+    classic_table,
+    explanation_notice,
+)
 from explorer.model.loading import random_weights
 
 A = "The invoice <b>was</b> paid late, again and again."
@@ -87,17 +97,62 @@ def test_cka_figure_and_notice_trained_vs_random(model):
     assert f"{untrained[off].mean():.2f}, trained {trained[off].mean():.2f}" in notice
 
 
+@pytest.fixture(scope="module")
+def classic_results(request):
+    """``{model name: (measures, senses)}`` for the tiny random BERT and the bundled model,
+    the senses of two words (computed once for the module)."""
+    results = {}
+    for name in ("tiny", "bundled"):
+        model = request.getfixturevalue(name)
+        results[name] = (classic_measures(model), sense_accuracy(model, ["bank", "plant"]))
+    return results
+
+
 @pytest.mark.slow
-def test_classic_figure_and_notice(model):
-    measures = classic_measures(model)
-    senses = sense_accuracy(model, ["bank", "plant"])
-    figure = classic_figure(measures, senses)
+@pytest.mark.parametrize("name", ["tiny", "bundled"])
+def test_classic_figure_and_notice(classic_results, name):
+    measures, senses = classic_results[name]
+    figure = classic_figure(measures, senses, mev_reference=REFERENCES["mev"].value)
     assert len(figure.data) == 6
+    assert [t.xaxis for t in figure.data] == ["x", "x", "x", "x", "x2", "x2"]  # two panels
+    assert figure.layout.yaxis2.tickformat == ".0%" and figure.layout.xaxis.title.text
+    assert figure.layout.shapes[0].y0 == REFERENCES["mev"].value
     notes = classic_notice(measures, senses)
-    assert len(notes) == 4
-    falls = (
-        measures["self_similarity_adjusted"].iloc[-1] < measures["self_similarity_adjusted"].iloc[1]
+    assert len(notes) == 5
+    cosine = measures["baseline_cosine"]
+    assert ("unlike the anisotropy" in notes[0]) == bool((cosine < ANISOTROPIC).any())
+    assert f"{cosine.min():.2f} to {cosine.max():.2f}" in notes[0]
+    adjusted = measures["self_similarity_adjusted"]
+    change = adjusted.iloc[-1] - adjusted.iloc[1]
+    assert ("as the paper found" in notes[1]) == (change <= -CHANGE)
+    assert ("unlike the paper" in notes[1]) == (change > -CHANGE)
+    assert f"{adjusted.iloc[1]:.2f} at layer 1" in notes[1]
+    mev = measures["mev_adjusted"]
+    assert ("above the paper's under-5%" in notes[3]) == bool((mev > 0.05).any())
+    accuracy, chance = senses["accuracy"], senses["chance"].iloc[0]
+    assert ("barely above chance" in notes[4]) == (accuracy.max() - chance < ABOVE_CHANCE)
+    assert f"best {accuracy.max():.0%} at layer {accuracy.idxmax()}" in notes[4]
+    assert "Ethayarajh (2019)" in notes[0] and "Coenen et al. (2019)" in notes[4]
+    table = classic_table(measures, senses)
+    assert list(table["source"]) == [r.source for r in REFERENCES.values()]
+    assert list(table["BERT-base in the paper"]) == [r.finding for r in REFERENCES.values()]
+    assert f"{mev.min():.0%} to {mev.max():.0%}" in table["this model"].iloc[2] or (
+        f"{mev.min():.0%}" == f"{mev.max():.0%}"
     )
-    assert ("as the paper found" in notes[1]) == falls
-    assert "Ethayarajh (2019)" in notes[0] and "Coenen et al. (2019)" in notes[3]
-    assert f"best {senses['accuracy'].max():.0%}" in notes[3]
+    assert len(classic_table(measures)) == 3  # no senses, no row for them
+
+
+@pytest.mark.slow
+def test_classic_random_weights_comparison(classic_results):
+    trained, random = classic_results["bundled"], classic_results["tiny"]
+    figure = classic_figure(*trained, random=random)
+    assert len(figure.data) == 6 + 1 + 5  # the model's, one legend entry, random weights'
+    dashed = [t for t in figure.data if t.name.endswith("random weights")]
+    assert len(dashed) == 6 and all(t.line.dash == "dash" for t in dashed)
+    assert [t.name for t in dashed if t.showlegend is not False] == [
+        "dashed: the same model with random weights"
+    ]
+    note = classic_random_notice(trained, random)
+    gain = trained[1]["accuracy"].max() - random[1]["accuracy"].max()
+    assert f"at best {random[1]['accuracy'].max():.0%}" in note
+    assert ("is learned" in note) == (gain >= ABOVE_CHANCE)

@@ -127,3 +127,22 @@ def test_a_model_without_a_head_has_no_lens(bundled):
     assert bundled.masked_lm is None
     with pytest.raises(ValueError, match="has no masked-language-model head"):
         lens.masked_lm_of(bundled)
+
+
+def test_the_lens_predicts_the_first_masks_only_and_counts_them_all(lm):
+    # A 512-token text of a hundred masks kept every layer's logits of every mask at once
+    # (BERT-large-sized: 311 MB, 20 s); the page asks for the first limits.MAX_LENS_MASKS.
+    from explorer.server import limits
+
+    text = " ".join(["the [MASK] of the river"] * 40)
+    every = lens.layer_predictions(lm, text, k=3)
+    first = lens.layer_predictions(lm, text, k=3, max_masks=5)
+    assert every.masks_found == first.masks_found == 40 and len(every.positions) == 40
+    assert first.positions == every.positions[:5]
+    assert first.probabilities.shape == (lm.model.config.num_hidden_layers + 1, 5, 3)
+    np.testing.assert_allclose(first.probabilities, every.probabilities[:, :5], atol=1e-5)
+    assert [layer[:5] for layer in every.top_tokens] == first.top_tokens
+    assert "has 40 masks; the lens predicts the first 20" in limits.lens_masks_note(40)
+    assert limits.lens_masks_note(limits.MAX_LENS_MASKS) is None
+    with pytest.raises(ValueError, match="max_masks must be a positive integer"):
+        lens.layer_predictions(lm, text, max_masks=0)

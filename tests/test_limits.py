@@ -105,3 +105,105 @@ def test_a_probe_of_a_bert_base_sized_model_reads_fewer_rows_and_tokens(bundled,
     assert len(big.rows) == limits.scaled(bert_base, limits.MAX_PROBE_TEXTS, "memory")
     assert "about 8 times slower" in big.note and "about 4 times its memory" in big.note
     assert "times slower" not in small.note
+
+
+def test_the_lesson_keeps_every_sense_sentence_for_the_bundled_model(bundled):
+    from explorer.data import corpora
+
+    frame = corpora.load_senses()
+    kept, note = limits.cap_senses(bundled, frame)
+    assert note is None and kept is frame
+    assert sum(limits.token_counts(bundled, frame["text"].tolist())) <= limits.MAX_LESSON_TOKENS
+
+
+def test_the_lesson_keeps_the_first_sentences_of_each_sense_within_the_budget(bundled, bert_base):
+    from explorer.data import corpora
+
+    frame = corpora.load_senses()
+    counts = np.array(limits.token_counts(bundled, frame["text"].tolist()))
+    rank = frame.groupby(["word", "sense"], sort=False).cumcount().to_numpy()
+    budget = int(counts[rank < 8].sum())  # exactly the first 8 of each sense
+    kept, note = limits.cap_senses(bundled, frame, budget)
+    expected = frame[rank < 8].reset_index(drop=True)
+    assert kept.equals(expected)  # in the file's order, every word and sense
+    assert f"first 8 sentences of each sense ({len(expected)} of 238 sentences" in note
+    assert "times slower" not in note
+    assert (
+        limits.cap_senses(bundled, frame, budget - 1)[0].groupby(["word", "sense"]).size().max()
+        == 7
+    )
+    # However costly the model, each sense keeps MIN_SENSE_SENTENCES sentences.
+    least, note = limits.cap_senses(bert_base, frame, budget)
+    assert (least.groupby(["word", "sense"]).size() == limits.MIN_SENSE_SENTENCES).all()
+    assert "about 8 times slower" in note and "the fewest that still mean something" in note
+    with pytest.raises(ValueError, match="at least 1"):
+        limits.cap_senses(bundled, frame, 0)
+
+
+def _saved_bert(tmp_path, **shape) -> explorer.Model:
+    """A BERT of tiny width with the layers and heads of a larger one (random weights)."""
+    from transformers import BertConfig, BertModel
+
+    from explorer.model.loading import bundled_model_path
+
+    config = BertConfig(vocab_size=30522, **{"intermediate_size": 64, **shape})
+    BertModel(config).save_pretrained(tmp_path)
+    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
+        source = bundled_model_path() / name
+        if source.is_file():
+            (tmp_path / name).write_bytes(source.read_bytes())
+    return explorer.load_model(str(tmp_path))
+
+
+def test_the_attention_page_reads_fewer_tokens_of_a_model_with_more_heads(bundled, tmp_path):
+    # Issue 24: BERT-large's 24 layers x 16 heads at 512 tokens are 403 MB of weights and
+    # raised one request's peak by 2.2 GB; BERT-base's 12 x 12 keep their 512 tokens.
+    from explorer import attention
+
+    large = _saved_bert(tmp_path, hidden_size=32, num_hidden_layers=24, num_attention_heads=16)
+    assert limits.attention_tokens(bundled) == bundled.max_length == 512
+    cap = limits.attention_tokens(large)
+    assert cap == 313 and 24 * 16 * cap**2 <= limits.MAX_ATTENTION_VALUES
+    text = "word " * 600
+    result = attention.attention_pass(large, text, max_tokens=cap)
+    assert result.attentions.shape == (24, 16, cap, cap) and result.tokenization.truncated
+    assert len(attention.attention_pass(bundled, text).tokenization.tokens) == 512
+    note = limits.attention_note(large, cap)
+    assert "first **313 tokens**" in note and "could read 512" in note
+    assert "24 layers x 16 heads" in note
+    assert "limit of 512 tokens" in limits.attention_note(bundled, 512)
+
+
+def test_a_deeper_model_is_costlier_by_its_config_and_gets_fewer_tokens(bundled, tmp_path):
+    # Tiny width, the bundled depth x 2 and a wide feed-forward: more work per token than the
+    # bundled model without BERT-base's download or memory.
+    wide = _saved_bert(
+        tmp_path, hidden_size=128, num_hidden_layers=12, num_attention_heads=2,
+        intermediate_size=8192,
+    )  # fmt: skip
+    assert limits.work_factor(wide) > 2  # 26 M weights per token, the bundled 10.6 M
+    texts = [f"Sentence number {i} is here." for i in range(300)]
+    data = from_lists(texts)
+    per_text = limits.token_counts(bundled, texts[:1])[0]
+    budget = 200 * per_text
+    small = limits.cap_tokens(bundled, data, budget)
+    big = limits.cap_tokens(wide, data, budget)
+    assert len(big.data) < len(small.data) == 200
+    assert f"about {limits.work_factor(wide):.0f} times slower" in big.note
+
+
+def test_layers_in_motion_maps_fewer_points_for_deeper_models():
+    assert limits.motion_points(limits.BUNDLED_FRAMES) == limits.MAX_MOTION_POINTS
+    assert limits.motion_points(13) == 807 and limits.motion_points(25) == 420
+    assert limits.motion_points(5) == limits.MAX_MOTION_POINTS  # shallower: no more than that
+    assert limits.motion_points(10_000) == 100
+
+
+def test_results_get_less_room_beside_larger_weights(bundled):
+    assert bundled.weight_bytes == limits.BUNDLED_WEIGHT_BYTES
+    assert limits.results_budget(bundled.weight_bytes) == limits.RESULTS_BYTES
+    assert limits.results_budget(0) == limits.RESULTS_BYTES  # nothing loaded yet: no more
+    mb = 2**20
+    with_bert_base = bundled.weight_bytes + 100 * mb
+    assert limits.results_budget(with_bert_base) == limits.RESULTS_BYTES - 100 * mb
+    assert limits.results_budget(922 * mb) == limits.MIN_RESULTS_BYTES  # BERT-base x 2 + bundled

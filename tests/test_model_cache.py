@@ -90,3 +90,17 @@ def test_a_failed_load_keeps_nothing():
     assert len(cache) == 0
     with pytest.raises(ValueError):
         cache.get("x", fail)  # not stuck waiting for the first attempt
+
+
+def test_a_baseline_is_refused_when_it_and_its_model_do_not_fit_together():
+    # Issue 24: BERT-large's baseline is a second 1.3 GB copy; in a 1 GiB cache the two would
+    # push each other out on every comparison. BERT-base's two 0.42 GB copies fit.
+    from explorer.server.settings import DEFAULT_MODEL_MEMORY
+    from explorer.ui.model import baseline_refusal
+
+    base, large = 418 * 2**20, 1_279 * 2**20  # Model.weight_bytes of the bench folders
+    assert baseline_refusal(base, DEFAULT_MODEL_MEMORY) is None
+    refusal = baseline_refusal(large, DEFAULT_MODEL_MEMORY)
+    assert "second copy of this model (1,279 MB of weights)" in refusal
+    assert "(1,024 MB)" in refusal and "Compare another layer choice" in refusal
+    assert baseline_refusal(large, 3 * large) is None

@@ -7,6 +7,7 @@ import pandas as pd
 import pytest
 
 import explorer
+from explorer.data import uploads
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layer_choices
 from explorer.similarity import _search as search
@@ -76,9 +77,9 @@ def test_top_k(corpus):
 
 
 def test_input_helpers():
-    assert search.sentence_lines(" a \n\n b\n") == ["a", "b"]
+    assert uploads.texts_from_lines(" a \n\n b\n", max_rows=None) == ["a", "b"]
     with pytest.raises(ValueError, match="No sentences"):
-        search.sentence_lines(" \n ")
+        uploads.texts_from_lines(" \n ", max_rows=None)
     assert search.corpus_texts(pd.DataFrame({"Text": ["x", " ", "y"], "n": [1, 2, 3]})) == [
         "x",
         "y",

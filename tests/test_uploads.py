@@ -25,15 +25,17 @@ def test_too_many_lines_is_an_error():
 
 
 def test_every_text_box_uses_the_one_parser():
-    """The pages' three names for pasted lines differ only in their limit."""
-    from explorer.similarity import _search as search
-
-    assert parse_sentences(" a \n\n b") == search.sentence_lines(" a \n\n b") == ["a", "b"]
+    """The pages' parsers of pasted lines differ only in their limit."""
+    assert (
+        parse_sentences(" a \n\n b")
+        == uploads.texts_from_lines(" a \n\n b", max_rows=None)
+        == ["a", "b"]
+    )
     with pytest.raises(ValueError, match="at most 100"):
         parse_sentences("a\n" * 101)
-    assert len(search.sentence_lines("a\n" * 101)) == 101
+    assert len(uploads.texts_from_lines("a\n" * 101, max_rows=None)) == 101
     with pytest.raises(ValueError, match="No sentences"):
-        search.sentence_lines(None)
+        uploads.texts_from_lines(None, max_rows=None)
 
 
 def test_good_csv_with_bom_and_quoted_commas():

@@ -62,7 +62,8 @@ class Lens:
     ``tokens``: the input tokens; ``positions``: the mask positions among them;
     ``top_tokens[layer][mask]``: ``k`` token strings, most probable first;
     ``probabilities`` ``(layers + 1, masks, k)`` float32 (of the full softmax over the
-    vocabulary); ``truncated``: the input was cut to ``max_length`` tokens.
+    vocabulary); ``truncated``: the input was cut to ``max_length`` tokens; ``masks_found``:
+    every mask of the input (``positions`` holds at most ``max_masks`` of them).
     """
 
     tokens: list[str]
@@ -70,6 +71,7 @@ class Lens:
     top_tokens: list[list[list[str]]]
     probabilities: np.ndarray
     truncated: bool
+    masks_found: int = 0
 
     def first_on_top(self, mask: int) -> int:
         """The first layer whose top guess for mask number ``mask`` (from 0) is the last
@@ -162,24 +164,41 @@ def _run(lm: MaskedLM, encoding, positions: list[int]) -> tuple[torch.Tensor, to
         return lm.head(states).float(), output.logits[0, positions].float()
 
 
-def layer_predictions(lm: MaskedLM | str, text: str, k: int = 10) -> Lens:
+def _top(logits: torch.Tensor, k: int):
+    """The ``k`` most probable of ``logits`` ``(masks, vocab)``: ``(values, indices)``."""
+    return logits.float().softmax(-1).topk(min(k, logits.shape[-1]), dim=-1)
+
+
+def layer_predictions(
+    lm: MaskedLM | str, text: str, k: int = 10, max_masks: int | None = None
+) -> Lens:
     """Top-``k`` tokens for every mask in ``text`` at every layer 0..L (the masked-LM head
     applied to each layer's hidden state; at layer L this is the model's own prediction).
 
-    ``lm`` is a :class:`MaskedLM` or a source to load. Raises ``ValueError`` when ``text`` has
-    no ``[MASK]`` (or the model's own mask token), or ``k`` is not a positive integer.
+    ``lm`` is a :class:`MaskedLM` or a source to load. With ``max_masks``, only the first that
+    many masks are predicted (``masks_found`` counts them all). The head runs one layer at a
+    time, so a request holds one layer's ``masks x vocabulary`` logits at once. Raises
+    ``ValueError`` when ``text`` has no ``[MASK]`` (or the model's own mask token), or ``k`` or
+    ``max_masks`` is not a positive integer.
     """
-    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
-        raise ValueError(f"k must be a positive integer, not {k!r}.")
+    for name, value in (("k", k), ("max_masks", 1 if max_masks is None else max_masks)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, not {value!r}.")
     lm = _as_lm(lm)
-    encoding, positions, truncated = _encode(lm, text)
-    per_layer, _ = _run(lm, encoding, positions)
-    probabilities, ids = per_layer.softmax(-1).topk(min(k, per_layer.shape[-1]), dim=-1)
+    encoding, found, truncated = _encode(lm, text)
+    positions = found if max_masks is None else found[:max_masks]
+    with torch.inference_mode():  # the encoder alone: the head reads only the masks' states
+        output = lm.model.base_model(**encoding, output_hidden_states=True)
+        best = [_top(lm.head(state[0, positions]), k) for state in output.hidden_states]
+    probabilities = torch.stack([b.values for b in best])
+    ids = torch.stack([b.indices for b in best])
     convert = lm.tokenizer.convert_ids_to_tokens
     with lm.lock:
         top = [[convert(row.tolist()) for row in layer] for layer in ids]
         tokens = convert(encoding["input_ids"][0].tolist())
-    return Lens(tokens, positions, top, probabilities.numpy().astype(np.float32), truncated)
+    return Lens(
+        tokens, positions, top, probabilities.numpy().astype(np.float32), truncated, len(found)
+    )
 
 
 def predict_masks(lm: MaskedLM | str, text: str, k: int = 10) -> list[list[tuple[str, float]]]:

@@ -16,16 +16,20 @@ def context_snippet(
     layers: Layers = "last",
     subwords: str = "mean",
     *,
-    center: bool = False,
+    post: str = "none",
 ) -> str:
     """A runnable program printing the cosine-similarity matrix of ``word``'s occurrences.
 
     It finds the word's subword tokens with the tokenizer's ``word_ids`` and offsets (the
     same whole-word, normalized matching as :func:`explorer.find_occurrences`), takes all
     hidden states, combines subwords with ``subwords`` and layers as ``layers`` says,
-    optionally subtracting the per-layer mean of all non-special tokens first (``center``),
-    and leaves the ``(n, n)`` matrix in the variable ``similarity``.
+    optionally post-processing every layer first with ``post`` (the statistics of all
+    non-special tokens of that layer: ``center`` subtracts their mean;
+    :func:`explorer.explain.postprocess_layers`), and leaves the ``(n, n)`` matrix in the
+    variable ``similarity``.
     """
+    from explorer.codegen.explain import postprocess_lines
+
     combine_subwords = subwords_expression(subwords, "span", token_axis=1)
     combine = layers_expression(layers, "occurrences")
     listed = "".join(f"    {literal(s)},\n" for s in sentences)
@@ -33,9 +37,20 @@ def context_snippet(
         "# Mean-centring: subtract each layer's mean over all non-special tokens.\n"
         "mean = torch.cat(token_states, dim=1).mean(dim=1, keepdim=True)  # (L+1, 1, hidden)\n"
         "occurrences = occurrences - mean\n"
-        if center
+        if post == "center"
         else ""
     )
+    if post not in ("none", "center"):
+        centring = (
+            f"# Post-processing ({post}) at every layer, with the statistics of all\n"
+            "# non-special tokens of that layer.\n"
+            "states = torch.cat(token_states, dim=1).double().numpy()  # (L+1, tokens, hidden)\n"
+            "processed = []\n"
+            "for layer, ref in zip(occurrences.double().numpy(), states):\n"
+            + postprocess_lines(post, "layer", "layer", reference="ref", indent="    ")
+            + "    processed.append(layer)\n"
+            "occurrences = torch.from_numpy(np.stack(processed))\n"
+        )
     return (
         "import numpy as np\n"
         + model_preamble(model_name)

@@ -154,27 +154,8 @@ def postprocess_snippet(
     after. The namespace ends with ``vectors``, ``processed``, ``similarity``, ``before``,
     ``after``. ``components``: all-but-the-top's D (default ``round(dim / 100)``, at least 1).
     """
-    from explorer.explain._postprocess import POSTPROCESSING
-
-    if mode not in POSTPROCESSING:
-        raise ValueError(f"Unknown post-processing {mode!r}; choose one of {POSTPROCESSING}")
     listed = "".join(f"    {literal(t)},\n" for t in texts)
-    count = "max(1, round(vectors.shape[1] / 100))" if components is None else str(int(components))
-    steps = {
-        "none": "processed = vectors\n",
-        "center": "processed = vectors - vectors.mean(axis=0)\n",
-        "standardize": (
-            "std = vectors.std(axis=0)\n"
-            "processed = (vectors - vectors.mean(axis=0)) / np.where(std > 1e-12, std, 1.0)\n"
-        ),
-        "abtt": (
-            "# all-but-the-top: centre, then remove the top D principal directions\n"
-            f"D = {count}\n"
-            "centred = vectors - vectors.mean(axis=0)\n"
-            "top = np.linalg.svd(centred, full_matrices=False)[2][:D]\n"
-            "processed = centred - centred @ top.T @ top\n"
-        ),
-    }[mode]
+    steps = postprocess_lines(mode, components=components) or "processed = vectors\n"
     return (
         "import numpy as np\n" + model_preamble(model_name) + f"\ntexts = [\n{listed}]\n"
         'batch = tokenizer(texts, padding=True, truncation=True, return_tensors="pt")\n'
@@ -201,6 +182,44 @@ def postprocess_snippet(
         f'print(f"top dimensions {{dims.tolist()}}: {{before:.0%}} of the terms before, '
         f'{{after:.0%}} after {mode}")\n'
     )
+
+
+def postprocess_lines(
+    mode: str,
+    source: str = "vectors",
+    target: str = "processed",
+    components: int | None = None,
+    *,
+    reference: str | None = None,
+    indent: str = "",
+) -> str:
+    """Lines of a program that set ``target`` to the ``(n, dim)`` numpy array ``source``
+    post-processed with ``mode`` using the statistics of the array ``reference`` (default:
+    ``source`` itself), as :func:`explorer.explain.postprocess` does; empty for ``none``
+    (``target`` is then not set). ``components``: all-but-the-top's D (default
+    ``round(dim / 100)``, at least 1). Each line starts with ``indent``."""
+    from explorer.explain._postprocess import POSTPROCESSING
+
+    if mode not in POSTPROCESSING:
+        raise ValueError(f"Unknown post-processing {mode!r}; choose one of {POSTPROCESSING}")
+    ref = reference or source
+    count = f"max(1, round({ref}.shape[1] / 100))" if components is None else str(int(components))
+    lines = {
+        "none": [],
+        "center": [f"{target} = {source} - {ref}.mean(axis=0)  # centre"],
+        "standardize": [
+            f"std = {ref}.std(axis=0)  # standardize: every dimension a z-score",
+            f"{target} = ({source} - {ref}.mean(axis=0)) / np.where(std > 1e-12, std, 1.0)",
+        ],
+        "abtt": [
+            "# all-but-the-top: centre, then remove the top D principal directions",
+            f"D = {count}",
+            f"top = np.linalg.svd({ref} - {ref}.mean(axis=0), full_matrices=False)[2][:D]",
+            f"centred = {source} - {ref}.mean(axis=0)",
+            f"{target} = centred - centred @ top.T @ top",
+        ],
+    }[mode]
+    return "".join(f"{indent}{line}\n" for line in lines)
 
 
 def cka_snippet(model_name: str, texts: Sequence[str]) -> str:

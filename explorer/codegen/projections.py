@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer.codegen import literal, model_preamble
+from explorer.codegen.explain import postprocess_lines
 from explorer.codegen.expressions import (
     NUM_LAYERS,
     layers_expression,
@@ -183,9 +184,12 @@ def projection_snippet(
     pooling: str = "mean",
     layers: Layers = "last",
     params: ProjectionParams = DEFAULT_PARAMS,
+    post: str = "none",
 ) -> str:
     """A runnable program: sentence vectors for ``texts`` (``pooling`` per layer, then
-    ``layers`` combined), then the projection ``params``, printing its numbers.
+    ``layers`` combined), post-processed with ``post`` (the texts their own reference,
+    :func:`explorer.codegen.explain.postprocess_lines`), then the projection ``params``,
+    printing its numbers.
 
     The result leaves ``vectors`` ``(n, d)`` numpy float32 and ``coords`` ``(n, k)`` in its
     namespace. ``params.n_neighbors`` and ``params.perplexity`` should be the values the
@@ -193,6 +197,7 @@ def projection_snippet(
     """
     validate_pooling(pooling)
     header = f"# {POOLING_LABELS[pooling]} · {layers_label(layers)} · {method_title(params)}\n"
+    header += "" if post == "none" else f"# post-processing: {post}\n"
     body = (
         "\nimport numpy as np\n\n" + NUM_LAYERS + "\n\n"
         "def sentence_vectors(batch_texts):\n"
@@ -208,7 +213,7 @@ def projection_snippet(
         + _texts_block(texts)
         + "vectors = np.concatenate(\n"
         "    [sentence_vectors(texts[i : i + 32]).numpy() for i in range(0, len(texts), 32)]\n"
-        ")  # (texts, dim)\n"
+        ")  # (texts, dim)\n" + postprocess_lines(post, "vectors", "vectors")
     )
     return header + model_preamble(model_name) + body + _projection_block(params, len(texts))
 
@@ -220,14 +225,17 @@ def word_projection_snippet(
     word: str,
     layers: Layers = "last",
     params: ProjectionParams = DEFAULT_PARAMS,
+    post: str = "none",
 ) -> str:
     """A runnable program: the vector of every occurrence of ``word`` (mean of its subword
-    tokens at every layer, then ``layers`` combined), then the projection ``params``.
+    tokens at every layer, then ``layers`` combined), post-processed with ``post`` (the
+    occurrences their own reference), then the projection ``params``.
 
     ``spans`` lists ``(text_index, char_start, char_end)`` of each occurrence in ``texts``
     (from :func:`explorer.find_occurrences`). Leaves ``vectors`` and ``coords`` behind.
     """
     header = f"# Occurrences of {word!r} · {layers_label(layers)} · {method_title(params)}\n"
+    header += "" if post == "none" else f"# post-processing: {post}\n"
     # Keep only the texts with an occurrence, and renumber the occurrences to match.
     used = sorted({int(t) for t, _, _ in spans})
     renumber = {t: i for i, t in enumerate(used)}
@@ -253,5 +261,6 @@ def word_projection_snippet(
         + "# (text index, first character, end character) of each occurrence\n"
         + f"occurrences = [\n{occurrence_lines}]\n"
         + "vectors = np.stack([word_vector(texts[t], a, b).numpy() for t, a, b in occurrences])\n"
+        + postprocess_lines(post, "vectors", "vectors")
     )
     return header + model_preamble(model_name) + body + _projection_block(params, len(spans))

@@ -70,13 +70,30 @@ def similarity_snippet(
     sentences: Sequence[str],
     poolings: Sequence[str] = POOLINGS,
     layers: Layers = "last",
+    post: str = "none",
+    reference: Sequence[str] = (),
 ) -> str:
-    """A runnable program printing each pooling's similarity matrix and Spearman agreement.
+    """A runnable program printing each pooling's similarity matrix and Spearman agreement,
+    the vectors first post-processed with ``post`` using the statistics of the ``reference``
+    texts' vectors (:func:`explorer.codegen.explain.postprocess_lines`).
 
     Leaves ``similarity`` (``{pooling: (n, n)}``) and ``agreement`` (``{(a, b): rho}``) in
     its namespace.
     """
+    from explorer.codegen.explain import postprocess_lines
+
     poolings = [validate_pooling(p) for p in poolings]
+    steps = ""
+    if post != "none":
+        if not reference:
+            raise ValueError("Post-processing needs the reference texts whose statistics it uses.")
+        steps = (
+            _list_block("reference", reference)
+            + "reference_vectors = pooled_vectors(reference)\n"
+            + f"for p in poolings:  # post-processing: {post}, the reference's statistics\n"
+            + "    ref = reference_vectors[p].astype(np.float64)\n"
+            + postprocess_lines(post, "vectors[p]", "vectors[p]", reference="ref", indent="    ")
+        )
     return (
         f"# Cosine similarity under {', '.join(poolings)} pooling · {layers_label(layers)}\n"
         "import numpy as np\n"
@@ -95,7 +112,8 @@ def similarity_snippet(
         + _list_block("sentences", sentences)
         + f"poolings = {literal(list(poolings))}\n\n"
         "vectors = pooled_vectors(sentences)\n"
-        "similarity = {p: cosine(vectors[p], vectors[p]) for p in poolings}\n"
+        + steps
+        + "similarity = {p: cosine(vectors[p], vectors[p]) for p in poolings}\n"
         "np.set_printoptions(precision=3, suppress=True, linewidth=120)\n"
         "for p in poolings:\n"
         '    print(f"{p} pooling: cosine similarity (sentence x sentence)")\n'

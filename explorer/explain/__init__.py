@@ -3,10 +3,11 @@
 * :func:`explain_similarity`: why two texts are close: the cosine of their sentence vectors
   split into token pairs (exact for mean, max and mean + max pooling) or, for ``cls``
   pooling, into input-token attributions (integrated gradients).
-* :func:`postprocess`: cosines without rogue dimensions (centre, standardize,
-  all-but-the-top); :func:`rogue_share`: how much of the cosines a few dimensions carry.
-* :func:`linear_cka` (Kornblith et al. 2019) and :func:`layer_cka`: how alike two layers'
-  representations of the same tokens are.
+* :func:`postprocess` (and :func:`postprocess_layers`, layer by layer): cosines without rogue
+  dimensions (centre, standardize, all-but-the-top); :func:`rogue_share` and
+  :func:`rogue_report`: how much of the cosines a few dimensions carry, before and after.
+* :func:`linear_cka` (Kornblith et al. 2019), :func:`cka_matrix` and :func:`layer_cka`: how
+  alike two layers' representations of the same tokens are.
 * :func:`classic_measures` (Ethayarajh 2019: self-similarity, intra-sentence similarity,
   maximum explainable variance, each anisotropy-adjusted) and :func:`sense_accuracy`
   (Coenen et al. 2019: nearest-centroid word senses), layer by layer on built-in sentences;
@@ -15,19 +16,28 @@
 
 from __future__ import annotations
 
-from explorer.explain._cka import layer_cka, linear_cka
+from explorer.explain._cka import cka_matrix, layer_cka, linear_cka
 from explorer.explain._classic import classic_measures, sense_accuracy
-from explorer.explain._postprocess import RogueShare, postprocess, rogue_share
+from explorer.explain._postprocess import (
+    RogueShare,
+    postprocess,
+    postprocess_layers,
+    rogue_report,
+    rogue_share,
+)
 from explorer.explain._similarity import Explanation, explain_similarity
 
 __all__ = [
     "Explanation",
     "RogueShare",
+    "cka_matrix",
     "classic_measures",
     "explain_similarity",
     "layer_cka",
     "linear_cka",
     "postprocess",
+    "postprocess_layers",
+    "rogue_report",
     "rogue_share",
     "sense_accuracy",
 ]

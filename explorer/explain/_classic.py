@@ -24,7 +24,7 @@ of :mod:`explorer.data.corpora` (written for this project).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -82,6 +82,9 @@ MIN_CONTEXTS = 5
 
 MAX_CONTEXTS = 30
 """Occurrences kept per word (the first ones): frequent words ("the") would dominate."""
+
+Progress = Callable[[int, int], None]
+"""``progress(sentences_done, total)``, called as the model reads the sentences."""
 
 
 def _unit(vectors: np.ndarray) -> np.ndarray:
@@ -141,6 +144,7 @@ def classic_measures(
     max_contexts: int = MAX_CONTEXTS,
     max_pairs: int = BASELINE_PAIRS,
     seed: int = 0,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
     """Ethayarajh (2019)'s three measurements on ``sentences`` (default: the built-in sense
     sentences), every layer.
@@ -150,6 +154,7 @@ def classic_measures(
     sentences), ``baseline_cosine`` (random tokens of different sentences), ``baseline_mev``
     and the anisotropy-adjusted ``*_adjusted`` columns (measure minus its baseline).
     ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs).
+    ``progress(sentences_done, total)`` is called after each batch of the forward pass.
     ``ValueError`` when no word occurs in ``min_contexts`` sentences.
     """
     sentences = list(corpora.load_senses()["text"] if sentences is None else sentences)
@@ -163,7 +168,7 @@ def classic_measures(
             f"No word occurs in {min_contexts} or more of the {len(sentences)} sentences: "
             "give more sentences that share words."
         )
-    states = model.hidden_states_batch(sentences)
+    states = model.hidden_states_batch(sentences, progress=progress)
     specials = [np.asarray(model.tokenize(s).special, dtype=bool) for s in sentences]
     content = [stack[:, ~special] for stack, special in zip(states, specials, strict=True)]
     pooled = np.concatenate(content, axis=1)  # (L+1, all tokens, H)
@@ -227,30 +232,64 @@ def nearest_centroid_accuracy(vectors: np.ndarray, labels: Sequence[str]) -> np.
 
 
 def sense_accuracy(
-    model: Model, words: Sequence[str] | None = None, subwords: str = "mean"
+    model: Model,
+    words: Sequence[str] | None = None,
+    subwords: str = "mean",
+    *,
+    frame: pd.DataFrame | None = None,
+    progress: Progress | None = None,
 ) -> pd.DataFrame:
-    """Coenen et al. (2019)'s nearest-centroid word-sense test on the built-in sense
-    sentences, every layer.
+    """Coenen et al. (2019)'s nearest-centroid word-sense test, every layer.
 
-    For each word of ``words`` (default :data:`explorer.data.corpora.SENSE_WORDS`), its vectors
-    in its labelled sentences (:func:`explorer.word_layer_vectors`, subwords combined with
-    ``subwords``) are classified by :func:`nearest_centroid_accuracy`. Returns a table
-    indexed by layer with one column per word, ``accuracy`` (over all occurrences) and
-    ``chance`` (the mean of 1 / number of senses of each occurrence's word).
+    ``frame`` holds the labelled sentences (columns ``word``, ``sense``, ``text``; default:
+    the built-in ones, :func:`explorer.data.corpora.load_senses`). For each word of ``words``
+    (default: the frame's words, in order), its vectors in its sentences
+    (:func:`explorer.word_layer_vectors`, subwords combined with ``subwords``) are classified
+    by :func:`nearest_centroid_accuracy`. Returns a table indexed by layer with one column per
+    word, ``accuracy`` (over all occurrences) and ``chance`` (the mean of 1 / number of
+    senses of each occurrence's word). ``progress(sentences_done, total)`` is called after
+    each word.
     """
-    words = list(corpora.SENSE_WORDS if words is None else words)
+    frame = corpora.load_senses() if frame is None else frame
+    words = list(dict.fromkeys(frame["word"]) if words is None else words)
     if not words:
         raise ValueError("No sense words given.")
+    keys = frame["word"].str.strip().str.lower()
+    rows = {word: frame[keys == word.strip().lower()] for word in words}
+    missing = [word for word, own in rows.items() if own.empty]
+    if missing:
+        raise ValueError(
+            f"No sentences for {', '.join(map(repr, missing))}; the words with sentences are: "
+            f"{', '.join(dict.fromkeys(keys))}."
+        )
+    total, done = sum(len(own) for own in rows.values()), 0
     columns, weights, chance = {}, [], []
-    for word in words:
-        frame = corpora.load_senses(word)
-        occurrences, vectors = word_layer_vectors(model, frame["text"].tolist(), word, subwords)
-        labels = [frame["sense"].iloc[o.text_index] for o in occurrences]
+    for word, own in rows.items():
+        occurrences, vectors = word_layer_vectors(model, own["text"].tolist(), word, subwords)
+        labels = [own["sense"].iloc[o.text_index] for o in occurrences]
         columns[word] = nearest_centroid_accuracy(vectors, labels)
         weights.append(len(labels))
         chance += [1 / len(set(labels))] * len(labels)
+        done += len(own)
+        if progress is not None:
+            progress(done, total)
     table = pd.DataFrame(columns, index=pd.RangeIndex(model.num_layers + 1, name="layer"))
     table["accuracy"] = np.average(table[words].to_numpy(), axis=1, weights=weights)
     table["chance"] = float(np.mean(chance))
     table.attrs.update(occurrences=int(sum(weights)))
     return table
+
+
+def word_measures(vectors: np.ndarray, labels: Sequence[str]) -> pd.DataFrame:
+    """One word's measurements before any anisotropy adjustment, from its vectors ``(L+1, n,
+    H)`` in ``n`` sentences whose senses are ``labels``: a table indexed by layer with
+    ``self_similarity``, ``mev`` and ``sense_accuracy`` (leave-one-out nearest centroid), what
+    :func:`explorer.codegen.explain.classic_snippet` prints."""
+    return pd.DataFrame(
+        {
+            "self_similarity": self_similarity(vectors),
+            "mev": max_explainable_variance(vectors),
+            "sense_accuracy": nearest_centroid_accuracy(vectors, labels),
+        },
+        index=pd.RangeIndex(np.shape(vectors)[0], name="layer"),
+    )

@@ -96,10 +96,23 @@ def postprocess(
             f"reference vectors (got {len(reference)}) and at least 1 direction: use a "
             "larger reference, such as a built-in corpus."
         )
-    _, _, directions = np.linalg.svd(reference - mean, full_matrices=False)
-    top = directions[:count]  # (D, dim), orthonormal rows
+    top = _top_directions(reference - mean, count)  # (D, dim), orthonormal rows
     centred = vectors - mean
     return (centred - centred @ top.T @ top).astype(np.float32)
+
+
+def _top_directions(centred: np.ndarray, count: int) -> np.ndarray:
+    """The ``count`` principal directions of ``centred`` ``(m, dim)``: ``(count, dim)``,
+    orthonormal rows. With more vectors than dimensions, the top eigenvectors of the
+    ``(dim, dim)`` scatter matrix (the same directions as the SVD's: 0.2 s instead of 2.2 s
+    for 4,000 x 768, a BERT-base layer of Word in context's tokens); else the SVD."""
+    m, dim = centred.shape
+    if m <= dim:
+        return np.linalg.svd(centred, full_matrices=False)[2][:count]
+    from scipy.linalg import eigh
+
+    _, vectors = eigh(centred.T @ centred, subset_by_index=[dim - count, dim - 1])
+    return vectors[:, ::-1].T
 
 
 @dataclass(frozen=True)
@@ -175,15 +188,52 @@ def rogue_report(
     last-layer token vectors)."""
     before = rogue_share(vectors, k)
     after = rogue_share(postprocess(vectors, mode, reference), k, before.dimensions)
+    return before, after, rogue_sentence(before, after, mode)
+
+
+def rogue_sentence(before: RogueShare, after: RogueShare, mode: str, lead: str = "") -> str:
+    """The sentence of :func:`rogue_report` for shares measured ``before`` and ``after``
+    ``mode`` (the same dimensions both times); for ``none`` the first half only. ``lead``
+    (what was measured, say) opens it, followed by a colon."""
     listed = ", ".join(str(d) for d in before.dimensions)
     what = LABELS[mode].split(" (")[0].lower()
     sentence = (
-        f"The top {len(before.dimensions)} dimensions ({listed}) carried {before.share:.0%} of "
-        f"the cosines' terms (mean cosine {before.mean_cosine:.2f})"
+        f"the top {len(before.dimensions)} dimensions ({listed}) carried {before.share:.0%} of "
+        f"the cosines' terms (mean cosine {_two(before.mean_cosine)})"
         + (
             "."
             if mode == "none"
-            else f"; after {what}, {after.share:.0%} (mean cosine {after.mean_cosine:.2f})."
+            else f"; after {what}, {after.share:.0%} (mean cosine {_two(after.mean_cosine)})."
         )
     )
-    return before, after, sentence
+    return f"{lead}: {sentence}" if lead else sentence[0].upper() + sentence[1:]
+
+
+def _two(value: float) -> str:
+    """``value`` with two decimals, never ``-0.00``."""
+    text = f"{value:.2f}"
+    return "0.00" if text == "-0.00" else text
+
+
+def postprocess_layers(
+    per_layer: np.ndarray, mode: str, reference: np.ndarray | None = None
+) -> np.ndarray:
+    """:func:`postprocess` at every layer: ``per_layer`` ``(L + 1, n, dim)`` with the
+    statistics of the same layer of ``reference`` ``(L + 1, m, dim)`` (default: the vectors
+    themselves). Returns ``(L + 1, n, dim)`` float32. A layer choice that combines layers
+    then combines the post-processed layers; for ``center`` that equals centring the
+    combined vectors by the combined means (every layer choice is linear)."""
+    per_layer = np.asarray(per_layer)
+    if per_layer.ndim != 3:
+        raise ValueError(f"Expected vectors of shape (layers + 1, n, dim); got {per_layer.shape}.")
+    if reference is not None and np.shape(reference)[0] != per_layer.shape[0]:
+        raise ValueError(
+            f"The reference has {np.shape(reference)[0]} layers, the vectors "
+            f"{per_layer.shape[0]}: take both from the same model."
+        )
+    return np.stack(
+        [
+            postprocess(layer, mode, None if reference is None else reference[index])
+            for index, layer in enumerate(per_layer)
+        ]
+    )

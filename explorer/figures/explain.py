@@ -151,22 +151,72 @@ CLASSIC_SERIES = {
     "baseline_cosine": "random tokens' cosine (anisotropy)",
 }
 
+CLASSIC_COLOURS = ("#4c78a8", "#f58518", "#54a24b", "#9d755d", "#b279a2")
+"""One colour per series of :data:`CLASSIC_SERIES`, then the sense accuracy's: the
+random-weights lines keep their series' colour, dashed."""
 
-def classic_figure(measures: pd.DataFrame, senses: pd.DataFrame | None = None) -> go.Figure:
-    """The classic measurements layer by layer: the columns of :data:`CLASSIC_SERIES` of
-    :func:`explorer.explain.classic_measures`, and, when given, the sense accuracy of
-    :func:`explorer.explain.sense_accuracy` with its chance level (dotted)."""
-    figure = go.Figure()
-    for column, label in CLASSIC_SERIES.items():
+
+def _classic_traces(
+    figure: go.Figure,
+    measures: pd.DataFrame,
+    senses: pd.DataFrame | None,
+    suffix: str = "",
+    dash: str | None = None,
+) -> None:
+    """The lines of one model's measurements (``suffix`` ends their names, ``dash`` their
+    style) in the left panel, and its sense accuracy in the right one."""
+    panel = {"row": 1, "col": 1} if senses is not None else {}
+    for (column, label), colour in zip(CLASSIC_SERIES.items(), CLASSIC_COLOURS, strict=False):
         figure.add_trace(
-            go.Scatter(x=measures.index, y=measures[column], mode="lines+markers", name=label)
+            go.Scatter(
+                x=measures.index,
+                y=measures[column],
+                mode="lines+markers",
+                name=label + suffix,
+                line={"color": colour, "dash": dash},
+                legendgroup=column,
+                showlegend=not suffix,
+            ),
+            **panel,
         )
     if senses is not None:
         figure.add_trace(
             go.Scatter(
-                x=senses.index, y=senses["accuracy"], mode="lines+markers", name="sense accuracy"
-            )
+                x=senses.index,
+                y=senses["accuracy"],
+                mode="lines+markers",
+                name="sense accuracy" + suffix,
+                line={"color": CLASSIC_COLOURS[-1], "dash": dash},
+                legendgroup="accuracy",
+                showlegend=not suffix,
+            ),
+            row=1,
+            col=2,
         )
+
+
+def classic_figure(
+    measures: pd.DataFrame,
+    senses: pd.DataFrame | None = None,
+    random: tuple[pd.DataFrame, pd.DataFrame | None] | None = None,
+    mev_reference: float | None = None,
+) -> go.Figure:
+    """The classic measurements layer by layer: on the left the columns of
+    :data:`CLASSIC_SERIES` of :func:`explorer.explain.classic_measures`; on the right, when
+    given, the sense accuracy of :func:`explorer.explain.sense_accuracy` with its chance level
+    (dotted). ``random``: the same ``(measures, senses)`` of the random-weights model, dashed.
+    ``mev_reference``: a paper's bound on the adjusted MEV, as a dashed horizontal line."""
+    titles = (
+        "How contextual (Ethayarajh 2019)",
+        "Word senses by nearest centroid (Coenen et al. 2019)",
+    )
+    figure = (
+        make_subplots(rows=1, cols=2, subplot_titles=titles, horizontal_spacing=0.08)
+        if senses is not None
+        else go.Figure()
+    )
+    _classic_traces(figure, measures, senses)
+    if senses is not None:
         figure.add_trace(
             go.Scatter(
                 x=senses.index,
@@ -174,13 +224,47 @@ def classic_figure(measures: pd.DataFrame, senses: pd.DataFrame | None = None) -
                 mode="lines",
                 line={"dash": "dot", "color": "#888"},
                 name="sense accuracy by chance",
+            ),
+            row=1,
+            col=2,
+        )
+    if random is not None:  # one legend entry for the dashed lines, each follows its series
+        figure.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                line={"color": "#444", "dash": "dash"},
+                name="dashed: the same model with random weights",
             )
+        )
+        _classic_traces(
+            figure,
+            random[0],
+            random[1] if senses is not None else None,
+            " · random weights",
+            "dash",
+        )
+    if mev_reference is not None:
+        figure.add_hline(
+            y=mev_reference,
+            line={"dash": "dash", "color": CLASSIC_COLOURS[2], "width": 1},
+            annotation_text=f"BERT-base's MEV: under {mev_reference:.0%} (Ethayarajh 2019)",
+            annotation_position="top",
+            annotation_font_size=11,
+            **({"row": 1, "col": 1} if senses is not None else {}),
+        )
+    axis = {"title": "layer (0 = embeddings)", "dtick": 1}
+    figure.update_xaxes(**axis)
+    figure.update_yaxes(title_text="cosine, or share of variance", rangemode="tozero")
+    if senses is not None:
+        figure.update_yaxes(
+            title_text="accuracy (leave one out)", tickformat=".0%", range=[0, 1.02], row=1, col=2
         )
     figure.update_layout(
         title="The classic measurements, layer by layer",
-        xaxis={"title": "layer (0 = embeddings)", "dtick": 1},
-        yaxis={"title": "value"},
-        height=440,
-        margin={"l": 10, "r": 10, "t": 60, "b": 10},
+        height=500,
+        margin={"l": 10, "r": 10, "t": 80, "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0},
     )
     return figure

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.explain import Explanation
-from explorer.explain._classic import REFERENCES
+from explorer.explain._classic import MAX_CONTEXTS, REFERENCES
 
 
 def explanation_notice(explained: Explanation) -> str:
@@ -82,51 +82,194 @@ def cka_notice(trained: np.ndarray, random: np.ndarray | None = None) -> str:
     return sentence
 
 
-def classic_notice(measures: pd.DataFrame, senses: pd.DataFrame | None = None) -> list[str]:
-    """What the model in use does, measure by measure, beside the papers' findings on
-    BERT-base (:data:`explorer.explain._classic.REFERENCES`)."""
-    last = measures.index[-1]
-    notes = []
-    anisotropy = measures["baseline_cosine"]
-    peak = int(anisotropy.idxmax())
-    notes.append(
-        f"Anisotropy: random tokens of different sentences have a mean cosine of "
-        f"{anisotropy.min():.2f} to {anisotropy.max():.2f} (highest at layer {peak}). "
-        f"{REFERENCES['anisotropy'].source}: {REFERENCES['anisotropy'].finding}"
-    )
-    self_sim = measures["self_similarity_adjusted"]
-    falls = self_sim.loc[last] < self_sim.loc[1] if len(self_sim) > 2 else False
-    notes.append(
-        f"Self-similarity (adjusted) goes from {self_sim.loc[1]:.2f} at layer 1 to "
-        f"{self_sim.loc[last]:.2f} at layer {last}: "
-        + (
-            "lower at the top, as the paper found: the upper layers are more context-specific."
-            if falls
-            else "not lower at the top, unlike the paper's BERT-base."
+ANISOTROPIC = 0.1
+"""A mean cosine of random tokens at least this large counts as a shared direction
+(anisotropy); below it, a layer's vectors are nearly isotropic."""
+
+CHANGE = 0.05
+"""A change of an adjusted measure across the layers smaller than this counts as none."""
+
+ABOVE_CHANCE = 0.1
+"""Sense accuracy this far above chance (or above the embedding layer) counts as a gain."""
+
+
+def _layers(index) -> str:
+    """``"layer 3"``, ``"layers 0 and 6"``, ``"layers 1, 2 and 5"``."""
+    names = [str(int(i)) for i in index]
+    if len(names) == 1:
+        return f"layer {names[0]}"
+    return f"layers {', '.join(names[:-1])} and {names[-1]}"
+
+
+def _anisotropy(measures: pd.DataFrame) -> str:
+    cosine = measures["baseline_cosine"]
+    source = REFERENCES["anisotropy"].source.split(",")[0]
+    spread = f"Random tokens of different sentences have a mean cosine of {cosine.min():.2f} to "
+    low = cosine[cosine < ANISOTROPIC]
+    if low.empty:
+        return (
+            spread + f"{cosine.max():.2f} (highest at layer {int(cosine.idxmax())}): the vectors "
+            f"share a common direction in every layer, as {source} found for BERT-base."
         )
-        + f" ({REFERENCES['self_similarity'].source})"
+    return (
+        spread + f"{cosine.max():.2f}; under {ANISOTROPIC} at {_layers(low.index)}: nearly no "
+        f"common direction there, unlike the anisotropy {source} found in every layer of "
+        "BERT-base."
     )
+
+
+def _self_similarity(measures: pd.DataFrame) -> str:
+    adjusted = measures["self_similarity_adjusted"]
+    first, last = adjusted.index[min(1, len(adjusted) - 1)], adjusted.index[-1]
+    change = adjusted.loc[last] - adjusted.loc[first]
+    sentence = (
+        f"Self-similarity (adjusted) goes from {adjusted.loc[first]:.2f} at layer {first} to "
+        f"{adjusted.loc[last]:.2f} at layer {last}: "
+    )
+    if change <= -CHANGE:
+        verdict = "a word's vectors differ more from sentence to sentence in the upper layers, "
+        verdict += "which are more context-specific, as the paper found for BERT-base"
+    elif change >= CHANGE:
+        verdict = "the upper layers are less context-specific, unlike the paper's BERT-base"
+    else:
+        verdict = "about as context-specific at the top as at the bottom, unlike the paper's "
+        verdict += "BERT-base, whose upper layers are more context-specific"
+    return sentence + verdict + f"; source: {REFERENCES['self_similarity'].source}."
+
+
+def _intra_sentence(measures: pd.DataFrame) -> str:
+    adjusted = measures["intra_sentence_similarity_adjusted"]
+    first, last = adjusted.index[min(1, len(adjusted) - 1)], adjusted.index[-1]
+    change = adjusted.loc[last] - adjusted.loc[first]
+    return (
+        f"Intra-sentence similarity (adjusted) goes from {adjusted.loc[first]:.2f} at layer "
+        f"{first} to {adjusted.loc[last]:.2f} at layer {last}: "
+        + (
+            "the words of one sentence grow more alike toward the top."
+            if change >= CHANGE
+            else "the words of one sentence grow less alike toward the top."
+            if change <= -CHANGE
+            else "the words of one sentence stay about as alike at every layer."
+        )
+    )
+
+
+def _mev(measures: pd.DataFrame) -> str:
     mev = measures["mev_adjusted"]
     bound = REFERENCES["mev"].value
     above = int((mev > bound).sum())
-    notes.append(
-        f"Maximum explainable variance (adjusted): {mev.min():.0%} to {mev.max():.0%}; "
-        + (
-            f"in {above} of {len(mev)} layers above the paper's under-{bound:.0%} for "
-            "BERT-base: one static vector explains more of a word's vectors here. MEV depends "
-            "on how many contexts a word has (at most 30 sentences here), so compare its shape "
-            "across layers more than its level."
-            if above
-            else f"under {bound:.0%} in every layer, as the paper found for BERT-base."
-        )
-        + f" ({REFERENCES['mev'].source})"
+    spread = (
+        f"{mev.min():.0%} in every layer"
+        if f"{mev.min():.0%}" == f"{mev.max():.0%}"
+        else f"{mev.min():.0%} to {mev.max():.0%}"
     )
-    if senses is not None:
-        accuracy, chance = senses["accuracy"], float(senses["chance"].iloc[0])
-        best = int(accuracy.idxmax())
-        notes.append(
-            f"Word senses by nearest centroid: {accuracy.loc[0]:.0%} at the embedding layer "
-            f"(chance {chance:.0%}), best {accuracy.max():.0%} at layer {best}. "
-            f"{REFERENCES['sense'].source}: {REFERENCES['sense'].finding}"
+    sentence = f"Maximum explainable variance (adjusted): {spread}; "
+    if above:
+        sentence += (
+            f"above the paper's under-{bound:.0%} for BERT-base in {above} of {len(mev)} layers: "
+            "one static vector explains more of a word's vectors here. MEV is higher when a word "
+            f"has fewer contexts (at most {MAX_CONTEXTS} here), so compare its shape across "
+            "layers more than its level"
         )
+    else:
+        sentence += f"under {bound:.0%} in every layer, as the paper found for BERT-base"
+    return sentence + f"; source: {REFERENCES['mev'].source}."
+
+
+def _senses(senses: pd.DataFrame) -> str:
+    accuracy, chance = senses["accuracy"], float(senses["chance"].iloc[0])
+    best, first = int(accuracy.idxmax()), int(accuracy.index[0])
+    numbers = (
+        f"Word senses by nearest centroid: {accuracy.loc[first]:.0%} at the embedding layer, "
+        f"best {accuracy.max():.0%} at layer {best} (chance {chance:.0%}): "
+    )
+    if accuracy.max() - chance < ABOVE_CHANCE:
+        verdict = "barely above chance, so unlike BERT-base's, this model's vectors do not "
+        verdict += "separate the senses"
+    elif accuracy.max() - accuracy.loc[first] < ABOVE_CHANCE:
+        verdict = "the word alone already tells the senses apart about as well, so the context "
+        verdict += "adds little here, unlike BERT-base, whose context-mixing layers separate them"
+    else:
+        verdict = "the context-mixing layers separate the senses, as they do in BERT-base"
+    return numbers + verdict + f"; source: {REFERENCES['sense'].source}."
+
+
+def classic_notice(measures: pd.DataFrame, senses: pd.DataFrame | None = None) -> list[str]:
+    """What the model in use does, measure by measure, and whether the papers found the same
+    for BERT-base (:data:`explorer.explain._classic.REFERENCES`): one sentence each for
+    anisotropy, self-similarity, intra-sentence similarity, maximum explainable variance and
+    (with ``senses``) word senses. Thresholds: :data:`ANISOTROPIC`, :data:`CHANGE`,
+    :data:`ABOVE_CHANCE`."""
+    notes = [
+        _anisotropy(measures),
+        _self_similarity(measures),
+        _intra_sentence(measures),
+        _mev(measures),
+    ]
+    if senses is not None:
+        notes.append(_senses(senses))
     return notes
+
+
+def classic_random_notice(
+    trained: tuple[pd.DataFrame, pd.DataFrame], random: tuple[pd.DataFrame, pd.DataFrame]
+) -> str:
+    """What training changed: the ``(measures, senses)`` of the model against those of the
+    same architecture with random weights (self-similarity's change across the layers, the
+    best sense accuracy)."""
+
+    def change(measures: pd.DataFrame) -> float:
+        adjusted = measures["self_similarity_adjusted"]
+        return float(adjusted.iloc[-1] - adjusted.iloc[min(1, len(adjusted) - 1)])
+
+    best_trained, best_random = trained[1]["accuracy"].max(), random[1]["accuracy"].max()
+    chance = float(trained[1]["chance"].iloc[0])
+    sentence = (
+        f"With random weights, self-similarity (adjusted) changes by {change(random[0]):+.2f} "
+        f"from layer 1 to the top (trained: {change(trained[0]):+.2f}) and the senses are "
+        f"told apart at best {best_random:.0%} of the time (trained: {best_trained:.0%}, "
+        f"chance {chance:.0%}): "
+    )
+    if best_trained - best_random >= ABOVE_CHANCE:
+        return sentence + "the separation of senses is learned, not the architecture's."
+    return sentence + "training adds little to the separation of senses here."
+
+
+def classic_table(measures: pd.DataFrame, senses: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The papers' findings on BERT-base beside the model in use: one row per entry of
+    :data:`~explorer.explain._classic.REFERENCES` (``senses`` needed for the last) with
+    ``measurement``, ``this model`` (its numbers), ``BERT-base in the paper`` and
+    ``source``."""
+    last = int(measures.index[-1])
+    cosine, mev = measures["baseline_cosine"], measures["mev_adjusted"]
+    self_sim = measures["self_similarity_adjusted"]
+    ours = {
+        "anisotropy": f"random tokens' mean cosine {cosine.min():.2f} to {cosine.max():.2f}",
+        "self_similarity": f"adjusted {self_sim.iloc[min(1, last)]:.2f} at layer "
+        f"{min(1, last)}, {self_sim.iloc[-1]:.2f} at layer {last}",
+        "mev": f"adjusted {mev.min():.0%} to {mev.max():.0%}",
+    }
+    names = {
+        "anisotropy": "Anisotropy",
+        "self_similarity": "Self-similarity",
+        "mev": "Maximum explainable variance",
+        "sense": "Word senses by nearest centroid",
+    }
+    if senses is not None:
+        accuracy = senses["accuracy"]
+        ours["sense"] = (
+            f"best {accuracy.max():.0%} at layer {int(accuracy.idxmax())} (chance "
+            f"{float(senses['chance'].iloc[0]):.0%})"
+        )
+    return pd.DataFrame(
+        [
+            {
+                "measurement": names[key],
+                "this model": ours[key],
+                "BERT-base in the paper": REFERENCES[key].finding,
+                "source": REFERENCES[key].source,
+            }
+            for key in REFERENCES
+            if key in ours
+        ]
+    )

@@ -59,14 +59,16 @@ def eager_encoder(model: Model) -> torch.nn.Module:
         return eager
 
 
-def attention_pass(model: Model, text: str, pair: str | None = None) -> AttentionPass:
+def attention_pass(
+    model: Model, text: str, pair: str | None = None, max_tokens: int | None = None
+) -> AttentionPass:
     """Run ``text`` (and the optional second segment ``pair``) on the eager path.
 
-    The tokens are those of ``model.tokenize(text, pair)``: longer input than
-    ``model.max_length`` tokens is truncated and ``tokenization.truncated`` says so.
-    Raises ``ValueError`` for empty text (from :meth:`Model.tokenize`).
+    The tokens are those of ``model.tokenize(text, pair, max_tokens)``: longer input than
+    ``max_tokens`` (default ``model.max_length``) is truncated and ``tokenization.truncated``
+    says so. Raises ``ValueError`` for empty text (from :meth:`Model.tokenize`).
     """
-    tokenization = model.tokenize(text, pair)
+    tokenization = model.tokenize(text, pair, max_tokens)
     inputs = {
         "input_ids": torch.tensor([tokenization.ids]),
         "attention_mask": torch.tensor([tokenization.attention_mask]),

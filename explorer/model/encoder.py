@@ -16,7 +16,7 @@ import torch
 
 from explorer.model import precision as _precision
 from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, make_batches, pad_rows
-from explorer.model.forward import forward_batches
+from explorer.model.forward import Progress, forward_batches
 from explorer.model.tokenization import Tokenization, clean_text
 
 
@@ -86,15 +86,17 @@ class Model:
 
     # -- tokenization -------------------------------------------------------------------
 
-    def tokenize(self, text: str, pair: str | None = None) -> Tokenization:
+    def tokenize(
+        self, text: str, pair: str | None = None, max_tokens: int | None = None
+    ) -> Tokenization:
         """Tokenize ``text`` (and an optional second segment ``pair``) as the model sees it.
 
-        Input longer than ``max_length`` tokens is truncated (longest segment first) and the
-        result says so in ``truncated``.
+        Input longer than ``max_tokens`` (default and at most ``max_length``) tokens is
+        truncated (longest segment first) and the result says so in ``truncated``.
         """
         text = clean_text(text)
         pair = clean_text(pair, "Second sentence") if pair is not None else None
-        encoding = self._encode(text, pair, offsets=True)
+        encoding = self._encode(text, pair, offsets=True, max_tokens=max_tokens)
         ids = list(encoding["input_ids"])
         tokens = self.tokenizer.convert_ids_to_tokens(ids)
         return Tokenization(
@@ -115,9 +117,11 @@ class Model:
             truncated=bool(encoding.encodings[0].overflowing),
         )
 
-    def _encode(self, text, pair=None, *, offsets: bool = False):
+    def _encode(self, text, pair=None, *, offsets: bool = False, max_tokens: int | None = None):
         """The tokenizer's encoding of ``text`` (a string or a list), truncated to
-        ``max_length``, with special-token masks and segment ids (and character offsets)."""
+        ``max_tokens`` (default and at most ``max_length``), with special-token masks and
+        segment ids (and character offsets)."""
+        limit = self.max_length if max_tokens is None else min(max_tokens, self.max_length)
         with self._lock:  # a fast tokenizer's truncation settings are shared state
             if pair is not None:
                 text, pair = self._prefixes(text, pair)
@@ -125,7 +129,7 @@ class Model:
                 text,
                 pair,
                 truncation=True,
-                max_length=self.max_length,
+                max_length=limit,
                 return_offsets_mapping=offsets,
                 return_special_tokens_mask=True,
                 return_token_type_ids=True,
@@ -269,12 +273,13 @@ class Model:
         return self.forward(batch)[:, 0].numpy()
 
     def hidden_states_batch(
-        self, texts: Sequence[str], max_batch_size: int = 32
+        self, texts: Sequence[str], max_batch_size: int = 32, progress: Progress | None = None
     ) -> list[np.ndarray]:
         """Hidden states of many texts, batched; one ``(layers + 1, tokens_i, hidden)`` each.
 
-        The passes run through :func:`~explorer.model.forward.forward_batches`. Padding is
-        cut off again, so each array equals ``hidden_states(text)``.
+        The passes run through :func:`~explorer.model.forward.forward_batches` (which calls
+        ``progress(texts_done, total)`` after each batch). Padding is cut off again, so each
+        array equals ``hidden_states(text)``.
         """
         encoded = self.encode_batch(texts)
         out: list[np.ndarray | None] = [None] * len(encoded)
@@ -283,5 +288,6 @@ class Model:
             for b, (i, n) in enumerate(zip(batch.indices, batch.lengths, strict=True)):
                 out[i] = torch.stack([state[b, :n] for state in states]).numpy()
 
-        forward_batches(self, list(self.batches(encoded, max_batch_size=max_batch_size)), keep)
+        batches = list(self.batches(encoded, max_batch_size=max_batch_size))
+        forward_batches(self, batches, keep, progress=progress)
         return out  # type: ignore[return-value]

@@ -49,8 +49,12 @@ DEFAULT_MAX_PARAMETERS = 400_000_000
 
 DEFAULT_MODEL_MEMORY = 1024 * 1024**2
 """Default bytes of model weights kept: BERT-base (418 MB) with its random-weights baseline
-and the bundled model (87 MB), within the 2 GB a shared demo of 8 visitors is given
-(``python -m bench.soak --model``)."""
+(418 MB) and the bundled model (87 MB), 922 MB by ``Model.weight_bytes`` of the
+BERT-base-sized bench folder (``python -m bench.model_folders``), all three kept at once. With
+them the server stays within the 2 GB a shared demo of 8 visitors is given (``python -m
+bench.soak --sessions 8 --model FOLDER``, bench/README.md, "Real model sizes"). BERT-large
+(1,279 MB) is kept alone, above this budget, and gets no random-weights baseline
+(:func:`explorer.ui.model.baseline_refusal`)."""
 
 FREE_ENTRY = "*"
 

@@ -20,7 +20,6 @@ _HOMES = {
     "neighbors": "explorer.similarity._nearest",
     "MAX_K": "explorer.similarity._search",
     "MAX_SENTENCES": "explorer.similarity._search",
-    "sentence_lines": "explorer.similarity._search",
     "similarity_matrices": "explorer.similarity._search",
     "similarity_notice": "explorer.similarity._search",
     "spearman_agreement": "explorer.similarity._search",
@@ -33,7 +32,6 @@ if TYPE_CHECKING:
     from explorer.similarity._search import (
         MAX_K,
         MAX_SENTENCES,
-        sentence_lines,
         similarity_matrices,
         similarity_notice,
         spearman_agreement,
@@ -50,7 +48,6 @@ __all__ = [
     "Neighbors",
     "cosine_similarity",
     "neighbors",
-    "sentence_lines",
     "similarity_matrices",
     "similarity_notice",
     "spearman_agreement",

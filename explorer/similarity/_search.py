@@ -18,7 +18,6 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
-from explorer.data.uploads import texts_from_lines
 from explorer.embeddings import CorpusEmbeddings
 from explorer.layers import Layers
 from explorer.pooling import POOLINGS, validate_pooling
@@ -29,15 +28,6 @@ MAX_SENTENCES = 60
 """Most sentences the side-by-side heatmaps take (beyond that the cells are unreadable)."""
 
 MAX_K = 50
-
-
-def sentence_lines(text: str | None) -> list[str]:
-    """Non-blank, stripped lines of ``text``; ``ValueError`` if there are none.
-
-    :func:`explorer.data.uploads.texts_from_lines` without a limit: :func:`similarity_matrices`
-    caps the sentences with its own message.
-    """
-    return texts_from_lines(text, None)
 
 
 def similarity_matrices(

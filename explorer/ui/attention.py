@@ -12,14 +12,16 @@ import streamlit as st
 from explorer import attention
 from explorer import attention as lens
 from explorer.model import Tokenization
+from explorer.server import limits
 from explorer.server.memo import Memo
-from explorer.ui.compute import POOL, asker
+from explorer.ui.compute import POOL, asker, fit_pool
 from explorer.ui.model import RANDOM_PREFIX, load, settings
 
 MB = 1024 * 1024
 
 MEMO = Memo(max_bytes=256 * MB, max_entries=16, pool=POOL)
-"""Analyses of recent inputs (512 tokens on a 12 x 12 model: about 160 MB)."""
+"""Analyses of recent inputs (512 tokens on a 12 x 12 model: about 160 MB; every model's
+analysis fits, :data:`explorer.server.limits.MAX_ATTENTION_VALUES`)."""
 
 
 @dataclass(frozen=True)
@@ -43,11 +45,12 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 
 
 def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
-    """Attentions of ``text`` (and ``pair``) and what the page derives from them, cached."""
+    """Attentions of ``text`` (and ``pair``) and what the page derives from them, cached;
+    the input is cut at :func:`explorer.server.limits.attention_tokens` tokens."""
 
     def compute() -> Analysis:
         model = load(model_name)
-        result = attention.attention_pass(model, text, pair)
+        result = attention.attention_pass(model, text, pair, limits.attention_tokens(model))
         tokens = result.tokenization.tokens
         cls = model.tokenizer.cls_token or "[CLS]"
         sep = model.tokenizer.sep_token or "[SEP]"
@@ -68,6 +71,7 @@ def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
     key = (model_name, text, pair)
     if key in MEMO:
         return MEMO.get(key, compute)
+    fit_pool()
     with st.spinner("Running the model with attention weights…"):
         return MEMO.get(key, compute, False, *asker())  # one input: light
 
@@ -84,7 +88,19 @@ def masked_lm(model_name: str) -> lens.MaskedLM:
     return lens.masked_lm_of(load(model_name), settings().label_of(model_name))
 
 
-@st.cache_data(show_spinner="Asking every layer for the masked word…", max_entries=64)
 def layer_predictions(model_name: str, text: str, k: int = 10) -> lens.Lens:
-    """Cached :func:`explorer.attention._lens.layer_predictions` for the current model."""
-    return lens.layer_predictions(masked_lm(model_name), text, k)
+    """Cached :func:`explorer.attention._lens.layer_predictions` for the current model (the
+    first :data:`explorer.server.limits.MAX_LENS_MASKS` masks), computed in a turn of the
+    server's pool like every forward pass: eight sessions asking the lens of a BERT-base-sized
+    model at once, each a 512-token pass with every hidden state, took the server past 2 GB
+    when they all ran together (``python -m bench.soak --sessions 8 --pages attention --model FOLDER``)."""
+
+    def compute() -> lens.Lens:
+        return lens.layer_predictions(masked_lm(model_name), text, k, limits.MAX_LENS_MASKS)
+
+    key = ("lens", model_name, text, k)
+    if key in MEMO:
+        return MEMO.get(key, compute)
+    fit_pool()
+    with st.spinner("Asking every layer for the masked word…"):
+        return MEMO.get(key, compute, False, *asker())  # one input: light

@@ -24,7 +24,7 @@ from explorer.server import limits
 from explorer.server.malloc import trim_soon
 from explorer.server.memo import Cancelled, Memo, Pool
 from explorer.ui import messages
-from explorer.ui.model import load
+from explorer.ui.model import MODELS, load
 from explorer.ui.progress import progress_bar
 from explorer.words import Occurrence
 
@@ -33,7 +33,7 @@ A = TypeVar("A")
 
 MB = 1024 * 1024
 
-POOL = Pool(max_bytes=448 * MB, max_running=2, max_heavy=1)
+POOL = Pool(max_bytes=limits.RESULTS_BYTES, max_running=2, max_heavy=1)
 """What every cache of the server holds together (the memos below and the Attention page's),
 and who computes: of the two turns (the machines have two cores), a heavy computation
 (:func:`heavy_texts`, :func:`heavy_points`) may take one, so the other is always free for light
@@ -48,7 +48,17 @@ up to about 250 MB at the request caps (a 5,000-text corpus with every layer and
 shared demo is given (``python -m bench.soak``; with 896 MB, one visitor's soak peaked at
 1.7 GB; with 640 MB, eight sessions at once peaked at 2.5 GB, 0.3 GB of it their uploaded
 CSVs, which Streamlit keeps in memory; with 512 MB, 5 MB CSVs and the heap trimmed after each
-run, 2.09 GB). Each memo's own budget keeps one kind of result from taking it all."""
+run, 2.09 GB). Each memo's own budget keeps one kind of result from taking it all. With a
+larger model the pool shrinks by the extra bytes of its weights (:func:`fit_pool`,
+:func:`explorer.server.limits.results_budget`)."""
+
+
+def fit_pool() -> None:
+    """Shrink (or grow back) :data:`POOL` to :func:`explorer.server.limits.results_budget` of the
+    weights the server keeps now: a larger model leaves less room for results. Called before
+    every cached computation; the pool evicts down to it at its next insertion."""
+    POOL.max_bytes = limits.results_budget(MODELS.bytes)
+
 
 BUDGETS = {
     "states": Memo(max_bytes=192 * MB, max_entries=64, pool=POOL),
@@ -129,6 +139,7 @@ def cached(
     memo = BUDGETS[budget]
     if key in memo:
         return memo.get(key, compute)
+    fit_pool()
     owner, check = asker()
     try:
         with st.spinner(spinner) if spinner is not None else contextlib.nullcontext():
@@ -157,6 +168,7 @@ def cached_from(
     memo = BUDGETS[budget]
     if key in memo:
         return memo.get(key, lambda: compute(inputs()))
+    fit_pool()
     ready = inputs()
     return cached(budget, key, lambda: compute(ready), spinner, heavy(ready))
 

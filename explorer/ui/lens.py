@@ -9,6 +9,7 @@ import streamlit as st
 from explorer.codegen.attention import lens_snippet
 from explorer.data.examples import MASKED
 from explorer.figures import attention as figures
+from explorer.server import limits
 from explorer.ui import attention as cached
 from explorer.ui import messages
 from explorer.ui.widgets import URL, show_code
@@ -47,6 +48,9 @@ def lens_section(model_name: str) -> None:
         st.stop()
     if found.truncated:
         st.warning(f"Only the first {lm.max_length} tokens were read.")
+    masks_note = limits.lens_masks_note(found.masks_found)
+    if masks_note:
+        st.info(masks_note)
     for number, position in enumerate(found.positions):
         messages.markdown(
             "**Mask {n}** (token {p}): the model's guess is **{w}** "

@@ -84,15 +84,36 @@ def _freeze_once() -> None:
         freeze_survivors()
 
 
+def baseline_refusal(weight_bytes: int, max_bytes: int) -> str | None:
+    """Why a model of ``weight_bytes`` gets no random-weights baseline, or ``None``: the
+    baseline is a second copy of the weights, and with the trained model it must fit the
+    server's ``max_bytes`` of models (``EXPLORER_MODEL_MEMORY``). Else one would push the
+    other out and every comparison would load both again: BERT-large's two 1.3 GB copies
+    (2.7 GB) are over the 1 GiB default and the 3 GB a server with it is given; BERT-base's
+    two 0.42 GB copies fit."""
+    if 2 * weight_bytes <= max_bytes:
+        return None
+    return (
+        f"The comparison with random weights needs a second copy of this model "
+        f"({weight_bytes / 2**20:,.0f} MB of weights), and the two are more than this server "
+        f"keeps loaded ({max_bytes / 2**20:,.0f} MB). Compare another layer choice or every "
+        "pooling instead, or use a smaller model."
+    )
+
+
 RANDOM_PREFIX = "random-weights:"
 """A model name ``random-weights:<name>`` is ``<name>``'s architecture with untrained weights."""
 
 
 def _random_model(name: str, max_parameters: int | None) -> Model:
     """The random-weights baseline of ``name``: built only when a page asks for it, and the
-    first model to leave :data:`MODELS`."""
+    first model to leave :data:`MODELS`. Refused (``ValueError``) when it and the trained
+    model do not fit in :data:`MODELS`' bytes together (:func:`baseline_refusal`)."""
     from explorer.model.loading import random_weights
 
+    refusal = baseline_refusal(get_model(name, max_parameters).weight_bytes, MODELS.max_bytes)
+    if refusal:
+        raise ValueError(refusal)
     return _cached(
         (RANDOM_PREFIX + name, max_parameters),
         lambda: random_weights(get_model(name, max_parameters)),

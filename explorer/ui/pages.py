@@ -53,7 +53,8 @@ PAGES = (
             "An encoder turns every token into a vector at its embedding layer (layer 0) and then "
             "rewrites it in each of its encoder layers. Here is what those vectors look like: the "
             "distribution of one token's values, how it changes across layers, per-layer "
-            "statistics, and the few *outlier dimensions* that dwarf all the others."
+            "statistics, the few *outlier dimensions* that dwarf all the others, and how alike "
+            "the layers are to one another."
         ),
     ),
     PageInfo(
@@ -83,6 +84,30 @@ PAGES = (
             " line) and a word that occurs in them: the page compares every occurrence by **cosine "
             "similarity**, under the layer strategy you pick and layer by layer. Does the *river* "
             "bank end up closer to the other river bank than to the bank that was robbed?"
+        ),
+    ),
+    PageInfo(
+        "pages/contextual.py",
+        "How contextual?",
+        ":material/school:",
+        "The classic measurements of how contextual word vectors are (Ethayarajh 2019; "
+        "Coenen et al. 2019), layer by layer on the model in use, beside the papers' findings.",
+        heading="How contextual are the model's word vectors?",
+        intro=(
+            "Two well-known papers measured how much BERT's vectors depend on the sentence. "
+            "This page repeats their measurements, layer by layer, on the model in use and the "
+            "built-in sentences about ambiguous words (*bank*, *bat*, *spring*, ...):\n\n"
+            "- **Self-similarity**: how alike one word's vectors are across different sentences "
+            "(1 = the same vector everywhere, like a static embedding);\n"
+            "- **Intra-sentence similarity**: how alike the words of one sentence are to the "
+            "sentence's average (high = the sentence pulls its words together);\n"
+            "- **Maximum explainable variance**: how much of a word's vectors one single static "
+            "vector could stand for (100 % = no context at all);\n"
+            "- **Word senses**: how often a word's vector is closest to the average vector of "
+            "its own sense.\n\n"
+            "All vectors of a layer tend to point the same way (*anisotropy*), so even random "
+            "words look alike: the first three are shown minus what random tokens give at that "
+            "layer."
         ),
     ),
     PageInfo(

@@ -67,6 +67,16 @@ def _context(name: str) -> None:
     compute.context_token_states(name, sentences)
 
 
+def _contextual(name: str) -> None:
+    from explorer.ui import compute, contextual
+
+    rows, _ = contextual.lesson_rows(name)
+    contextual.measurements(name, rows)
+    word, *_ = rows[0]  # the page's first word, its sentences in order
+    texts = tuple(text for w, _, text in rows if w == word)
+    compute.word_layer_vectors(name, texts, word)
+
+
 def _projections(name: str) -> None:
     from explorer.maps import ProjectionParams
     from explorer.server import limits
@@ -99,10 +109,11 @@ def _probe(name: str) -> None:
 
 
 def _similarity(name: str) -> None:
-    from explorer import similarity as search
+    from explorer.data import uploads
     from explorer.ui import compute, sources
 
-    compute.embed_corpus(name, tuple(search.sentence_lines(examples.SIMILARITY_SENTENCES)))
+    lines = uploads.texts_from_lines(examples.SIMILARITY_SENTENCES, None)
+    compute.embed_corpus(name, tuple(lines))
     kept = compute.cap_tokens(name, sources.remarks().load())
     compute.embed_corpus(name, tuple(kept.data.texts))
     compute.embed_corpus(name, (examples.SIMILARITY_QUERY.strip(),))
@@ -115,6 +126,7 @@ WARMUPS = (
     prewarm.Warmup("pages/attention.py", "the tutorial's attentions", _attention),
     prewarm.Warmup("pages/attention.py", "the masked-LM lens", _lens),
     prewarm.Warmup("pages/context.py", "the word in its sentences", _context),
+    prewarm.Warmup("pages/contextual.py", "the classic measurements", _contextual),
     prewarm.Warmup("pages/projections.py", "the topics' PCA map", _projections),
     prewarm.Warmup("pages/probe.py", "a probe on every layer, word senses", _probe),
     prewarm.Warmup("pages/similarity.py", "the sentences, the remarks, the query", _similarity),

@@ -119,6 +119,20 @@ def choose(container, label: str, options: Sequence, labels, key: str, default, 
     )
 
 
+def postprocess_select(container, key: str, help: str | None = None) -> str:
+    """Choose a post-processing of the vectors (:data:`explorer.explain._postprocess.LABELS`),
+    default none; bound to the page link as ``key``."""
+    from explorer.explain._postprocess import LABELS, POSTPROCESSING
+
+    help = help or (
+        "Applied to the vectors before their cosines: a few rogue dimensions with huge values "
+        "dominate raw cosines (Timkey and van Schijndel 2021). Centre removes the common "
+        "direction, standardize gives every dimension the same spread, all-but-the-top also "
+        "removes the top principal directions (Mu and Viswanath 2018)."
+    )
+    return choose(container, "Post-processing", POSTPROCESSING, LABELS.get, key, "none", help)
+
+
 def pooling_select(container, key: str, *, multi: bool = False, help: str | None = None):
     """Choose one pooling (``multi=False``, default mean) or several (all by default), labelled
     by :data:`explorer.pooling.LABELS`."""

@@ -183,7 +183,7 @@ def test_a_single_occurrence_is_shown_with_an_info(page):
 def test_mean_centring_changes_the_per_layer_chart(page):
     at = page("context")
     before = _by_layer(at)
-    at.toggle(key="context.center").set_value(True).run()
+    at.selectbox(key="context.post").set_value("center").run()
     _check(at)
     after = _by_layer(at)
     for old, new in zip(before, after, strict=True):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 
 from explorer.model import Model
@@ -16,6 +17,7 @@ CHARTS = (
     "layers.stats_chart",
     "layers.dimensions",
     "layers.norms",
+    "layers.cka",
 )
 
 
@@ -166,3 +168,50 @@ def test_a_new_text_starts_at_its_own_first_ambiguous_word(page):
     _ok(at)
     tokens = at.selectbox(key="layers.token").options
     assert tokens[at.selectbox(key="layers.token").value].startswith("8: bank"), tokens
+
+
+@pytest.mark.slow
+def test_layers_compared_by_cka_trained_then_beside_random_weights(page):
+    """The CKA heatmap of the trained model; the toggle adds the random-weights one, and the
+    notice reads the step where the two layers differ most off the trained matrix."""
+    from tests.app.test_context_page import _array
+
+    at = page("layers")
+    _ok(at)
+    figure = _chart(at, "layers.cka")
+    assert len(figure["data"]) == 1
+    trained = _array(figure["data"][0]["z"])
+    assert trained.shape == (7, 7) and np.allclose(np.diag(trained), 1.0)
+    step = int(np.argmin(np.diag(trained, k=1)))
+    notice = next(m.value for m in at.info if "representation changes most" in m.value)
+    assert f"between layer {step} and layer {step + 1}" in notice
+    assert "random weights" not in notice
+    assert any("linear_cka" in c.value for c in at.code)
+
+    at.toggle(key="layers.cka_random").set_value(True).run()
+    _ok(at)
+    figure = _chart(at, "layers.cka")
+    assert len(figure["data"]) == 2
+    assert np.allclose(_array(figure["data"][0]["z"]), trained)  # the trained one stays
+    assert not np.allclose(_array(figure["data"][1]["z"]), trained)
+    assert any("With random weights the mean CKA" in m.value for m in at.info)
+
+
+@pytest.mark.slow
+def test_layers_compared_says_why_a_baseline_is_refused(page, monkeypatch):
+    """A server that cannot keep a second copy of the weights refuses the baseline: the page
+    shows the refusal and still draws the trained model's heatmap."""
+    from explorer.ui import compute
+    from explorer.ui import model as model_ui
+
+    compute.clear()  # no random-weights states kept from an earlier test
+
+    def refuse(name, max_parameters):
+        raise ValueError("The comparison with random weights needs a second copy of this model.")
+
+    monkeypatch.setattr(model_ui, "_random_model", refuse)
+    at = page("layers")
+    at.toggle(key="layers.cka_random").set_value(True).run()
+    _ok(at)
+    assert any("second copy of this model" in w.value for w in at.warning)
+    assert len(_chart(at, "layers.cka")["data"]) == 1

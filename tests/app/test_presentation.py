@@ -71,6 +71,7 @@ SETTINGS = {
     "projections": ("radio", "projections.level"),
     "probe": ("slider", "probe.folds"),
     "similarity": ("text_area", "similarity.text"),
+    "contextual": ("toggle", "contextual.random"),
 }
 """One of each page's settings widgets (kind, key): folded away in presentation mode."""
 

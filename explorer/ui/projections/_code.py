@@ -73,11 +73,11 @@ def map_code(source, points, params, projector, *, clusters: bool = False) -> No
     spans = _spans(points)
     if spans is not None:
         snippet = word_projection_snippet(
-            points.model_name, points.texts, spans, points.word, points.layers, used
+            points.model_name, points.texts, spans, points.word, points.layers, used, points.post
         )
     else:
         snippet = projection_snippet(
-            points.model_name, points.texts, points.pooling, points.layers, used
+            points.model_name, points.texts, points.pooling, points.layers, used, points.post
         )
     _show(points, snippet, clusters)
 

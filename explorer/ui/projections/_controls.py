@@ -11,7 +11,13 @@ from explorer.layers import LAYER_CHOICES
 from explorer.maps import ProjectionParams
 from explorer.ui import messages
 from explorer.ui.projections._compare import COMPARISONS
-from explorer.ui.widgets import choose, layers_select, option_labels, pooling_select
+from explorer.ui.widgets import (
+    choose,
+    layers_select,
+    option_labels,
+    pooling_select,
+    postprocess_select,
+)
 
 LIMITS_NOTE = (
     "Uploaded vectors are drawn as they are: pooling, layers, layers in motion, custom axes "
@@ -78,12 +84,13 @@ def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> Project
 
 
 def embedding_controls(middle: Sequence, bottom: Sequence, *, words: bool, uploaded: bool):
-    """Pooling (sentence maps) in ``middle[0]``, layers in ``middle[1]`` and the map to
-    compare with in ``bottom[2]``: ``(pooling, layers, compare)``. Uploaded vectors have none
-    of them (``(None, None, "none")``, saying why in ``middle[0]``)."""
+    """Pooling (sentence maps) in ``middle[0]``, layers and post-processing in ``middle[1]``
+    and the map to compare with in ``bottom[2]``: ``(pooling, layers, compare, post)``.
+    Uploaded vectors have none of them (``(None, None, "none", "none")``, saying why in
+    ``middle[0]``)."""
     if uploaded:
         messages.caption(LIMITS_NOTE, middle[0])
-        return None, None, "none"
+        return None, None, "none", "none"
     pooling = None if words else pooling_select(middle[0], "projections.pooling")
     layers = layers_select(
         middle[1],
@@ -102,4 +109,12 @@ def embedding_controls(middle: Sequence, bottom: Sequence, *, words: bool, uploa
         "(what training added), another layer choice, or every pooling; points selected on one "
         "map are ringed on the other.",
     )
-    return pooling, layers, compare
+    post = postprocess_select(
+        middle[1],
+        "projections.post",
+        help="Applied to the vectors before the map is fitted (and to its neighbours), with "
+        "the statistics of the points on the map: a few rogue dimensions with huge values "
+        "dominate raw cosines and distances. Texts embedded here only: a saved corpus is drawn "
+        "as it was saved.",
+    )
+    return pooling, layers, compare, post

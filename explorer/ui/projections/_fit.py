@@ -23,12 +23,15 @@ def source_points(
     pooling: str | None,
     word: str | None,
     params: ProjectionParams | None = None,
+    post: str = "none",
 ):
     """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
     ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
-    forward pass (a saved corpus's own map under ``params`` is drawn when it has one); other
-    texts are capped (:func:`explorer.server.limits.cap_tokens`), ``note`` saying what was kept.
-    Raises ``ValueError`` for texts the tokenizer cannot read."""
+    forward pass (a saved corpus's own map under ``params`` is drawn when it has one) and are
+    drawn as they are; other texts are capped (:func:`explorer.server.limits.cap_tokens`),
+    ``note`` saying what was kept, and post-processed with ``post`` (``note`` then says what
+    the top rogue dimensions carried before and after). Raises ``ValueError`` for texts the
+    tokenizer cannot read or points too few for ``post``."""
     if source.vectors is not None:
         data = source.vectors
         return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
@@ -38,8 +41,37 @@ def source_points(
         return saved_points(source.store, layers, pooling, params.method, params.n_components)
     kept = cap_tokens(model_name, source.data)
     texts = kept.data.texts
-    points = Points(model_name, texts, layers, pooling, word)
-    return points, texts, kept.data.labels, source.label_title, kept.note
+    points = Points(model_name, texts, layers, pooling, word, post=post)
+    note = kept.note
+    if post != "none":
+        note = " ".join(filter(None, (note, rogue_note(points))))
+    return points, texts, kept.data.labels, source.label_title, note
+
+
+def rogue_note(points: Points) -> str:
+    """What the top rogue dimensions carried of the cosines between ``points`` before and
+    after their post-processing (the points their own reference), cached."""
+    from explorer.explain import rogue_share
+    from explorer.explain._postprocess import LABELS, rogue_sentence
+
+    def sentence(both) -> str:
+        raw, processed = both
+        before = rogue_share(raw)
+        after = rogue_share(processed, dimensions=before.dimensions)
+        subject = "texts" if points.word is None else f"occurrences of “{points.word}”"
+        lead = (
+            f"{LABELS[points.post].split(' (')[0]}, with the statistics of the {len(raw)} "
+            f"{subject} on the map"
+        )
+        return rogue_sentence(before, after, points.post, lead)
+
+    return cached_from(
+        "projections",
+        ("rogue", points),
+        lambda: (points.raw_vectors(), points.vectors()),  # embedded in their own turns
+        sentence,
+        lambda both: False,  # 2,000 pairs at most (rogue_share's sample)
+    )
 
 
 def fit(points: Points | StorePoints | VectorPoints, params: ProjectionParams) -> Projector:

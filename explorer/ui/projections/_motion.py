@@ -35,13 +35,24 @@ def _frames(points, params: ProjectionParams, rows: np.ndarray):
                 perplexity=params.perplexity,
             )
 
-    frames = len(rows) * 7  # the bundled model's layers; a larger model is heavier still
+    frames = len(rows) * _frame_count(points)
     return cached(
         "projections",
         ("motion", points, params, limits.MAX_MOTION_POINTS),
         compute,
         heavy=heavy_points(frames, params.method),
     )
+
+
+def _frame_count(points) -> int:
+    """Maps Layers in motion draws for ``points``: its model's layers + 1 (the bundled
+    model's count when the model cannot be loaded: the map view says why)."""
+    from explorer.ui.model import load
+
+    try:
+        return load(points.model_name).num_layers + 1
+    except ValueError:
+        return limits.BUNDLED_FRAMES
 
 
 def motion(
@@ -55,10 +66,12 @@ def motion(
 ) -> None:
     """Layers in motion: one aligned frame per layer (layer slider and play button), trails
     for the selected points, and what to notice computed from the frames. At most
-    :data:`~explorer.server.limits.MAX_MOTION_POINTS` of the points (a random sample, noted)."""
+    :func:`explorer.server.limits.motion_points` of the points (a random sample, noted): the
+    bundled model's :data:`~explorer.server.limits.MAX_MOTION_POINTS`, fewer for deeper models."""
     from explorer.figures.animation import animated_map
 
-    rows, sampled = limits.motion_rows(len(texts))
+    limit = limits.motion_points(_frame_count(points), limits.MAX_MOTION_POINTS)
+    rows, sampled = limits.motion_rows(len(texts), limit)
     if sampled is not None:
         messages.info(sampled)
         texts = [texts[i] for i in rows]

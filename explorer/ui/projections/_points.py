@@ -18,7 +18,9 @@ from explorer.ui.compute import cached, embed_corpus, open_store, word_layer_vec
 class Points:
     """What a map draws: every text of ``texts`` (``word`` None, sentence vectors under
     ``pooling``) or every occurrence of ``word`` (subwords combined with ``subwords``), with
-    ``layers`` combined; vectors of the model ``model_name``."""
+    ``layers`` combined; vectors of the model ``model_name``, post-processed with ``post``
+    (:func:`explorer.explain.postprocess`, the points their own reference: the statistics of
+    the texts on the map)."""
 
     model_name: str
     texts: tuple[str, ...]
@@ -26,9 +28,19 @@ class Points:
     pooling: str | None = "mean"
     word: str | None = None
     subwords: str = "mean"
+    post: str = "none"
 
     def vectors(self) -> np.ndarray:
-        """The points' full-space vectors ``(n, dim)`` (cached forward passes)."""
+        """The points' full-space vectors ``(n, dim)`` (cached forward passes), post-processed
+        (cached too: all-but-the-top's SVD of 5,000 vectors would run at every click)."""
+        if self.post == "none":
+            return self.raw_vectors()
+        from explorer.explain import postprocess
+
+        return cached("corpora", ("post", self), lambda: postprocess(self.raw_vectors(), self.post))
+
+    def raw_vectors(self) -> np.ndarray:
+        """The points' vectors before post-processing ``(n, dim)``."""
         if self.word is None:
             return embed_corpus(self.model_name, self.texts).sentence(self.pooling, self.layers)
         _, per_layer, _ = word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)
@@ -36,11 +48,15 @@ class Points:
 
     def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:
         """The points (those of ``rows``, default all) at every layer ``(L + 1, n, dim)``
-        (layer choice ignored)."""
+        (layer choice ignored), each layer post-processed on its own."""
         if self.word is None:
             stack = embed_corpus(self.model_name, self.texts).per_layer(self.pooling)
         else:
             stack = word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)[1]
+        if self.post != "none":
+            from explorer.explain import postprocess_layers
+
+            stack = postprocess_layers(stack, self.post)
         return stack if rows is None else stack[:, rows]
 
 

@@ -1,0 +1,167 @@
+"""The "How contextual?" page's computations and sections: the classic measurements of
+:mod:`explorer.explain` on the built-in sense sentences (cached, in the heavy lane, with a
+progress bar), their chart beside the papers' findings, and one word up close with its code."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from explorer.codegen.explain import classic_snippet
+from explorer.data import corpora
+from explorer.explain import classic_measures, sense_accuracy
+from explorer.explain._classic import REFERENCES, word_measures
+from explorer.figures.explain import classic_figure
+from explorer.figures.explain_notices import classic_table
+from explorer.server import limits
+from explorer.ui import compute, messages
+from explorer.ui.model import load
+from explorer.ui.progress import progress_bar
+from explorer.ui.widgets import URL, csv_download, show_code
+
+Rows = tuple[tuple[str, str, str], ...]
+"""Labelled sentences as ``(word, sense, text)`` rows: hashable, so they key the caches."""
+
+WORD_COLUMNS = {
+    "self_similarity": "self-similarity",
+    "mev": "max. explainable variance",
+    "sense_accuracy": "sense accuracy",
+}
+"""Headings of the one-word table's columns."""
+
+Result = tuple[pd.DataFrame, pd.DataFrame]
+"""``(measures, senses)``: :func:`explorer.explain.classic_measures` and
+:func:`explorer.explain.sense_accuracy` of one model."""
+
+
+def lesson_rows(model_name: str) -> tuple[Rows, str | None]:
+    """The built-in sense sentences one request measures with ``model_name``
+    (:func:`explorer.server.limits.cap_senses`: all of them for the bundled model, fewer for
+    costlier ones) and the note saying what was kept, or ``None``."""
+
+    def compute_rows() -> tuple[Rows, str | None]:
+        frame, note = limits.cap_senses(load(model_name), corpora.load_senses())
+        return tuple(frame[["word", "sense", "text"]].itertuples(index=False, name=None)), note
+
+    return compute.cached("states", ("lesson rows", model_name), compute_rows)
+
+
+def frame_of(rows: Rows) -> pd.DataFrame:
+    """``rows`` as a DataFrame with columns ``word``, ``sense`` and ``text``."""
+    return pd.DataFrame(list(rows), columns=["word", "sense", "text"])
+
+
+def measurements(model_name: str, rows: Rows, what: str = "") -> Result:
+    """Cached ``(measures, senses)`` of ``model_name`` (``random-weights:<name>`` for the
+    untrained baseline) on ``rows``: one heavy computation that reads the sentences twice,
+    with one progress bar (``what`` names the model in it). The tables are shared between
+    sessions: do not change them."""
+
+    def compute_both() -> Result:
+        model, frame = load(model_name), frame_of(rows)
+        total = 2 * len(frame)
+        title = f"Measuring every layer{what}, each sentence read twice (once per paper)…"
+        with progress_bar(title) as report:
+            measures = classic_measures(
+                model, frame["text"].tolist(), progress=lambda done, _: report(done, total)
+            )
+            senses = sense_accuracy(
+                model, frame=frame, progress=lambda done, _: report(len(frame) + done, total)
+            )
+        return measures, senses
+
+    return compute.cached("probes", ("lesson", model_name, rows), compute_both, heavy=True)
+
+
+def chart(trained: Result, random: Result | None) -> None:
+    """The measurements layer by layer (random weights dashed), with how to read them."""
+    st.plotly_chart(
+        classic_figure(*trained, random=random, mev_reference=REFERENCES["mev"].value),
+        width="stretch",
+        key="contextual.chart",
+    )
+    st.caption(
+        "Left: each measure minus what random tokens give at the same layer (the "
+        "anisotropy baseline, also drawn): 0 means no more alike than two random tokens. "
+        "Self-similarity near 1 = the word keeps one vector whatever the sentence (static); "
+        "low = its vector depends on the sentence. Right: how often a word's vector is closest "
+        "to the average vector of its own sense (each sentence left out of its sense's average)."
+        + (" Dashed: the same architecture with random weights." if random else "")
+    )
+
+
+def references(trained: Result) -> None:
+    """The papers' findings on BERT-base beside this model's numbers, with their sources."""
+    st.subheader("Beside the papers", anchor=False)
+    st.table(classic_table(*trained).map(messages.escape), hide_index=True)
+    st.caption(
+        "The papers measured BERT-base on their own sentences, not these. Only the MEV bound "
+        "is a number the source states; "
+        "the other findings are quoted in words. The numbers here come from the model in use "
+        "and this page's sentences, so compare shapes (what rises, what falls) more than "
+        "levels."
+    )
+
+
+def measured(trained: Result, rows: Rows) -> None:
+    """What was measured: the words, the sentences, the baseline's pairs, and a download."""
+    measures, senses = trained
+    words = measures.attrs["words"]
+    with st.expander(
+        f"What was measured: {len(rows)} sentences, {len(words)} words, "
+        f"{senses.attrs['occurrences']} ambiguous-word occurrences"
+    ):
+        st.markdown(
+            f"Self-similarity and MEV average over the **{len(words)} words** that occur whole "
+            f"(not split into subwords) in 5 or more of the sentences: "
+            f"{messages.escape(', '.join(words))}. Intra-sentence similarity averages over the "
+            f"sentences; the baseline uses {measures.attrs['pairs']:,} random pairs of tokens "
+            "from different sentences. Word senses: each ambiguous word in its own sentences."
+        )
+        st.dataframe(frame_of(rows), hide_index=True, width="stretch", key="contextual.rows")
+        table = measures.join(senses.add_prefix("sense_"))
+        csv_download(
+            st, "Numbers per layer (.csv)", table.reset_index(), "contextual.csv", "contextual.csv"
+        )
+
+
+def one_word(model_name: str, rows: Rows) -> None:
+    """One ambiguous word up close: its self-similarity, MEV and sense accuracy per layer
+    (before any adjustment) over its own sentences, and the code that prints them."""
+    st.subheader("One word up close", anchor=False)
+    frame = frame_of(rows)
+    words = tuple(dict.fromkeys(frame["word"]))
+    word = st.selectbox(
+        "Ambiguous word",
+        words,
+        key="contextual.word",
+        bind=URL,
+        help="Its sentences only, every sense: the numbers the code below prints.",
+    )
+    own = frame[frame["word"] == word]
+    texts, senses = tuple(own["text"]), own["sense"].tolist()
+    try:
+        occurrences, vectors, _ = compute.word_layer_vectors(model_name, texts, word)
+    except ValueError as error:
+        messages.error(error)
+        return
+    table = word_measures(vectors, [senses[o.text_index] for o in occurrences])
+    st.dataframe(
+        table.style.format("{:.3f}").format("{:.0%}", subset=["sense_accuracy"]),
+        column_config=WORD_COLUMNS,
+        width="content",
+        key="contextual.word_table",
+    )
+    st.caption(
+        f"{len(occurrences)} sentences with “{messages.escape(word)}” "
+        f"({', '.join(sorted(set(senses)))}), without the anisotropy adjustment: raw cosines "
+        "and shares of variance."
+    )
+    if word not in load(model_name).tokenizer.get_vocab():
+        st.caption("This model splits the word into pieces: the short program needs one token.")
+        return
+    show_code(
+        classic_snippet(model_name, list(texts), senses, word),
+        caption="Plain transformers + NumPy: the word's vectors at every layer, then the three "
+        "numbers of the table above.",
+    )

@@ -1,0 +1,47 @@
+"""How contextual? The classic measurements of contextuality, reproduced on the model in use."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.figures.explain_notices import classic_notice, classic_random_notice
+from explorer.ui import contextual as lesson
+from explorer.ui import messages, presentation
+from explorer.ui.model import RANDOM_PREFIX, current_model_label, current_model_name
+from explorer.ui.widgets import URL, header
+
+header("pages/contextual.py")
+notice = st.container()  # what to notice, filled once the numbers are known
+
+name = current_model_name()
+compare = presentation.controls("contextual.settings").toggle(
+    "Compare with the same model with random weights",
+    key="contextual.random",
+    bind=URL,
+    help="The same architecture, untrained: what the layers do before any training. It takes "
+    "as long again as the model itself.",
+)
+try:
+    rows, note = lesson.lesson_rows(name)
+    trained = lesson.measurements(name, rows)
+    random = (
+        lesson.measurements(RANDOM_PREFIX + name, rows, " (random weights)") if compare else None
+    )
+except ValueError as error:
+    messages.error(error)
+    st.stop()
+if note:
+    messages.info(note)
+
+notes = classic_notice(*trained)
+if random is not None:
+    notes.append(classic_random_notice(trained, random))
+notice.info(
+    f"What **{messages.escape(current_model_label())}** does:\n"
+    + "\n".join(f"- {messages.escape(line)}" for line in notes)
+)
+
+lesson.chart(trained, random)
+lesson.references(trained)
+lesson.measured(trained, rows)
+lesson.one_word(name, rows)

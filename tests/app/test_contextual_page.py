@@ -1,0 +1,55 @@
+"""AppTest of "How contextual?": the classic measurements on the bundled model, the papers'
+findings beside them, the random-weights comparison and one word up close."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from explorer.explain._classic import REFERENCES
+from tests.app.rendered import plain
+
+
+def _ok(at) -> None:
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.error, [e.value for e in at.error]
+
+
+def _chart(at) -> dict:
+    (chart,) = [c for c in at.get("plotly_chart") if c.key == "contextual.chart"]
+    return json.loads(chart.proto.spec)
+
+
+@pytest.mark.slow
+def test_first_visit_shows_the_measurements_beside_the_papers(page):
+    at = page("contextual")
+    _ok(at)
+    assert at.title[0].value == "How contextual are the model's word vectors?"
+    figure = _chart(at)
+    names = [trace["name"] for trace in figure["data"]]
+    assert "self-similarity (adjusted)" in names and "sense accuracy" in names
+    assert not any("random weights" in name for name in names)
+    assert figure["layout"]["xaxis"]["title"]["text"] == "layer (0 = embeddings)"
+    (notice,) = [plain(i.value) for i in at.info if "What **" in i.value]
+    assert "Self-similarity (adjusted) goes from" in notice and "Coenen et al." in notice
+    (refs,) = at.table
+    assert {plain(s) for s in refs.value["source"]} == {r.source for r in REFERENCES.values()}
+    word_table = next(d.value for d in at.dataframe if "sense_accuracy" in d.value.columns)
+    assert len(word_table) == 7  # embeddings + 6 layers
+    code = at.code[0].value
+    assert "word = 'bank'" in code
+
+
+@pytest.mark.slow
+def test_random_weights_and_another_word(page):
+    at = page("contextual")
+    at.toggle(key="contextual.random").set_value(True).run()
+    _ok(at)
+    names = [trace["name"] for trace in _chart(at)["data"]]
+    assert "sense accuracy · random weights" in names
+    assert any("With random weights" in plain(i.value) for i in at.info)
+    before = at.code[0].value
+    at.selectbox(key="contextual.word").set_value("plant").run()
+    _ok(at)
+    assert at.code[0].value != before and "word = 'plant'" in at.code[0].value
