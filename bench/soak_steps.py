@@ -223,12 +223,23 @@ STEPS = (
         type_into("attention.masked", masked_text),
         masked_lm=True,
     ),
-    Step("Word in context", "mean-centred", "open", goto("context", **{"context.center": "true"})),
+    Step(
+        "Word in context",
+        "mean-centred",
+        "open",
+        goto("context", **{"context.post": "Centre (subtract the mean)"}),
+    ),
     Step(
         "Word in context",
         "mean-centred",
         "100 lines x 512 tokens, 'bank' every 2nd word",
         type_into("context.text", context_text),
+    ),
+    Step(
+        "How contextual?",
+        "trained + random weights",
+        "built-in sentences",
+        goto("contextual", **{"contextual.random": "true"}),
     ),
     Step(
         "Projections",
@@ -317,6 +328,7 @@ PAGE_NAMES = {
     "layers": "Layers",
     "attention": "Attention",
     "context": "Word in context",
+    "contextual": "How contextual?",
     "projections": "Projections",
     "probe": "Which layer?",
     "similarity": "Similarity",

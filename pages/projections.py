@@ -26,12 +26,6 @@ LEVELS = {
     "sentences": "Sentences: one point per text",
     "words": "Words: one point per occurrence of a word",
 }
-COLOURS = {
-    "labels": "Labels",
-    "sentences": "Sentences",
-    "kept": "Neighbours kept",
-    "clusters": "Clusters (named)",
-}
 
 
 header("pages/projections.py")
@@ -86,16 +80,18 @@ pooling, layers, compare, post = projections.embedding_controls(
     middle, bottom, words=words, uploaded=by_vectors
 )
 params = projections.projection_controls("projections", middle[2:], bottom[:2])
+colours = projections.colour_choices(source, words=words)
 colour = choose(
     bottom[3],
     "Colour by",
-    [c for c in COLOURS if words or c != "sentences"],
-    COLOURS.get,
+    colours,
+    colours.get,
     "projections.colour",
     "labels",
     f"Labels (or, for a word, its sentences); how well the map keeps each point's "
-    f"{DEFAULT_K} nearest texts of the full space near it (red: misplaced); or k-means clusters "
-    "of the full-space vectors, named by their most distinctive words.",
+    f"{DEFAULT_K} nearest texts of the full space near it (red: misplaced); k-means clusters "
+    "of the full-space vectors, named by their most distinctive words; or any column of the "
+    "data (numbers on a colour scale, anything else with a legend).",
 )
 if failed is not None:
     messages.error(failed)

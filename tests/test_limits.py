@@ -18,6 +18,9 @@ def test_cap_tokens_keeps_a_prefix_with_its_labels_and_says_what_it_kept(bundled
     assert kept.data.texts == tuple(texts[:10]) and kept.data.labels == data.labels[:10]
     assert kept.total == 50 and kept.tokens <= 10 * per_text + 1
     assert "first 10 of 50 texts" in kept.note
+    with_columns = from_lists(texts, None, {"n": range(50)})
+    cut = limits.cap_tokens(bundled, with_columns, max_tokens=10 * per_text + 1).data
+    assert cut.columns == (("n", tuple(str(i) for i in range(10))),)  # cut with the texts
     untouched = limits.cap_tokens(bundled, data)
     assert untouched.data is data and untouched.note is None
 

@@ -157,3 +157,18 @@ def test_the_label_column_is_guessed_by_name_or_by_few_distinct_values():
     )
     assert uploads.guess_label_column(few, "text") == "kind"
     assert uploads.guess_label_column(few[["text", "id"]], "text") is None
+
+
+def test_the_other_columns_come_with_the_texts_and_are_cut_with_them():
+    frame = uploads.read_csv(b"text,label,stars,city\na,x,1,Oslo\n,y,2,Rome\nc,z,3,\n")
+    data = uploads.labelled_texts(frame, "text", "label")
+    assert data.texts == ("a", "c") and data.labels == ("x", "z")
+    assert data.columns == (("stars", ("1", "3")), ("city", ("Oslo", "")))
+    head = data.head(1)
+    assert head.texts == ("a",) and head.labels == ("x",)
+    assert head.columns == (("stars", ("1",)), ("city", ("Oslo",)))
+    hash(data)  # still a cache key
+    listed = uploads.from_lists(["a", "b"], None, {"n": [1, 2]})
+    assert listed.columns == (("n", ("1", "2")),) and listed.head(1).labels is None
+    with pytest.raises(ValueError, match="cells in 'n'"):
+        uploads.from_lists(["a", "b"], None, {"n": [1]})

@@ -260,3 +260,15 @@ def test_a_parquet_that_unpacks_too_far_is_refused(monkeypatch):
 
 def test_guess_is_the_default_label_choice(vectors):
     assert read_table(npy(vectors), csv()).select(label_column=GUESS).label_column == "label"
+
+
+def test_the_tables_other_columns_follow_the_rows_kept(vectors):
+    frame = pd.DataFrame(
+        {"text": [f"text {i}" if i != 2 else "" for i in range(36)], "stars": range(36)}
+    )
+    many = np.tile(vectors, (3, 1))
+    data = read_vectors(npy(many), frame.to_csv(index=False).encode(), max_rows=10, seed=3)
+    kept = [i for i in range(36) if i != 2]  # the row without text leaves first
+    rows, _ = limits.sample_points(35, 10, 3)
+    assert data.columns == (("stars", tuple(str(kept[i]) for i in rows)),)
+    assert [f"text {s}" for s in data.columns[0][1]] == list(data.texts)

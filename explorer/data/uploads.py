@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -38,14 +38,27 @@ _TEXT_NAMES = ("text", "texts", "sentence", "sentences", "document", "review", "
 
 @dataclass(frozen=True)
 class LabelledTexts:
-    """Texts to embed, with optional labels (one per text) and how many rows were dropped."""
+    """Texts to embed, with optional labels (one per text) and how many rows were dropped.
+
+    ``columns`` holds the data's other columns as ``(name, cells)`` pairs, one cell (a string)
+    per text, so a map can be coloured by any of them; a tuple, so the texts stay hashable."""
 
     texts: tuple[str, ...]
     labels: tuple[str, ...] | None = None
     dropped: int = 0
+    columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     def __len__(self) -> int:
         return len(self.texts)
+
+    def head(self, n: int) -> LabelledTexts:
+        """The first ``n`` texts with their labels and column cells."""
+        return replace(
+            self,
+            texts=self.texts[:n],
+            labels=None if self.labels is None else self.labels[:n],
+            columns=tuple((name, cells[:n]) for name, cells in self.columns),
+        )
 
 
 def texts_from_lines(text: str | None, max_rows: int | None = MAX_ROWS) -> list[str]:
@@ -183,7 +196,8 @@ def labelled_texts(
 ) -> LabelledTexts:
     """Texts (and labels) from two columns of ``frame``; rows with an empty text are dropped.
 
-    Empty label cells become :data:`NO_LABEL`. ``dropped`` counts the rows left out. Raises
+    Empty label cells become :data:`NO_LABEL`; the other columns' cells go into ``columns``.
+    ``dropped`` counts the rows left out. Raises
     ``ValueError`` for a missing column or when no row has text.
     """
     columns = list(frame.columns)
@@ -198,13 +212,31 @@ def labelled_texts(
     if label_column is not None:
         cells = frame.loc[keep, label_column].astype(str).str.strip()
         labels = tuple(cell or NO_LABEL for cell in cells)
-    return LabelledTexts(texts=tuple(texts[keep]), labels=labels, dropped=int((~keep).sum()))
+    others = tuple(
+        (str(name), tuple(frame.loc[keep, name].astype(str).str.strip()))
+        for name in columns
+        if name not in (text_column, label_column)
+    )
+    return LabelledTexts(
+        texts=tuple(texts[keep]), labels=labels, dropped=int((~keep).sum()), columns=others
+    )
 
 
-def from_lists(texts: Sequence[str], labels: Sequence[str] | None = None) -> LabelledTexts:
-    """:class:`LabelledTexts` from plain lists (for built-in datasets and pasted lines)."""
+def from_lists(
+    texts: Sequence[str],
+    labels: Sequence[str] | None = None,
+    columns: Mapping[str, Sequence] | None = None,
+) -> LabelledTexts:
+    """:class:`LabelledTexts` from plain lists (for built-in datasets and pasted lines), with
+    other ``columns`` (name -> one cell per text) if any."""
     if labels is not None and len(labels) != len(texts):
         raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
+    others = tuple((str(name), tuple(map(str, cells))) for name, cells in (columns or {}).items())
+    for name, cells in others:
+        if len(cells) != len(texts):
+            raise ValueError(f"Got {len(texts)} texts but {len(cells)} cells in {name!r}.")
     return LabelledTexts(
-        texts=tuple(texts), labels=None if labels is None else tuple(map(str, labels))
+        texts=tuple(texts),
+        labels=None if labels is None else tuple(map(str, labels)),
+        columns=others,
     )

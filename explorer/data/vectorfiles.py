@@ -66,6 +66,8 @@ class UploadedVectors:
     seed: int = 0
     note: str | None = None
     """Says when a random sample of the rows was kept."""
+    columns: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """The table's other columns as ``(name, cells)``, one cell (a string) per row kept."""
 
     def __len__(self) -> int:
         return len(self.texts)
@@ -129,12 +131,13 @@ class VectorTable:
         chosen = uploads.labelled_texts(self.frame, text_column, label_column)
         keep = self.frame[text_column].astype(str).str.strip().to_numpy() != ""
         vectors = self.vectors if keep.all() else self.vectors[keep]
-        texts, labels = chosen.texts, chosen.labels
+        texts, labels, columns = chosen.texts, chosen.labels, chosen.columns
         rows, note = limits.sample_points(len(texts), max_rows, seed)
         if note is not None:
             vectors = vectors[rows]
             texts = tuple(texts[i] for i in rows)
             labels = None if labels is None else tuple(labels[i] for i in rows)
+            columns = tuple((name, tuple(cells[i] for i in rows)) for name, cells in columns)
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         vectors.flags.writeable = False
         choice = repr((self.digest, text_column, label_column, max_rows, seed))
@@ -152,6 +155,7 @@ class VectorTable:
             max_rows=max_rows,
             seed=seed,
             note=note,
+            columns=columns,
         )
 
 

@@ -17,6 +17,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from explorer.figures.colourings import value_traces
 from explorer.layers import layers_label
 from explorer.maps import LABELS as METHOD_LABELS
 from explorer.maps import validate_method
@@ -239,14 +240,17 @@ def projection_figure(
     legend_title: str = "Label",
     values: np.ndarray | None = None,
     values_title: str = "",
+    share: bool = True,
 ) -> go.Figure:
     """Scatter plot of ``coords`` ``(n, 2)`` or ``(n, 3)``: one trace per label.
 
     ``texts[i]`` is point i's hover text, with ``spans[i]`` (character range of the target
     word) in bold; ``customdata`` holds the row index i. Without labels all points share one
     colour and there is no legend. ``axes`` are the axis titles (see :func:`axis_titles`).
-    With ``values`` ``(n,)`` in 0-1, points are coloured by them instead (red = 0, green = 1,
-    a colour bar titled ``values_title``) and the label goes into the hover text.
+    With ``values`` ``(n,)``, points are coloured by them instead, on a colour bar titled
+    ``values_title``, and the label goes into the hover text: shares in 0-1 (``share``: red =
+    0, green = 1), else any numbers (a numeric column: their own range, empty cells as NaN,
+    drawn grey; :func:`explorer.figures.colourings.value_traces`).
     """
     coords = np.asarray(coords)
     n, k = coords.shape
@@ -256,14 +260,27 @@ def projection_figure(
         raise ValueError(f"Got {n} points but {len(texts)} texts.")
     hovers = _hovers(texts, spans)
     if values is not None:
-        figure = go.Figure(_value_trace(coords, hovers, labels, values, values_title))
+        traces = value_traces(
+            coords,
+            hovers,
+            labels,
+            values,
+            values_title,
+            share=share,
+            size=marker_size(n, k),
+            webgl=draws_with_webgl(n),
+        )
+        figure = go.Figure(traces)
     else:
         groups = _groups(labels, n)
         colours = dict(zip(groups, palette(len(groups)), strict=True))
         figure = go.Figure(_traces(coords, hovers, groups, colours, size=marker_size(n, k)))
+    legend = {"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"}
+    if values is not None:  # the colour bar stands where the legend would
+        legend = {"orientation": "h", "y": -0.12, "itemsizing": "constant"}
     figure.update_layout(
         title={"text": title},
-        legend={"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"},
+        legend=legend,
         height=620,
         hoverlabel={"align": "left"},
         margin={"t": 90},
@@ -355,36 +372,3 @@ def selected_rows(selection: Mapping | None, n: int) -> list[int]:
             if 0 <= int(value) < n:
                 rows.add(int(value))
     return sorted(rows)
-
-
-def _value_trace(coords, hovers, labels, values, title: str):
-    values = np.asarray(values, dtype=np.float64)
-    if values.shape != (len(coords),):
-        raise ValueError(f"Got {len(coords)} points but {values.shape} values.")
-    if labels is not None:
-        hovers = [
-            f"<i>{html.escape(str(label))}</i><br>{h}"
-            for label, h in zip(labels, hovers, strict=True)
-        ]
-    text = np.empty(len(coords), dtype=object)
-    text[:] = [f"{title}: {v:.0%}<br>{h}" for v, h in zip(values, hovers, strict=True)]
-    common = {
-        "mode": "markers",
-        "customdata": np.arange(len(coords)),
-        "text": text,
-        "hovertemplate": "%{text}<extra></extra>",
-        "showlegend": False,
-        "marker": {
-            "size": marker_size(*coords.shape),
-            "color": values,
-            "colorscale": "RdYlGn",
-            "cmin": 0.0,
-            "cmax": 1.0,
-            "colorbar": {"title": {"text": html.escape(title)}, "tickformat": ".0%"},
-            "opacity": 0.9,
-        },
-    }
-    if coords.shape[1] == 3:
-        return go.Scatter3d(x=coords[:, 0], y=coords[:, 1], z=coords[:, 2], **common)
-    scatter = go.Scattergl if draws_with_webgl(len(coords)) else go.Scatter
-    return scatter(x=coords[:, 0], y=coords[:, 1], **common)

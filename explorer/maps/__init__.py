@@ -14,9 +14,9 @@ nothing that looks close in the plot is actually far apart).
 The implementation lives in private modules, one per idea: ``_projector`` (the methods, their
 validation, :class:`ProjectionParams`), ``_pca``, ``_umap`` (with its exact neighbour graph),
 ``_tsne`` (openTSNE and its measured settings), ``_quality`` (trustworthiness and the
-neighbour inspector), ``_animation`` (one map per layer), ``_axes`` (dot-product axes) and
-``_clusters`` (k-means or HDBSCAN, named by c-TF-IDF). Their tuning constants are imported
-from there.
+neighbour inspector), ``_animation`` (one map per layer), ``_axes`` (dot-product axes),
+``_clusters`` (k-means or HDBSCAN, named by c-TF-IDF) and ``_columns`` (how much a numeric
+column of the data follows a map). Their tuning constants are imported from there.
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from __future__ import annotations
 from explorer.maps._animation import layer_maps
 from explorer.maps._axes import custom_axes, text_vector, word_vector
 from explorer.maps._clusters import cluster, cluster_labels, cluster_names
+from explorer.maps._columns import value_agreement, value_notice
 from explorer.maps._projector import (
     DIMENSIONS,
     LABELS,
@@ -73,6 +74,8 @@ __all__ = [
     "total_explained_variance",
     "trustworthiness",
     "umap_compiled",
+    "value_agreement",
+    "value_notice",
     "validate_method",
     "word_vector",
 ]

@@ -112,10 +112,12 @@ def slower(model, scale: Scale = "work") -> str | None:
 
 class Texts(Protocol):
     """Texts with optional labels, one per text: :class:`explorer.data.uploads.LabelledTexts`
-    (a frozen dataclass; a cap keeps a prefix of it with :func:`dataclasses.replace`)."""
+    (a cap keeps a prefix of it with ``head``, labels and other columns cut alike)."""
 
     texts: tuple[str, ...]
     labels: tuple[str, ...] | None
+
+    def head(self, n: int) -> Texts: ...
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,6 @@ def cap_tokens(model, data: Texts, max_tokens: int = MAX_TOKENS, scale: Scale = 
         kept += 1
     if kept == len(counts):
         return Kept(data, len(counts), total_tokens)
-    labels = None if data.labels is None else data.labels[:kept]
     why = slower(model, scale)
     note = (
         f"Kept the first {kept:,} of {len(counts):,} texts ({total_tokens:,} of "
@@ -159,7 +160,7 @@ def cap_tokens(model, data: Texts, max_tokens: int = MAX_TOKENS, scale: Scale = 
         + (f" ({why})" if why else "")
         + ", so the page answers within seconds. Remove texts to see others."
     )
-    kept_data = replace(data, texts=data.texts[:kept], labels=labels)
+    kept_data = data.head(kept)
     return Kept(kept_data, len(counts), total_tokens, note)
 
 

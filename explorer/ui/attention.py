@@ -93,7 +93,8 @@ def layer_predictions(model_name: str, text: str, k: int = 10) -> lens.Lens:
     first :data:`explorer.server.limits.MAX_LENS_MASKS` masks), computed in a turn of the
     server's pool like every forward pass: eight sessions asking the lens of a BERT-base-sized
     model at once, each a 512-token pass with every hidden state, took the server past 2 GB
-    when they all ran together (``python -m bench.soak --sessions 8 --pages attention --model FOLDER``)."""
+    when they all ran together
+    (``python -m bench.soak --sessions 8 --pages attention --model FOLDER``)."""
 
     def compute() -> lens.Lens:
         return lens.layer_predictions(masked_lm(model_name), text, k, limits.MAX_LENS_MASKS)

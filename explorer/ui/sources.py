@@ -106,7 +106,7 @@ def text_source(
             if uploaded is None:
                 return None
             found, files = uploaded
-            data = uploads.LabelledTexts(found.texts, found.labels, found.dropped)
+            data = uploads.LabelledTexts(found.texts, found.labels, found.dropped, found.columns)
             return Source(data, found.label_title, "vectors", vectors=found, files=files)
         if kind == "builtin":
             names = list(builtins)
@@ -173,9 +173,21 @@ def dataset(name: str) -> Builtin:
 
     def load() -> uploads.LabelledTexts:
         frame = corpora.load_dataset(name)
-        return uploads.from_lists(frame["text"].tolist(), frame["label"].tolist())
+        return uploads.from_lists(
+            frame["text"].tolist(), frame["label"].tolist(), builtin_columns(name)
+        )
 
     return Builtin(corpora.DATASETS[name], load)
+
+
+def builtin_columns(name: str) -> dict[str, list[str]]:
+    """The columns of the built-in set ``name``'s file, one cell per text in
+    :func:`explorer.data.corpora.load_dataset`'s order, to colour a map by."""
+    if name == "Word senses (all words)":
+        frame = corpora.load_senses()[["word", "sense"]]
+    else:
+        frame = corpora.load_topics()[["topic", "sentiment"]]
+    return {column: frame[column].tolist() for column in frame.columns}
 
 
 def senses(word: str) -> Builtin:

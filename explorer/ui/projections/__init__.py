@@ -7,13 +7,15 @@ The page calls these few names; the rooms behind them are private:
 - ``_fit`` the points a source gives and their fitted, cached maps; ``_saved`` a saved
   corpus's rows and its own maps (``explorer project``);
 - ``_shown`` what each point shows (text, span, label, titles, clusters);
+- ``_colours`` what the map can be coloured by (labels, clusters, any column of the data);
 - ``_controls`` the projection settings; ``_views`` the choice of view, ``_motion`` layers in
   motion, ``_axes`` custom axes;
 - ``_map`` the map and its panel (a fragment), ``_panels`` the panels around it, ``_compare``
-  the second map, ``_clusters`` named clusters, ``_code`` "Show code", ``_section`` all of it
-  under the settings.
+  the second map, ``_clusters`` named clusters, ``_download`` the map as a standalone HTML file,
+  ``_code`` "Show code", ``_section`` all of it under the settings.
 """
 
+from explorer.ui.projections._colours import colour_choices
 from explorer.ui.projections._controls import embedding_controls, projection_controls
 from explorer.ui.projections._fit import fit, fitted, preservation, source_points
 from explorer.ui.projections._section import map_section
@@ -21,6 +23,7 @@ from explorer.ui.projections._shown import shown_points
 from explorer.ui.projections._views import other_view
 
 __all__ = [
+    "colour_choices",
     "embedding_controls",
     "fit",
     "fitted",

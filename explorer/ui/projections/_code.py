@@ -1,5 +1,6 @@
 """The Projections page's "Show code": plain transformers + scikit-learn programs that print
-the numbers the page shows, for the map (its coordinates), the custom axes (their coordinates)
+the numbers the page shows, for the map (its coordinates, then the map drawn as the page
+colours it and written as one HTML file), the custom axes (their coordinates)
 and the named clusters (their names). Points embedded by the explorer (:class:`Points`) carry
 everything a program needs (model, texts, word, pooling, layers); a saved corpus gets a pointer
 to ``explorer.open_corpus`` instead, uploaded vectors a program that reads the same files."""
@@ -47,6 +48,29 @@ def _clusters_snippet(points: Points) -> str:
     )
 
 
+def _map_file(shown, params, kept_share, contours: bool, word: bool) -> str:
+    """The program's last lines (2-D maps): the map coloured as on the page, written as one
+    HTML file (:func:`explorer.codegen.mapfile.map_file_block`); empty without ``shown``."""
+    from explorer.codegen.mapfile import map_file_block
+
+    if shown is None or params.n_components != 2:
+        return ""
+    if kept_share is not None:
+        name, values, numeric = "Neighbours kept", kept_share, True
+    elif shown.values is not None:
+        name, values, numeric = shown.values_title, shown.values, True
+    else:
+        name, values, numeric = shown.legend_title, shown.labels, False
+    return map_file_block(
+        name,
+        values,
+        numeric=numeric,
+        contours=contours,
+        word=word,
+        file_name=f"{params.method}-map.html",
+    )
+
+
 def _show(points: Points, snippet: str, clusters: bool) -> None:
     """One "Show code" expander: ``snippet``, then the clusters' program when the points are
     coloured by cluster."""
@@ -54,17 +78,30 @@ def _show(points: Points, snippet: str, clusters: bool) -> None:
     show_code(*snippets, height=520 if len(points.texts) > 20 else "content")
 
 
-def map_code(source, points, params, projector, *, clusters: bool = False) -> None:
+def map_code(
+    source,
+    points,
+    params,
+    projector,
+    *,
+    clusters: bool = False,
+    shown=None,
+    kept_share=None,
+    contours: bool = False,
+) -> None:
     """ "Show code" for the map of ``points`` drawn from ``source`` (an
-    :class:`explorer.ui.sources.Source`): a program that prints the same coordinates, and with
-    ``clusters`` one that prints the clusters the map is coloured by."""
+    :class:`explorer.ui.sources.Source`): a program that prints the same coordinates and, for
+    a 2-D map showing ``shown`` (a :class:`MapPoints`, coloured by ``kept_share`` when given),
+    draws it as the page does (with ``contours``) into a standalone HTML file; with
+    ``clusters``, one that prints the clusters the map is coloured by."""
     from explorer.codegen.projections import projection_snippet, word_projection_snippet
 
     used = params.as_used_by(projector)
+    ending = _map_file(shown, params, kept_share, contours, points.word is not None)
     if source.vectors is not None:
         from explorer.codegen.vectorfiles import projection_snippet as uploaded_snippet
 
-        snippet = uploaded_snippet(source.vectors, source.files, used)
+        snippet = uploaded_snippet(source.vectors, source.files, used) + ending
         show_code(snippet, caption="NumPy + pandas read your files; then the projection.")
         return
     if not isinstance(points, Points):
@@ -79,7 +116,7 @@ def map_code(source, points, params, projector, *, clusters: bool = False) -> No
         snippet = projection_snippet(
             points.model_name, points.texts, points.pooling, points.layers, used, points.post
         )
-    _show(points, snippet, clusters)
+    _show(points, snippet + ending, clusters)
 
 
 def axes_code(

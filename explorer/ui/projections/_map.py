@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import streamlit as st
 
-from explorer.figures.density import add_density
+from explorer.figures.density import add_contours, add_density
 from explorer.figures.frozen import FrozenFigure
 from explorer.figures.highlights import neighbour_traces, neighbourhood_figure, rows_trace
 from explorer.figures.projections import (
@@ -64,16 +64,20 @@ the big map's job)."""
 class MapPoints:
     """What each point of the map stands for: its text, label (``None``: one colour), the
     marked word's character span in its text (word occurrences), the legend's title and the
-    figure's title."""
+    figure's title; with ``values`` ``(n,)``, the number that colours it (a numeric column
+    named ``values_title``: NaN for none)."""
 
     texts: Sequence[str]
     labels: Sequence[str] | None
     spans: Sequence[tuple[int, int]] | None
     legend_title: str
     title: str
+    values: np.ndarray | None = field(default=None, compare=False)
+    values_title: str = ""
 
 
-def _digest(array: np.ndarray | None) -> str | None:
+def digest(array: np.ndarray | None) -> str | None:
+    """A short key of ``array`` (its type, shape and a hash of its bytes), None for None."""
     if array is None:
         return None
     array = np.ascontiguousarray(array)
@@ -86,25 +90,31 @@ def map_figure(
     shown: MapPoints,
     kept_share: np.ndarray | None = None,
     density: np.ndarray | None = None,
+    contours: bool = False,
 ) -> FrozenFigure:
     """The map's figure (:func:`explorer.figures.projections.projection_figure`), frozen, built
     once while the coordinates, texts, labels, spans, titles and colour values stay the same:
     the session keeps the last :data:`FIGURES_KEPT` (a rerun of a 20,000-point map rebuilt it
     in 0.3 s and copied it in 0.1 s). ``density`` ``(n, 2)``: more points of the same map,
-    drawn as a grey density layer under the points (:mod:`explorer.figures.density`)."""
+    drawn as a grey density layer under the points (:mod:`explorer.figures.density`);
+    ``contours``: the drawn points' density as contours under them (2-D maps). The points
+    are coloured by ``kept_share`` when given, else by ``shown.values`` when given."""
     axes = axis_titles(params.method, params.n_components, projector.explained_variance_ratio_)
     key = (
-        _digest(projector.embedding_),
+        digest(projector.embedding_),
         tuple(shown.texts),
         None if shown.labels is None else tuple(shown.labels),
         None if shown.spans is None else tuple(map(tuple, shown.spans)),
         shown.title,
         tuple(axes),
         shown.legend_title,
-        _digest(kept_share),
+        digest(kept_share),
+        digest(shown.values),
+        shown.values_title,
+        contours,
         None
         if density is None
-        else (density.shape, _digest(density[:: max(1, len(density) // 4096)])),
+        else (density.shape, digest(density[:: max(1, len(density) // 4096)])),
     )
     kept: dict = st.session_state.setdefault(FIGURE_KEY, {})
     if key in kept:
@@ -118,9 +128,12 @@ def map_figure(
         title=shown.title,
         axes=axes,
         legend_title=shown.legend_title,
-        values=kept_share,
-        values_title="Neighbours kept",
+        values=kept_share if kept_share is not None else shown.values,
+        values_title="Neighbours kept" if kept_share is not None else shown.values_title,
+        share=kept_share is not None,
     )
+    if contours and params.n_components == 2:
+        built = add_contours(built, projector.embedding_)
     if density is not None:
         built = add_density(built, density)
     figure = FrozenFigure.of(built)
@@ -138,14 +151,17 @@ def draw(
     *,
     compare: str = "none",
     kept_share: np.ndarray | None = None,
+    contours: bool = False,
 ) -> list[int]:
     """Draw the fitted map with its panel; return the rows selected on it (click, box or
     lasso; empty in 3-D, where selection is off). Rows of a saved map get the rest of that
-    map's rows as a density layer under them (:func:`saved_density`).
+    map's rows as a density layer under them (:func:`saved_density`); ``contours`` draws the
+    points' density as contours under them.
 
     Without a comparison the map and its panel are a fragment: a selection reruns them alone.
     With one, a selection reruns the page, so the second map rings the same points."""
-    figure = map_figure(projector, params, shown, kept_share, saved_density(points, params))
+    density = saved_density(points, params)
+    figure = map_figure(projector, params, shown, kept_share, density, contours)
     body = _map_and_panel if compare != "none" else _map_fragment
     return body(points, params, projector, shown, figure, compare, kept_share)
 

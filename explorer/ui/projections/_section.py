@@ -4,13 +4,19 @@ to compare with, and "Show code"."""
 
 from __future__ import annotations
 
-from explorer.maps import ProjectionParams, Projector
+import streamlit as st
+
+from explorer.maps import ProjectionParams, Projector, value_notice
 from explorer.ui import messages
+from explorer.ui.compute import cached
 from explorer.ui.projections._clusters import cluster_download
 from explorer.ui.projections._code import map_code
 from explorer.ui.projections._compare import second_map
-from explorer.ui.projections._map import MapPoints, draw
+from explorer.ui.projections._download import html_download
+from explorer.ui.projections._map import MapPoints, digest, draw, map_figure
 from explorer.ui.projections._panels import map_notice
+from explorer.ui.projections._saved import saved_density
+from explorer.ui.widgets import URL
 
 
 def map_section(
@@ -28,14 +34,50 @@ def map_section(
     """Everything the page draws of the fitted map ``projector`` of ``points`` (from
     ``source``, showing ``shown``): the projector's notes, what the map shows in ``notice`` (a
     container above the settings), the map and its panel (coloured by ``kept_share`` when
-    given), the CSV of ``clusters`` (``(ids, names)``, when coloured by them), the ``compare``
-    map and "Show code"."""
+    given, else by ``shown.values``, a numeric column, with a sentence on how much it follows
+    the map), the density contours' checkbox, "Download this map", the CSV of ``clusters``
+    (``(ids, names)``, when coloured by them), the ``compare`` map and "Show code"."""
     for note in projector.notes_:
         messages.info(note)
     messages.info(map_notice(points, params, projector, shown.labels, shown.legend_title), notice)
-    rows = draw(points, params, projector, shown, compare=compare, kept_share=kept_share)
+    if shown.values is not None and kept_share is None:
+        messages.info(column_notice(points, params, projector, shown), notice)
+    two_d = params.n_components == 2
+    options = st.columns([1, 2], vertical_alignment="center")
+    contours = two_d and options[0].checkbox(
+        "Density contours",
+        key="projections.contours",
+        bind=URL,
+        help="Where the points crowd, as shaded contours under them (a smoothed count of the "
+        "points on a grid; 2-D maps).",
+    )
+    rows = draw(
+        points, params, projector, shown, compare=compare, kept_share=kept_share, contours=contours
+    )
+    density = saved_density(points, params)
+    figure = map_figure(projector, params, shown, kept_share, density, contours)
+    html_download(options[1], figure, params.method)
     if clusters is not None:
         cluster_download(projector.embedding_, shown.texts, *clusters)
     saved = source.kind == "saved"
     second_map(compare, points, params, rows, shown.texts, shown.labels, saved=saved)
-    map_code(source, points, params, projector, clusters=clusters is not None)
+    map_code(
+        source,
+        points,
+        params,
+        projector,
+        clusters=clusters is not None,
+        shown=shown,
+        kept_share=kept_share,
+        contours=contours,
+    )
+
+
+def column_notice(points, params: ProjectionParams, projector: Projector, shown: MapPoints) -> str:
+    """:func:`explorer.maps.value_notice` of the numeric column colouring the map, cached (it
+    finds every point's neighbours on the map)."""
+    return cached(
+        "projections",
+        ("column notice", points, params, digest(shown.values), shown.values_title),
+        lambda: value_notice(projector.embedding_, shown.values, shown.values_title),
+    )

@@ -12,6 +12,7 @@ from explorer.maps import LABELS, ProjectionParams
 from explorer.server import limits
 from explorer.ui import compute, messages
 from explorer.ui.projections._clusters import clusters
+from explorer.ui.projections._colours import column_of, point_column
 from explorer.ui.projections._map import MapPoints
 from explorer.ui.projections._points import Points
 from explorer.words import occurrence_points
@@ -37,11 +38,13 @@ def shown_points(
 ):
     """What the map of ``points`` (from :func:`source_points`, with its ``texts``, ``labels``
     and ``legend_title``) shows under ``params`` coloured by ``colour``:
-    ``(MapPoints, params, clusters)``. A word map has a point per occurrence, labelled by its
-    sentence's label (colour "labels") or its sentence; ``params`` come back in 2-D when 3-D is
-    too heavy for the points (:func:`explorer.server.limits.cap_3d`, with a note); ``clusters`` is
-    ``(ids, names)`` when coloured by clusters, else None. Notes (occurrences left out, 2-D
-    instead of 3-D) are shown on the page."""
+    ``(MapPoints, params, clusters)``. A column of the data (:mod:`._colours`) gives the
+    labels and legend (categories) or the points' values (numbers). A word map has a point per
+    occurrence, labelled by its sentence's label (colour "labels") or its sentence; ``params``
+    come back in 2-D when 3-D is too heavy for the points
+    (:func:`explorer.server.limits.cap_3d`, with a note); ``clusters`` is ``(ids, names)`` when
+    coloured by clusters, else None. Notes (occurrences left out, 2-D instead of 3-D) are shown
+    on the page."""
     if points.word is not None:
         occurrences, _, cap_note = compute.word_layer_vectors(
             points.model_name, points.texts, points.word, points.subwords
@@ -53,6 +56,7 @@ def shown_points(
             occurrences, texts, labels if by_label else None
         )
         legend_title = legend_title if by_label else "Sentence"
+        text_rows = [o.text_index for o in occurrences]
         title = projection_title(
             params.method, len(occurrences), layers=points.layers, word=points.word
         )
@@ -60,6 +64,7 @@ def shown_points(
         if isinstance(points, Points):
             compute.embed_corpus(points.model_name, points.texts)
         point_texts, spans, point_labels = list(texts), None, labels
+        text_rows = range(len(point_texts))
         title = (
             uploaded_title(params.method, source.vectors)
             if source.vectors is not None
@@ -70,9 +75,15 @@ def shown_points(
     params, flat_note = limits.cap_3d(params, len(point_texts))
     if flat_note:
         messages.info(flat_note)
-    found = None
+    found, values, name = None, None, column_of(colour)
     if colour == "clusters":
         point_labels, ids, names = clusters(points, point_texts)
         legend_title, found = "Cluster", (ids, names)
-    shown = MapPoints(point_texts, point_labels, spans, legend_title, title)
+    elif name is not None:
+        column = point_column(source, points, name, point_texts, text_rows)
+        if column.kind == "numeric":
+            values = column.values
+        else:
+            point_labels, legend_title = list(column.values), name
+    shown = MapPoints(point_texts, point_labels, spans, legend_title, title, values, name or "")
     return shown, params, found
