@@ -26,7 +26,7 @@ COMPARISONS = {
 """What the Projections page can draw beside the main map."""
 
 
-def contrast_layers(layers) -> str:
+def contrast_layers(layers: str | int) -> str:
     """The layer choice "Another layer choice" opens on, never the map's own ``layers``: the
     static embedding layer (what the context adds), or the last layer when the map is of the
     embeddings (a comparison of a layer with itself shares every neighbour)."""
@@ -90,8 +90,9 @@ def comparison(
                 help="Logistic regression on the full-space vectors, cross-validated: how well "
                 "the labels can be read off each setting.",
             )
+    where = "Above" if presentation.is_on() else "Left"
     right.caption(
-        f"Left: {titles[1]}. {overlap:.0%} of each text's nearest neighbours are shared with "
+        f"{where}: {titles[1]}. {overlap:.0%} of each text's nearest neighbours are shared with "
         f"{titles[0]} on average. Select points on either map: they are ringed on both."
     )
     return own
