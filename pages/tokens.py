@@ -19,7 +19,7 @@ leave_legacy_pages_mode()
 model = current_model()
 
 st.title("Tokens")
-st.markdown(
+(st.expander("About this page") if presentation.is_on() else st).markdown(
     "Before a transformer sees any text, its tokenizer cuts the text into **tokens** from a "
     f"fixed vocabulary ({model.vocab_size:,} entries here). Common words are one token; rarer "
     "words are split into pieces, and special tokens such as `[CLS]` and `[SEP]` are added. "

@@ -87,6 +87,7 @@ def test_presentation_mode_folds_each_pages_settings_away(fresh_app, name):
     at.switch_page(f"pages/{name}.py").run()
     assert not at.exception, [e.message for e in at.exception]
     (folded,) = [e for e in at.expander if e.label == "Settings"]
+    assert "About this page" in [e.label for e in at.expander]  # the introduction folds too
     assert not folded.proto.expanded
     assert getattr(folded, kind)(key=key) is not None
     assert at.get("plotly_chart") or at.get("arrow_data_frame") or at.get("html")
