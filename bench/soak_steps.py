@@ -265,14 +265,14 @@ STEPS = (
         "Projections",
         "t-SNE + every pooling",
         "same",
-        select("projections.compare", "Every pooling (small maps)"),
+        select("projections.compare", "Every pooling"),
     ),
     Step("Projections", "UMAP + every pooling", "same", radio("projections.method", "UMAP")),
     Step(
         "Projections",
         "UMAP + random weights",
         "same",
-        select("projections.compare", "The same model with random weights"),
+        select("projections.compare", "Random weights"),
     ),
     Step(
         "Projections",

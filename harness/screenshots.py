@@ -5,13 +5,15 @@ Usage (from the repository)::
     HF_HUB_OFFLINE=1 .venv/bin/python -m harness.screenshots --out DIR
     HF_HUB_OFFLINE=1 .venv/bin/python -m harness.screenshots --out docs/images \\
         --size 1400x1000 --window --pages context,projections
+    HF_HUB_OFFLINE=1 .venv/bin/python -m harness.screenshots --out DIR --present
 
 It prints one line per page (time, screenshot, problems seen) and exits with 1 when a page
 showed an exception box or an ``st.error``, or never rendered its chart, table or links. By
 default each shot is the whole page; ``--window`` keeps what a window of ``--size`` shows, and
 ``--chart`` scrolls the page's first chart or table to the window's middle first (the
 README's images: ``--size 1400x1000 --window``, with ``--chart`` for Word in context and
-Projections).
+Projections). ``--present`` shoots each page in presentation mode: the page's link with
+``present=true`` opened after the visit (the sidebar folded away, as a shared link opens).
 """
 
 from __future__ import annotations
@@ -22,15 +24,19 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.browser import VIEWPORT, browser_unavailable, chromium, open_tab
+from harness.browser import VIEWPORT, Tab, browser_unavailable, chromium, open_tab
 from harness.server import ServerError, streamlit_server
 from harness.visits import (
     CHART_OR_TABLE,
     MAIN,
     PAGE_TIMEOUT_S,
     PAGES,
+    PageSpec,
     failure_report,
+    page_problems,
+    save_full_page,
     visit,
+    wait_until_idle,
 )
 
 if TYPE_CHECKING:
@@ -59,6 +65,27 @@ def save_window(page: Page, path: Path, chart: bool) -> None:
     page.screenshot(path=str(path), animations="disabled")
 
 
+def present(tab: Tab, spec: PageSpec, path: Path | None, timeout_s: float) -> list[str]:
+    """Open the page's current link in presentation mode (``present=true`` added), wait for
+    its run and ``spec.expect``, save a whole-page shot to ``path`` (unless None); return the
+    problems seen (as :func:`harness.visits.visit` does)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    from explorer.ui.presentation import KEY
+
+    url = tab.page.url
+    tab.page.goto(url + ("&" if "?" in url else "?") + f"{KEY}=true")
+    problems = []
+    try:
+        tab.page.locator(MAIN).locator(spec.expect).first.wait_for(timeout=timeout_s * 1000)
+        wait_until_idle(tab.page, timeout_s)
+    except PlaywrightTimeoutError as error:
+        problems.append(f"timed out: {error.message.splitlines()[0]}")
+    if path is not None:
+        save_full_page(tab.page, path)
+    return problems + page_problems(tab.page)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Save ``<out>/<page>.png`` for every page; return 1 when a page had problems."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -75,6 +102,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--window", action="store_true", help="shoot the window, not the page")
     parser.add_argument(
         "--chart", action="store_true", help="with --window: the first chart in the middle"
+    )
+    parser.add_argument(
+        "--present", action="store_true", help="in presentation mode (the link's ?present=true)"
     )
     names = [spec.name for spec in PAGES]
     parser.add_argument("--pages", help=f"comma-separated, from {', '.join(names)} (default: all)")
@@ -98,7 +128,10 @@ def main(argv: list[str] | None = None) -> int:
                 path = args.out / f"{spec.name}.png"
                 with open_tab(browser, args.size) as tab:
                     shot = None if args.window else path
-                    problems = visit(tab, base_url, spec, shot, args.timeout)
+                    first = None if args.present else shot  # --present: the second visit's
+                    problems = visit(tab, base_url, spec, first, args.timeout)
+                    if args.present and not problems:
+                        problems = present(tab, spec, shot, args.timeout)
                     if args.window and not problems:
                         save_window(tab.page, path, args.chart)
                     seconds = time.monotonic() - start

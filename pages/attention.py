@@ -22,15 +22,16 @@ header("pages/attention.py")
 model = current_model()
 model_name = current_model_name()
 
-text = st.text_area("Text", TUTORIAL, key="attention.text", bind=URL, height=80)
+settings = presentation.controls("attention.settings")
+text = settings.text_area("Text", TUTORIAL, key="attention.text", bind=URL, height=80)
 pair = None
-if st.checkbox(
+if settings.checkbox(
     "Add a second sentence",
     key="attention.pair_on",
     bind=URL,
     help="With a pair, lines between the two sentences are orange in the head view.",
 ):
-    pair = st.text_area(
+    pair = settings.text_area(
         "Second sentence", ATTENTION_PAIR, key="attention.pair", bind=URL, height=68
     )
 
@@ -99,7 +100,8 @@ st.markdown(
 )
 big, lines = st.tabs(["Heatmap", "Head view (lines)"])
 big.plotly_chart(
-    figures.head_heatmap(matrix, tokens, f"Layer {layer}, head {head}"), key="attention.big"
+    figures.head_heatmap(matrix, tokens, f"Layer {layer}, head {head}", scale=presentation.scale()),
+    key="attention.big",
 )
 focus = lines.selectbox(
     "Show only the lines of",
@@ -125,7 +127,9 @@ if influence.weighted is None:
 st.markdown(influence_notice(influence, tokens, specials))
 weighted = influence.raw if influence.weighted is None else influence.weighted
 st.plotly_chart(
-    figures.comparison(influence.raw, weighted, influence.rollout, tokens),
+    figures.comparison(
+        influence.raw, weighted, influence.rollout, tokens, scale=presentation.scale()
+    ),
     key="attention.compare",
 )
 show_code(

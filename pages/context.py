@@ -9,7 +9,7 @@ from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
 from explorer.layers import layer_choices
 from explorer.server import limits
-from explorer.ui import compute, contextpost, messages, sources
+from explorer.ui import compute, contextpost, messages, presentation, sources
 from explorer.ui import context as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
@@ -26,7 +26,8 @@ notice = st.container()  # what to notice, filled once the numbers are known
 model = current_model()
 name = current_model_name()
 
-left, right = st.columns([3, 1])
+settings = presentation.controls("context.settings")
+left, right = settings.columns([3, 1])
 with left:
     text = st.text_area(
         "Sentences, one per line, each optionally after its sense: `river | We sat on the bank.`",
@@ -50,7 +51,7 @@ with right:
     )
 
 strategies = layer_choices(model.num_layers)
-options = st.columns([2, 2, 3], vertical_alignment="bottom")
+options = settings.columns([2, 2, 3], vertical_alignment="bottom")
 strategy = layers_select(
     options[0],
     "context.strategy",

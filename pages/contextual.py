@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer.figures.explain_notices import classic_notice, classic_random_notice
 from explorer.ui import contextual as lesson
-from explorer.ui import messages
+from explorer.ui import messages, presentation
 from explorer.ui.model import RANDOM_PREFIX, current_model_label, current_model_name
 from explorer.ui.widgets import URL, header
 
@@ -14,7 +14,7 @@ header("pages/contextual.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
 name = current_model_name()
-compare = st.toggle(
+compare = presentation.controls("contextual.settings").toggle(
     "Compare with the same model with random weights",
     key="contextual.random",
     bind=URL,

@@ -9,7 +9,7 @@ from explorer.codegen.layers import layers_snippet
 from explorer.data import corpora
 from explorer.data.examples import TUTORIAL
 from explorer.figures import layers as figures
-from explorer.ui import compute, layercka, messages
+from explorer.ui import compute, layercka, messages, presentation
 from explorer.ui import layers as layer_sections
 from explorer.ui.model import current_model_label, current_model_name
 from explorer.ui.widgets import header, option_labels, show_code
@@ -28,7 +28,8 @@ header("pages/layers.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
 model_name = current_model_name()
-text = st.text_area("Text", value=TUTORIAL, key="layers.text", bind="query-params", height=80)
+settings = presentation.controls("layers.settings")
+text = settings.text_area("Text", value=TUTORIAL, key="layers.text", bind="query-params", height=80)
 try:
     tokenization = compute.tokenize(model_name, text)
     hidden = compute.hidden_states(model_name, text)  # (L + 1, T, H), one cached forward pass
@@ -55,7 +56,7 @@ if st.session_state.get("layers.token_of") != text:  # a new text: start at its 
     if "layers.token_of" in st.session_state:  # (on the first run a shared link's token holds)
         st.session_state.pop("layers.token", None)  # the widget starts again at first_token
     st.session_state["layers.token_of"] = text
-left, middle, right = st.columns([2, 3, 2])
+left, middle, right = settings.columns([2, 3, 2])
 token = left.selectbox(
     "Token",
     range(num_tokens),

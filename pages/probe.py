@@ -9,7 +9,7 @@ from explorer import probing
 from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.probing.scores import probe_notice
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, presentation
 from explorer.ui import probing as probes
 from explorer.ui.model import current_model_name
 from explorer.ui.probedata import probe_rows
@@ -23,11 +23,12 @@ notice = st.container()  # what to notice, filled once the numbers are known
 name = current_model_name()
 
 # -- data ------------------------------------------------------------------------------------
-rows = probe_rows(name, st.columns([2, 3, 2]))
+controls = presentation.controls("probe.settings")
+rows = probe_rows(name, controls.columns([2, 3, 2]))
 task, saved, store = rows.task, rows.saved, rows.store
 texts, labels, words = rows.texts, rows.labels, rows.words
 
-settings = st.columns([1, 2])
+settings = controls.columns([1, 2])
 folds = settings[0].slider(
     "Cross-validation folds",
     2,

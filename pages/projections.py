@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer.data import corpora
 from explorer.maps import DEFAULT_K
-from explorer.ui import messages, projections, sources
+from explorer.ui import messages, presentation, projections, sources
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import URL, choose, header
 
@@ -33,9 +33,10 @@ notice = st.container()  # what the map shows, once it is drawn
 name = current_model_name()
 
 # -- what to project, and how ------------------------------------------------------------------
-top = st.columns([2, 2, 3])
-middle = st.columns(4)
-bottom = st.columns(4, vertical_alignment="bottom")
+settings = presentation.controls("projections.settings")
+top = settings.columns([2, 2, 3])
+middle = settings.columns(4)
+bottom = settings.columns(4, vertical_alignment="bottom")
 level = top[0].radio(
     "Points", tuple(LEVELS), format_func=LEVELS.get, key="projections.level", bind=URL
 )

@@ -9,7 +9,7 @@ from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.layers import layer_choices
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import compute, messages, similaritypost, sources, storesearch
+from explorer.ui import compute, messages, presentation, similaritypost, sources, storesearch
 from explorer.ui import similarity as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
@@ -25,7 +25,7 @@ model = current_model()
 name = current_model_name()
 
 # -- similarity under each pooling ----------------------------------------------------------
-left, right = st.columns([3, 2])
+left, right = presentation.controls("similarity.settings").columns([3, 2])
 text = left.text_area(
     "Sentences, one per line",
     SIMILARITY_SENTENCES,
@@ -81,7 +81,7 @@ st.markdown(
     "Embed a corpus once, then rank its texts by cosine similarity to a query, under the "
     "pooling you choose and the layers chosen above (a saved corpus: among those it keeps)."
 )
-row = st.columns([2, 3])
+row = presentation.controls("similarity.corpus_settings", "Corpus").columns([2, 3])
 corpus_texts = corpus_labels = uploaded = store = None
 try:
     source = sources.text_source(
@@ -109,7 +109,7 @@ else:
             messages.info(kept.note)
         corpus_texts, corpus_labels = list(kept.data.texts), kept.data.labels
 
-controls = st.columns([4, 2, 2])
+controls = st.columns([4, 2, 2])  # the query stays in view when presenting
 k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
 results = search_code = None
 if store is not None:

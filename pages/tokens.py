@@ -7,7 +7,7 @@ import streamlit as st
 from explorer.codegen.tokens import tokens_snippet
 from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, presentation
 from explorer.ui import tokens as sections
 from explorer.ui.model import current_model
 from explorer.ui.navigation import leave_legacy_pages_mode
@@ -19,22 +19,23 @@ leave_legacy_pages_mode()
 model = current_model()
 
 st.title("Tokens")
-st.markdown(
+(st.expander("About this page") if presentation.is_on() else st).markdown(
     "Before a transformer sees any text, its tokenizer cuts the text into **tokens** from a "
     f"fixed vocabulary ({model.vocab_size:,} entries here). Common words are one token; rarer "
     "words are split into pieces, and special tokens such as `[CLS]` and `[SEP]` are added. "
     "Every token gets its own contextual vector on the other pages."
 )
 
-text = st.text_area("Text", TOKENS_TEXT, key="tokens.text", bind="query-params", height=100)
+settings = presentation.controls("tokens.settings")
+text = settings.text_area("Text", TOKENS_TEXT, key="tokens.text", bind="query-params", height=100)
 pair = None
-if st.checkbox(
+if settings.checkbox(
     "Add a second sentence (sentence pair)",
     key="tokens.pair_on",
     bind="query-params",
     help="BERT was trained on pairs of sentences; the second one gets segment id 1.",
 ):
-    pair = st.text_area(
+    pair = settings.text_area(
         "Second sentence", TOKENS_PAIR, key="tokens.pair", bind="query-params", height=68
     )
 

@@ -71,6 +71,21 @@ def test_comparison_has_three_panels():
     assert len(figure.data) == 3 and np.array(figure.data[0].z).shape == (64, 64)
 
 
+def test_token_labels_and_their_rows_grow_with_the_scale():
+    # issue 27.5: presentation mode's style sheet cannot reach the pixel sizes a figure sets
+    stack, tokens = _stack(n=40), [f"t{i}" for i in range(40)]
+    for build in (
+        lambda scale: figures.head_heatmap(stack[0, 0], tokens, scale=scale),
+        lambda scale: figures.comparison(
+            stack[0, 0], stack[0, 1], stack[1, 0], tokens, scale=scale
+        ),
+    ):
+        normal, large = build(1.0), build(1.35)
+        assert large.layout.xaxis.tickfont.size >= round(1.35 * normal.layout.xaxis.tickfont.size)
+        assert large.layout.yaxis.tickfont.size == large.layout.xaxis.tickfont.size
+        assert large.layout.height > normal.layout.height  # room for the larger labels
+
+
 def test_statistics_sentence_reads_the_numbers():
     stack = np.zeros((3, 1, 5, 5), np.float32)
     stack[:, :, :, 4] = 1  # everything on [SEP]...

@@ -156,3 +156,14 @@ def test_classic_random_weights_comparison(classic_results):
     gain = trained[1]["accuracy"].max() - random[1]["accuracy"].max()
     assert f"at best {random[1]['accuracy'].max():.0%}" in note
     assert ("is learned" in note) == (gain >= ABOVE_CHANCE)
+
+
+@pytest.mark.slow
+def test_classic_figure_grows_and_lowers_its_legend_with_the_scale(classic_results):
+    # presentation mode: the legend ran over the larger axis titles
+    measures, senses = classic_results["tiny"]
+    normal = classic_figure(measures, senses)
+    large = classic_figure(measures, senses, scale=1.35)
+    assert large.layout.height == round(1.35 * normal.layout.height)
+    assert large.layout.legend.y == pytest.approx(1.35 * normal.layout.legend.y)
+    assert large.layout.legend.y < normal.layout.legend.y < 0  # further below the axes

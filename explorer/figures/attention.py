@@ -124,17 +124,27 @@ def _attention_heatmap(
 
 
 def head_heatmap(
-    matrix: np.ndarray, tokens: Sequence[str], title: str = "", max_tokens: int = 128
+    matrix: np.ndarray,
+    tokens: Sequence[str],
+    title: str = "",
+    max_tokens: int = 128,
+    scale: float = 1.0,
 ) -> go.Figure:
     """One ``(tokens, tokens)`` attention matrix large: rows = the attending token (query),
-    columns = the token attended to. Longer inputs than ``max_tokens`` are pooled."""
+    columns = the token attended to. Longer inputs than ``max_tokens`` are pooled. ``scale``
+    enlarges the token labels and the rows they label (presentation mode)."""
     trace, names = _attention_heatmap(matrix, tokens, max_tokens)
     positions = list(range(len(names)))
     figure = go.Figure(trace)
-    axis = {"tickvals": positions, "ticktext": names, "showgrid": False, "tickfont": {"size": 10}}
+    axis = {
+        "tickvals": positions,
+        "ticktext": names,
+        "showgrid": False,
+        "tickfont": {"size": round(10 * scale)},
+    }
     figure.update_xaxes(title="attended to", side="top", **axis)
     figure.update_yaxes(title="attending token", autorange="reversed", **axis)
-    side = max(420, min(900, 14 * len(names) + 160))
+    side = max(420, min(round(900 * scale), round(14 * scale * len(names)) + 160))
     figure.update_layout(title=title, height=side, margin={"l": 10, "r": 10, "t": 90, "b": 10})
     return figure
 
@@ -232,28 +242,29 @@ def comparison(
     rolled: np.ndarray,
     tokens: Sequence[str],
     max_tokens: int = 64,
+    scale: float = 1.0,
 ) -> go.Figure:
     """Raw attention, norm-weighted attention and rollout side by side, each ``(tokens,
-    tokens)`` with rows summing to 1 (rows = attending token, columns = attended to)."""
+    tokens)`` with rows summing to 1 (rows = attending token, columns = attended to).
+    ``scale`` enlarges the token labels and the rows they label (presentation mode)."""
+    font = {"size": round(9 * scale)}
     titles = ("Raw attention", "Norm-weighted", "Rollout")
     figure = make_subplots(rows=1, cols=3, subplot_titles=titles, horizontal_spacing=0.06)
     for col, matrix in enumerate((raw, weighted, rolled), start=1):
         trace, names = _attention_heatmap(matrix, tokens, max_tokens, zmax=1, showscale=col == 3)
         positions = list(range(len(names)))
         figure.add_trace(trace, row=1, col=col)
-        figure.update_xaxes(
-            tickvals=positions, ticktext=names, tickfont={"size": 9}, row=1, col=col
-        )
+        figure.update_xaxes(tickvals=positions, ticktext=names, tickfont=font, row=1, col=col)
         figure.update_yaxes(
             tickvals=positions,
             ticktext=names if col == 1 else [""] * len(names),
-            tickfont={"size": 9},
+            tickfont=font,
             autorange="reversed",
             row=1,
             col=col,
         )
     figure.update_layout(
-        height=max(380, min(800, 10 * len(positions) + 200)),
+        height=max(380, min(round(800 * scale), round(10 * scale * len(positions)) + 200)),
         margin={"l": 10, "r": 10, "t": 40, "b": 10},
     )
     return figure

@@ -204,12 +204,15 @@ def classic_figure(
     senses: pd.DataFrame | None = None,
     random: tuple[pd.DataFrame, pd.DataFrame | None] | None = None,
     mev_reference: float | None = None,
+    scale: float = 1.0,
 ) -> go.Figure:
     """The classic measurements layer by layer: on the left the columns of
     :data:`CLASSIC_SERIES` of :func:`explorer.explain.classic_measures`; on the right, when
     given, the sense accuracy of :func:`explorer.explain.sense_accuracy` with its chance level
     (dotted). ``random``: the same ``(measures, senses)`` of the random-weights model, dashed.
-    ``mev_reference``: a paper's bound on the adjusted MEV, as a dashed horizontal line."""
+    ``mev_reference``: a paper's bound on the adjusted MEV, as a dashed horizontal line.
+    ``scale``: how much larger the page draws its text (presentation mode): the figure grows
+    and its legend moves down by as much, clear of the larger axis titles."""
     titles = (
         "How contextual (Ethayarajh 2019)",
         "Word senses by nearest centroid (Coenen et al. 2019)",
@@ -267,8 +270,8 @@ def classic_figure(
         )
     figure.update_layout(
         title="The classic measurements, layer by layer",
-        height=500,
+        height=round(500 * scale),
         margin={"l": 10, "r": 10, "t": 80, "b": 10},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.18, "x": 0},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.18 * scale, "x": 0},
     )
     return figure

@@ -32,7 +32,7 @@ from pathlib import Path
 
 from explorer.model.hub import DEFAULT_MODEL
 
-BUNDLED_LABEL = "all-MiniLM-L6-v2 (bundled, offline)"
+BUNDLED_LABEL = "all-MiniLM-L6-v2 (bundled)"
 """How the bundled model is named in the model picker."""
 
 WELL_KNOWN_MODELS = (

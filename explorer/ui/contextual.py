@@ -14,7 +14,7 @@ from explorer.explain._classic import REFERENCES, word_measures
 from explorer.figures.explain import classic_figure
 from explorer.figures.explain_notices import classic_table
 from explorer.server import limits
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, presentation
 from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import URL, csv_download, show_code
@@ -76,7 +76,12 @@ def measurements(model_name: str, rows: Rows, what: str = "") -> Result:
 def chart(trained: Result, random: Result | None) -> None:
     """The measurements layer by layer (random weights dashed), with how to read them."""
     st.plotly_chart(
-        classic_figure(*trained, random=random, mev_reference=REFERENCES["mev"].value),
+        classic_figure(
+            *trained,
+            random=random,
+            mev_reference=REFERENCES["mev"].value,
+            scale=presentation.scale(),
+        ),
         width="stretch",
         key="contextual.chart",
     )

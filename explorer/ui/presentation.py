@@ -10,8 +10,10 @@ metric values and captions are in ``rem``; the data-grid tables and the Plotly t
 (titles, ticks, legends) convert ``rem`` to pixels with the root font size when they are drawn
 (``convertRemToPx`` in the frontend). Help icons and download buttons are hidden; "Show code"
 expanders stay collapsed, as they open; :func:`explorer.ui.widgets.header` folds the page's
-introduction into an expander. ``tests/app/test_presentation.py`` and
-``tests/browser/test_presentation.py`` fail when any of this stops working.
+introduction into an expander, and each page draws its settings in :func:`controls`, a folded
+"Settings" expander (the Projections map takes the full width, its panel under it).
+``tests/app/test_presentation.py`` and ``tests/browser/test_presentation_mode.py`` fail when
+any of this stops working.
 
 A chart or table already on screen when the toggle is turned keeps its font size until it is
 drawn again (the frontend keeps a chart's themed figure by element id, and a table measures the
@@ -61,6 +63,17 @@ def scale() -> float:
     """How much larger figures draw the sizes they set in pixels (numbers in heatmap cells,
     labels): :data:`SCALE` in presentation mode, else 1. The style sheet cannot reach them."""
     return SCALE if is_on() else 1.0
+
+
+def controls(key: str, label: str = "Settings"):
+    """Where a page draws its settings (texts, models' options, the map's method): a plain
+    container, or in presentation mode a folded expander called ``label``, with the widget key
+    ``key`` (its CSS class ``st-key-<key>``). The widgets run either way (their keys, not their
+    place, hold their values), so the results below them stay; the presenter opens it to
+    change something while the room looks at the results."""
+    if is_on():
+        return st.expander(label, icon=":material/tune:", key=key)
+    return st.container()
 
 
 def sidebar_state(on: bool) -> str:

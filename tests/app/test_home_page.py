@@ -26,7 +26,7 @@ def test_home_renders_a_card_and_link_for_every_page(page):
     for title in PAGES:
         assert f"#### {title}" in headings
     assert "bank" in headings  # the river bank / bank vault example
-    assert any("offline" in plain(info.value) for info in at.info)  # the model notice
+    assert any(BUNDLED_LABEL in plain(info.value) for info in at.info)  # the model notice
 
 
 def test_model_that_cannot_load_shows_a_sidebar_error_and_keeps_the_bundled_one(page):

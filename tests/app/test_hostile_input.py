@@ -451,7 +451,7 @@ def test_a_model_that_fails_to_load_leaves_other_sessions_alone(
         assert not a.exception, (wanted, _problems(a))
         errors = [e.value for e in a.sidebar.error]
         captions = [plain(c.value) for c in a.sidebar.caption]
-        assert errors and "Still using all-MiniLM-L6-v2 (bundled, offline)." in captions, (
+        assert errors and "Still using all-MiniLM-L6-v2 (bundled)." in captions, (
             wanted,
             errors,
             captions,

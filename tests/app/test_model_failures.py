@@ -13,7 +13,7 @@ from tests.app.rendered import plain
 
 pytestmark = pytest.mark.slow
 
-BUNDLED = "all-MiniLM-L6-v2 (bundled, offline)"
+BUNDLED = "all-MiniLM-L6-v2 (bundled)"
 
 
 def _cut_weights(source: str, folder: Path) -> Path:

@@ -18,7 +18,7 @@ def test_home_opens_with_the_numbers_of_the_model_in_use(page, tiny_bert_path, m
     monkeypatch.setenv("EXPLORER_MODELS", tiny_bert_path)
     at = page("home")
     first = plain(at.info[0].value)
-    assert first.startswith("all-MiniLM-L6-v2 (bundled, offline) cuts a text into at most 512")
+    assert first.startswith("all-MiniLM-L6-v2 (bundled) cuts a text into at most 512")
     assert "7 vectors of 384 numbers" in first and "= 26,880 numbers" in first
     at.selectbox(key=PICKER_KEY).set_value(f"{Path(tiny_bert_path).name} (local)").run()
     _ok(at)

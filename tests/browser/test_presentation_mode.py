@@ -1,7 +1,8 @@
 """Presentation mode in Chromium: the sidebar toggle makes Projections readable from the back of
 a room (text and metric values >= 25 % larger), folds the sidebar away and puts
 ``?present=true`` in the link; that link opens with chart fonts >= 25 % larger too (a chart
-already drawn keeps its fonts until it is drawn again). Screenshots of both go to
+already drawn keeps its fonts until it is drawn again), the settings folded into a closed
+expander and the map across the page's width, its panel under it. Screenshots of both go to
 ``screenshots/projections-normal.png`` and ``screenshots/projections-present.png``."""
 
 from __future__ import annotations
@@ -45,6 +46,25 @@ SIZES = """() => {
 the sidebar ends (0 or less: folded away)."""
 
 
+LAYOUT = """() => {
+    const box = selector => document.querySelector(selector)?.getBoundingClientRect();
+    const settings = box('.st-key-projections-settings');
+    const radio = document.querySelector('.st-key-projections-level');
+    const map = box('[class*="st-key-projections-chart"]');
+    const panel = [...document.querySelectorAll('[data-testid="stMain"] [data-testid="stAlert"]')]
+        .find(alert => alert.innerText.includes("Click a point"))?.getBoundingClientRect();
+    return {
+        settings: settings ? settings.width : 0,
+        settings_visible: Boolean(radio && radio.checkVisibility()),
+        map: map ? map.width : 0,
+        map_bottom: map ? map.bottom : 0,
+        panel_top: panel ? panel.top : -1,
+    };
+}"""
+"""Widths of the folded settings and of the map, whether a settings widget shows, where the
+map ends and the neighbour panel's prompt starts (px)."""
+
+
 def _sizes(tab: Tab) -> dict[str, float]:
     tab.page.locator(MAIN).locator(".js-plotly-plot .xtick text").first.wait_for()
     tab.page.wait_for_timeout(500)  # plotly draws its ticks once laid out
@@ -84,6 +104,10 @@ def test_presentation_mode_enlarges_projections(
         wait_until_idle(other)
         other.wait_for_timeout(500)
         shared = other.evaluate(SIZES)
+        layout = other.evaluate(LAYOUT)
         save_full_page(other, shots / "projections-present.png")
     _grown(normal, shared)
     assert shared["sidebar"] <= 0, shared
+    assert not layout["settings_visible"], layout
+    assert layout["map"] >= 0.95 * layout["settings"], layout  # the page's width, not 3/5
+    assert layout["panel_top"] >= layout["map_bottom"], layout  # the panel under the map

@@ -12,17 +12,25 @@ import streamlit as st
 from explorer import maps as mapquality
 from explorer import maps as proj
 from explorer.maps import ProjectionParams
-from explorer.ui import messages
+from explorer.ui import messages, presentation
 from explorer.ui.projections._fit import fit
+from explorer.ui.projections._map import COMPARE_KEY, clicked_compare
 from explorer.ui.projections._points import Points, StorePoints
 
 COMPARISONS = {
     "none": "Nothing",
-    "untrained": "The same model with random weights",
+    "untrained": "Random weights",
     "layers": "Another layer choice",
-    "poolings": "Every pooling (small maps)",
+    "poolings": "Every pooling",
 }
 """What the Projections page can draw beside the main map."""
+
+
+def contrast_layers(layers: str | int) -> str:
+    """The layer choice "Another layer choice" opens on, never the map's own ``layers``: the
+    static embedding layer (what the context adds), or the last layer when the map is of the
+    embeddings (a comparison of a layer with itself shares every neighbour)."""
+    return "last" if layers == "embeddings" else "embeddings"
 
 
 def comparison(
@@ -41,22 +49,28 @@ def comparison(
     selected on either map are ringed on this one (``rows`` from the main map); returns the rows
     selected here, for the main map to ring."""
     from explorer.figures.highlights import highlight_rows
-    from explorer.figures.projections import projection_figure, selected_rows
+    from explorer.figures.projections import axis_titles, projection_figure, selected_rows
 
     flat = dataclasses.replace(params, n_components=2)
     with st.spinner(f"Running {proj.LABELS[params.method]} for the comparison…"):
         fitted = fit(other, flat)
         overlap = float(mapquality.neighbour_overlap(points.vectors(), other.vectors(), k).mean())
-    state = st.session_state.get("projections.compare_map") or {}
+    state = st.session_state.get(COMPARE_KEY) or {}
     own = selected_rows(state.get("selection"), len(texts))
-    figure = projection_figure(fitted.embedding_, texts, labels, title=titles[1])
+    figure = projection_figure(
+        fitted.embedding_,
+        texts,
+        labels,
+        title=titles[1][:1].upper() + titles[1][1:],
+        axes=axis_titles(params.method, 2, fitted.explained_variance_ratio_),
+    )
     if rows or own:
         highlight_rows(figure, fitted.embedding_, sorted({*rows, *own}), "Selected on either map")
-    left, right = st.columns([3, 2])
+    left, right = (st.container(), st.container()) if presentation.is_on() else st.columns([3, 2])
     left.plotly_chart(
         figure,
-        key="projections.compare_map",
-        on_select="rerun",
+        key=COMPARE_KEY,
+        on_select=clicked_compare,
         selection_mode=("points", "box", "lasso"),
         width="stretch",
     )
@@ -76,8 +90,9 @@ def comparison(
                 help="Logistic regression on the full-space vectors, cross-validated: how well "
                 "the labels can be read off each setting.",
             )
+    where = "Above" if presentation.is_on() else "Left"
     right.caption(
-        f"Left: {titles[1]}. {overlap:.0%} of each text's nearest neighbours are shared with "
+        f"{where}: {titles[1]}. {overlap:.0%} of each text's nearest neighbours are shared with "
         f"{titles[0]} on average. Select points on either map: they are ringed on both."
     )
     return own
@@ -143,7 +158,7 @@ def second_map(
     """The comparison the person chose in "Compare with" (:data:`COMPARISONS`), under the map."""
     from explorer.layers import LAYER_CHOICES, layers_label
     from explorer.ui.model import RANDOM_PREFIX
-    from explorer.ui.widgets import layers_select
+    from explorer.ui.widgets import choose
 
     if compare == "none":
         return
@@ -163,8 +178,14 @@ def second_map(
         other = dataclasses.replace(points, model_name=RANDOM_PREFIX + points.model_name)
         titles = ("the trained model", "the same model with random weights")
     else:
-        other_layers = layers_select(
-            st, "projections.compare_layers", LAYER_CHOICES, label="Compare with layers"
+        other_layers = choose(
+            st,
+            "Compare with layers",
+            LAYER_CHOICES,
+            layers_label,
+            "projections.compare_layers",
+            contrast_layers(points.layers),
+            "The layer choice of the second map (it opens on another one than this map's).",
         )
         other = dataclasses.replace(points, layers=other_layers)
         titles = (layers_label(points.layers).lower(), layers_label(other_layers).lower())

@@ -32,12 +32,15 @@ from explorer.figures.projections import (
     selected_rows,
 )
 from explorer.maps import DEFAULT_K, ProjectionParams, Projector
+from explorer.ui import presentation
 from explorer.ui.projections._panels import inspector, scores, selected
 from explorer.ui.projections._saved import saved_density
 from explorer.ui.projections._why import explain_pair, pick
 
 CHART_KEY = "projections.chart"
 COMPARE_KEY = "projections.compare_map"
+LAST_CLICKED_KEY = "projections._last_clicked"
+"""Which map of a comparison had its selection changed last: ``"main"`` or ``"compare"``."""
 FIGURE_KEY = "projections._map_figures"
 """Session state holding the last maps' figures, by what each was built from."""
 FIGURES_KEPT = 2
@@ -175,8 +178,9 @@ def _map_and_panel(
 ) -> list[int]:
     two_d = params.n_components == 2
     coords = projector.embedding_
-    chart, panel = st.columns([3, 2]) if two_d else (st.container(), None)
+    chart, panel = _places(two_d)
     rows: list[int] = []
+    linked: list[int] = []
     if compare != "none" and two_d:
         linked = st.session_state.get(COMPARE_KEY) or {}
         linked = selected_rows(linked.get("selection"), len(shown.texts))
@@ -186,10 +190,16 @@ def _map_and_panel(
     if panel is not None:
         state = st.session_state.get(CHART_KEY) or {}
         rows = selected_rows(state.get("selection"), len(shown.texts))
+        second = inspects_second(rows, linked, st.session_state.get(LAST_CLICKED_KEY))
+        inspected = linked if second else rows
         with panel:
-            if rows:
+            if second:
+                st.caption(
+                    "Selected on the second map: its nearest texts in this map's full space."
+                )
+            if inspected:
                 found = inspector(
-                    points, params, rows, shown.texts, shown.labels, shown.spans, DEFAULT_K
+                    points, params, inspected, shown.texts, shown.labels, shown.spans, DEFAULT_K
                 )
                 other = pick(points, found, shown.texts)
                 if len(coords) <= RINGS_UP_TO:
@@ -209,7 +219,7 @@ def _map_and_panel(
     chart.plotly_chart(
         figure,
         key=CHART_KEY if two_d else "projections.chart3d",
-        on_select="rerun" if two_d else "ignore",
+        on_select=("rerun" if compare == "none" else clicked_main) if two_d else "ignore",
         selection_mode=("points", "box", "lasso"),
         width="stretch",
         config=GL_CONFIG if draws_with_webgl(len(coords)) else None,
@@ -238,6 +248,33 @@ def _map_and_panel(
             "than 30 %."
         )
     return rows
+
+
+def clicked_main() -> None:
+    """``on_select`` of the main map beside a second one: its selection is the latest."""
+    st.session_state[LAST_CLICKED_KEY] = "main"
+
+
+def clicked_compare() -> None:
+    """``on_select`` of the second map: its selection is the latest, the panel shows it."""
+    st.session_state[LAST_CLICKED_KEY] = "compare"
+
+
+def inspects_second(own: list[int], other: list[int], last: str | None) -> bool:
+    """Whether the neighbour panel inspects the rows selected on the second map (``other``)
+    rather than on the main map (``own``): those selected last (``last``, ``"main"`` or
+    ``"compare"``), or the only ones."""
+    return bool(other) and (last == "compare" or not own)
+
+
+def _places(two_d: bool) -> tuple:
+    """Where the map and its panel go: side by side, or (presentation mode, where the map
+    takes the full width) the panel under the map; no panel in 3-D."""
+    if not two_d:
+        return st.container(), None
+    if presentation.is_on():
+        return st.container(), st.container()
+    return tuple(st.columns([3, 2]))
 
 
 _map_fragment = st.fragment(_map_and_panel)
