@@ -32,9 +32,37 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Literal, Protocol
+from typing import Protocol
 
 import numpy as np
+
+from explorer.server.limits._scale import (
+    BUNDLED_STATE,
+    BUNDLED_WORK,
+    Scale,
+    costlier,
+    memory_factor,
+    scaled,
+    slower,
+    token_counts,
+    work_factor,
+)
+from explorer.server.limits._views import (
+    BUNDLED_WEIGHT_BYTES,
+    MAX_ATTENTION_VALUES,
+    MAX_ATTRIBUTION_TOKENS,
+    MAX_LENS_MASKS,
+    MAX_LESSON_TOKENS,
+    MIN_RESULTS_BYTES,
+    MIN_SENSE_SENTENCES,
+    RESULTS_BYTES,
+    attention_note,
+    attention_tokens,
+    cap_senses,
+    check_attribution,
+    lens_masks_note,
+    results_budget,
+)
 
 MAX_TOKENS = 80_000
 """Most tokens one request embeds (texts after truncation to the model's length, special
@@ -44,70 +72,6 @@ projections``), over the 30 s every request must stay under."""
 
 MAX_OCCURRENCES = 5_000
 """Most occurrences of a word drawn as points."""
-
-BUNDLED_WORK = 10_646_784
-"""Parameters of the bundled model outside its embeddings and pooler: the weights every token
-passes through, so a forward pass costs about twice this many operations per token."""
-
-BUNDLED_STATE = 7 * 384
-"""Values per token the bundled model's hidden states hold (embeddings + 6 layers, 384 wide)."""
-
-Scale = Literal["work", "memory"]
-
-
-def work_factor(model) -> float:
-    """How many times the bundled model's time a token costs ``model`` (at least 1): its
-    parameters outside the embeddings and pooler, the ones every token is multiplied through,
-    over the bundled model's (BERT-base 8.0, BERT-large 28.5, DistilBERT-base 4.0)."""
-    work = sum(
-        parameter.numel()
-        for name, parameter in model.encoder.named_parameters()
-        if "embeddings" not in name and "pooler" not in name
-    )
-    return max(1.0, work / BUNDLED_WORK)
-
-
-def memory_factor(model) -> float:
-    """How many times the bundled model's bytes one token's hidden states take with ``model``
-    (at least 1): ``(layers + 1) x hidden`` over 7 x 384 (BERT-base 3.7, BERT-large 9.5)."""
-    return max(1.0, (model.num_layers + 1) * model.hidden_size / BUNDLED_STATE)
-
-
-def scaled(model, budget: int, scale: Scale = "work") -> int:
-    """``budget``, a cap written for the bundled model, for ``model``: divided by its
-    :func:`work_factor` (a cap on time) or :func:`memory_factor` (a cap on memory)."""
-    factor = work_factor(model) if scale == "work" else memory_factor(model)
-    return max(1, int(budget / factor))
-
-
-def costlier(model) -> str | None:
-    """Why ``model`` gets smaller budgets of time and memory both, or ``None`` when it costs
-    about what the bundled model costs."""
-    work, memory = work_factor(model), memory_factor(model)
-    if max(work, memory) < 1.5:
-        return None
-    return (
-        f"this model reads a token about {work:.0f} times slower than the bundled "
-        f"all-MiniLM-L6-v2 and keeps about {memory:.0f} times its memory per token, so its "
-        "budgets are that much smaller"
-    )
-
-
-def slower(model, scale: Scale = "work") -> str | None:
-    """Why ``model`` gets a smaller budget, in plain words, or ``None`` when it costs about
-    what the bundled model costs."""
-    factor = work_factor(model) if scale == "work" else memory_factor(model)
-    if factor < 1.5:
-        return None
-    if scale == "work":
-        return (
-            f"this model reads a token about {factor:.0f} times slower than the bundled "
-            "all-MiniLM-L6-v2, so its budget is that much smaller"
-        )
-    return (
-        f"this model keeps about {factor:.0f} times the bundled all-MiniLM-L6-v2's memory per "
-        "token, so its budget is that much smaller"
-    )
 
 
 class Texts(Protocol):
@@ -129,12 +93,6 @@ class Kept:
     total: int
     tokens: int
     note: str | None = None
-
-
-def token_counts(model, texts: Sequence[str]) -> list[int]:
-    """Tokens the model reads for each text (truncated to ``model.max_length``, special
-    tokens included)."""
-    return [len(row["input_ids"]) for row in model.encode_batch(list(texts))]
 
 
 def cap_tokens(model, data: Texts, max_tokens: int = MAX_TOKENS, scale: Scale = "work") -> Kept:
@@ -315,158 +273,50 @@ def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | Non
     )
 
 
-MAX_ATTRIBUTION_TOKENS = 128
-"""Most tokens (both texts together, special tokens included) one "Why are these two close?"
-reads under ``cls`` pooling, for the bundled model: integrated gradients run the model forward
-and backward 34 to 514 times, so two 64-token texts took 7 s of one busy core and two
-128-token texts 21 s (the mean, max and mean + max splits need one forward pass and no cap).
-:func:`check_attribution` scales it by the model's cost."""
-
-
-def check_attribution(model, tokens: Sequence[int], limit: int = MAX_ATTRIBUTION_TOKENS) -> None:
-    """Raise ``ValueError`` (with what to do instead) when texts of ``tokens`` tokens are more
-    than integrated gradients may read on ``model``: ``limit`` :func:`scaled` by its cost."""
-    cap = scaled(model, limit)
-    if sum(tokens) <= cap:
-        return
-    why = slower(model)
-    raise ValueError(
-        f"Attributing a [CLS] similarity runs the model forward and backward hundreds of times: "
-        f"a request reads at most {cap:,} tokens of the two texts together"
-        + (f" ({why})" if why else "")
-        + f", and these have {sum(tokens):,}. Choose shorter texts, or mean or max pooling "
-        "(their split needs one forward pass)."
-    )
-
-
-MAX_LESSON_TOKENS = 4_000
-"""Most tokens "How contextual?" reads for each of its measurements (it reads its sentences
-once for Ethayarajh's measures and once for the word senses, and as much again for the
-random-weights comparison). The built-in sense sentences are 3,802 tokens for the bundled
-model: all of them, 7-8 s for both measurements on a busy 2-core machine (load 14-17;
-``python -m bench.explain``)."""
-
-MIN_SENSE_SENTENCES = 5
-"""Sentences of each sense "How contextual?" keeps whatever the model costs: each ambiguous
-word then occurs in 10 or more sentences (a word counts from 5,
-:data:`explorer.explain._classic.MIN_CONTEXTS`), and nearest centroid leaves one of 5 out."""
-
-
-def cap_senses(model, frame, max_tokens: int = MAX_LESSON_TOKENS):
-    """The labelled sentences ``frame`` (a DataFrame with ``word``, ``sense`` and ``text``)
-    that one "How contextual?" request reads: the first ``k`` sentences of every word's every
-    sense, ``k`` the largest whose tokens fit ``max_tokens`` of the bundled model
-    (:func:`scaled` for ``model``), at least :data:`MIN_SENSE_SENTENCES`. Returns ``(kept
-    frame, note)``, the note ``None`` when all were kept."""
-    if max_tokens < 1:
-        raise ValueError(f"max_tokens must be at least 1, not {max_tokens}.")
-    budget = scaled(model, max_tokens)
-    counts = np.asarray(token_counts(model, frame["text"].tolist()))
-    rank = frame.groupby(["word", "sense"], sort=False).cumcount().to_numpy()
-    k = int(rank.max()) + 1 if len(rank) else 0
-    while k > MIN_SENSE_SENTENCES and counts[rank < k].sum() > budget:
-        k -= 1
-    keep = rank < k
-    if keep.all():
-        return frame, None
-    tokens = int(counts[keep].sum())
-    reason = (
-        f"one request reads at most {budget:,} tokens for each measurement"
-        if tokens <= budget
-        else f"the fewest that still mean something, over the {budget:,} tokens a request "
-        "would read for each measurement"
-    )
-    why = slower(model)
-    note = (
-        f"Measured on the first {k} sentences of each sense ({int(keep.sum()):,} of "
-        f"{len(frame):,} sentences, {tokens:,} of {int(counts.sum()):,} tokens): {reason}"
-        + (f" ({why})" if why else "")
-        + ", so that the page answers within seconds."
-    )
-    return frame[keep].reset_index(drop=True), note
-
-
-MAX_ATTENTION_VALUES = 12 * 12 * 512 * 512
-"""Most attention weights, ``layers x heads x tokens x tokens``, one Attention page request
-computes: BERT-base's at its full 512 tokens (151 MB of float32; the bundled model's 6 x 12
-heads at 512 tokens are half that). The eager path holds every layer's weights and then one
-float32 copy, so a request's peak is several times the array. At 512 tokens, in a fresh
-process (one ``attention_pass``, load 1), a BERT-base-sized pass took 3.6 s and raised the
-process's resident size by 0.73 GB; a BERT-large-sized one (24 layers x 16 heads, 403 MB of
-weights) took 8.7 s and raised it by 2.2 GB (high-water mark 2.7 GB for one request), over the
-3 GB a server with that model is given. BERT-large therefore reads at most 313 tokens here
-(144 MB of weights, as BERT-base at 512); models no larger than BERT-base read their full
-length. ``python -m bench.attention --model FOLDER`` times the page's analysis at this cap
-(bench/README.md, "Real model sizes")."""
-
-
-def attention_tokens(model) -> int:
-    """Most tokens the Attention page reads with ``model``: its ``max_length``, or fewer so
-    that ``layers x heads x tokens^2`` stays within :data:`MAX_ATTENTION_VALUES` (at least
-    16 tokens)."""
-    config = model.encoder.config
-    heads = int(getattr(config, "num_attention_heads", None) or getattr(config, "n_heads", 12))
-    fits = int((MAX_ATTENTION_VALUES / (model.num_layers * heads)) ** 0.5)
-    return max(16, min(model.max_length, fits))
-
-
-def attention_note(model, tokens: int) -> str:
-    """What the Attention page says when an input was cut at ``tokens`` tokens (the most
-    :func:`attention_tokens` allows ``model``)."""
-    if tokens >= model.max_length:
-        return (
-            f"The input is longer than this model's limit of {model.max_length} tokens: only "
-            f"the first **{tokens} tokens** are shown. The model never sees the rest."
-        )
-    config = model.encoder.config
-    heads = getattr(config, "num_attention_heads", None) or getattr(config, "n_heads", "?")
-    return (
-        f"Only the first **{tokens} tokens** are read here (the model could read "
-        f"{model.max_length}): its {model.num_layers} layers x {heads} heads keep "
-        f"{model.num_layers * heads:,} attention matrices, which at more tokens take too much "
-        "of this server's memory for one request. Shorten the text to see its end."
-    )
-
-
-MAX_LENS_MASKS = 20
-"""Most [MASK]s the masked-LM lens predicts in one request (later masks stay masked, unread
-by the lens, and the page says so). The lens applies the head to every layer at every mask:
-``(layers + 1) x masks x vocabulary`` logits, and the page draws one chart per mask. With 102
-masks in 512 tokens a BERT-base-sized request kept 13 x 102 x 30,522 float32 logits (162 MB,
-twice with the softmax) and took 1.7 s; BERT-large-sized 25 x 102 (311 MB) took 20.7 s at load
-4. Twenty masks take a fifth of that, and the head runs one layer at a time, so a request holds
-one layer's logits at once."""
-
-
-def lens_masks_note(found: int, limit: int = MAX_LENS_MASKS) -> str | None:
-    """What the lens says when a text has ``found`` masks, more than ``limit``; else None."""
-    if found <= limit:
-        return None
-    return (
-        f"The sentence has {found} masks; the lens predicts the first {limit} (it asks every "
-        "layer about each mask, and draws one chart per mask)."
-    )
-
-
-RESULTS_BYTES = 448 * 2**20
-"""Bytes of cached results the server keeps (every memo of :data:`explorer.ui.compute.POOL`)
-with the bundled model loaded: see that pool for the measurements behind it."""
-
-BUNDLED_WEIGHT_BYTES = 90_861_056
-"""Bytes of the bundled model's weights (``Model.weight_bytes``): the part of a server's
-memory :data:`RESULTS_BYTES` was measured beside."""
-
-MIN_RESULTS_BYTES = 128 * 2**20
-"""The least :func:`results_budget` gives: one BERT-base-sized corpus of the token cap (every
-layer and pooling, about 25 MB), its maps and probes, and a Word in context request still fit."""
-
-
-def results_budget(weight_bytes: int) -> int:
-    """Bytes of cached results a server may keep while its models' weights take
-    ``weight_bytes``: :data:`RESULTS_BYTES` less every byte of weights beyond the bundled
-    model's, at least :data:`MIN_RESULTS_BYTES`. A shared server's 2 GB holds weights and
-    results together: it starts at 0.55-0.6 GB without weights, BERT-base with its
-    random-weights baseline adds 0.84 GB, and one session's walk of every page with them and
-    the bundled pool of 448 MB already reached 2.0 GB (``python -m bench.soak --solo --model
-    FOLDER``, bench/README.md "Real model sizes"); with BERT-base loaded the results get 128 MB."""
-    return max(MIN_RESULTS_BYTES, RESULTS_BYTES - max(0, weight_bytes - BUNDLED_WEIGHT_BYTES))
+__all__ = [
+    "BUNDLED_FRAMES",
+    "BUNDLED_STATE",
+    "BUNDLED_WEIGHT_BYTES",
+    "BUNDLED_WORK",
+    "Kept",
+    "MAX_ATTENTION_VALUES",
+    "MAX_ATTRIBUTION_TOKENS",
+    "MAX_CNN_VALUES",
+    "MAX_CONTEXT_TOKENS",
+    "MAX_LENS_MASKS",
+    "MAX_LESSON_TOKENS",
+    "MAX_MOTION_POINTS",
+    "MAX_OCCURRENCES",
+    "MAX_POINTS",
+    "MAX_POINTS_3D",
+    "MAX_PROBE_ROWS",
+    "MAX_PROBE_TEXTS",
+    "MAX_PROBE_TOKENS",
+    "MAX_PROBE_TRAIN_ROWS",
+    "MAX_TOKENS",
+    "MIN_RESULTS_BYTES",
+    "MIN_SENSE_SENTENCES",
+    "RESULTS_BYTES",
+    "Scale",
+    "Texts",
+    "attention_note",
+    "attention_tokens",
+    "cap_3d",
+    "cap_occurrences",
+    "cap_senses",
+    "cap_tokens",
+    "check_attribution",
+    "costlier",
+    "lens_masks_note",
+    "memory_factor",
+    "motion_points",
+    "motion_rows",
+    "probe_folds",
+    "results_budget",
+    "sample_points",
+    "scaled",
+    "slower",
+    "token_counts",
+    "word_layer_vectors",
+    "work_factor",
+]
