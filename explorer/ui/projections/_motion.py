@@ -14,7 +14,7 @@ from explorer.figures.animation import motion_notice
 from explorer.maps import ProjectionParams
 from explorer.server import limits
 from explorer.ui import messages
-from explorer.ui.compute import cached, heavy_points
+from explorer.ui.compute import cached, heavy_points, open_store
 from explorer.ui.progress import progress_bar
 
 
@@ -45,11 +45,14 @@ def _frames(points, params: ProjectionParams, rows: np.ndarray):
 
 
 def _frame_count(points) -> int:
-    """Maps Layers in motion draws for ``points``: its model's layers + 1 (the bundled
-    model's count when the model cannot be loaded: the map view says why)."""
+    """Maps Layers in motion draws for ``points``: its model's layers + 1, a saved corpus's
+    stored layers (the bundled model's count when either cannot be read: the map view says
+    why)."""
     from explorer.ui.model import load
 
     try:
+        if getattr(points, "model_name", None) is None:  # a saved corpus: no model loaded
+            return len(open_store(points.path).layers)
         return load(points.model_name).num_layers + 1
     except ValueError:
         return limits.BUNDLED_FRAMES
