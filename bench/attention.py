@@ -71,12 +71,12 @@ def _masked_lm(model):
     (:mod:`bench.model_folders`, written once into the temporary folder)."""
     import explorer
     from bench.model_folders import write_folder
-    from explorer import attention as lens
+    from explorer import attention
 
     if model.masked_lm is not None:
-        return lens.masked_lm_of(model)
+        return attention.masked_lm_of(model)
     folder = write_folder(Path(tempfile.gettempdir()) / "explorer-bench-models", "base")
-    return lens.masked_lm_of(explorer.load_model(str(folder)))
+    return attention.masked_lm_of(explorer.load_model(str(folder)))
 
 
 def attention_bench(repeat: int = 3, folder: str | None = None) -> list[dict]:
@@ -84,7 +84,6 @@ def attention_bench(repeat: int = 3, folder: str | None = None) -> list[dict]:
     the model in ``folder`` (default: the bundled model)."""
     import explorer
     from explorer import attention
-    from explorer import attention as lens
     from explorer.figures.attention import overview_grid
     from explorer.server import limits
 
@@ -116,16 +115,16 @@ def attention_bench(repeat: int = 3, folder: str | None = None) -> list[dict]:
     sentence = (
         "After stealing money from the bank [MASK], the robber was seen fishing on the river."
     )
-    timing = _timed(lambda: lens.layer_predictions(lm, sentence, k=10), repeat)
+    timing = _timed(lambda: attention.layer_predictions(lm, sentence, k=10), repeat)
     count = len(lm.tokenizer(sentence)["input_ids"])
     rows.append(
         {"case": "lens_bert_base", "tokens": count, **timing, "target": TARGETS["lens_bert_base"]}
     )
     masks = _text(model, 512).replace(" bank ", " [MASK] ")  # dozens of masks in 512 tokens
-    found = lens.layer_predictions(lm, masks, 10, limits.MAX_LENS_MASKS)
+    found = attention.layer_predictions(lm, masks, 10, limits.MAX_LENS_MASKS)
 
     def page_lens():
-        lens.layer_predictions(lm, masks, 10, limits.MAX_LENS_MASKS)
+        attention.layer_predictions(lm, masks, 10, limits.MAX_LENS_MASKS)
 
     rows.append(
         {"case": "lens_512", "tokens": len(found.tokens), **_timed(page_lens, repeat),

@@ -10,7 +10,6 @@ import pandas as pd
 import streamlit as st
 
 from explorer import attention
-from explorer import attention as lens
 from explorer.model import Tokenization
 from explorer.server import limits
 from explorer.server.memo import Memo
@@ -76,7 +75,7 @@ def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
         return MEMO.get(key, compute, False, *asker())  # one input: light
 
 
-def masked_lm(model_name: str) -> lens.MaskedLM:
+def masked_lm(model_name: str) -> attention.MaskedLM:
     """The current model with its masked-LM head (the loaded model's own: no second copy of
     the weights); ``ValueError`` (with what to do) when it has none or carries random
     weights."""
@@ -85,10 +84,10 @@ def masked_lm(model_name: str) -> lens.MaskedLM:
             "This model has random weights: its guesses for [MASK] would mean nothing. "
             "Choose a trained model with a masked-language-model head."
         )
-    return lens.masked_lm_of(load(model_name), settings().label_of(model_name))
+    return attention.masked_lm_of(load(model_name), settings().label_of(model_name))
 
 
-def layer_predictions(model_name: str, text: str, k: int = 10) -> lens.Lens:
+def layer_predictions(model_name: str, text: str, k: int = 10) -> attention.Lens:
     """Cached :func:`explorer.attention._lens.layer_predictions` for the current model (the
     first :data:`explorer.server.limits.MAX_LENS_MASKS` masks), computed in a turn of the
     server's pool like every forward pass: eight sessions asking the lens of a BERT-base-sized
@@ -96,8 +95,8 @@ def layer_predictions(model_name: str, text: str, k: int = 10) -> lens.Lens:
     when they all ran together
     (``python -m bench.soak --sessions 8 --pages attention --model FOLDER``)."""
 
-    def compute() -> lens.Lens:
-        return lens.layer_predictions(masked_lm(model_name), text, k, limits.MAX_LENS_MASKS)
+    def compute() -> attention.Lens:
+        return attention.layer_predictions(masked_lm(model_name), text, k, limits.MAX_LENS_MASKS)
 
     key = ("lens", model_name, text, k)
     if key in MEMO:

@@ -18,7 +18,7 @@ def custom_axes(
     direction of what is left); each point's coordinates are plain dot products with the unit
     directions, the ends embedded with ``model``. Then "Show code" (of the clusters too, with
     ``clusters``)."""
-    from explorer import maps as custom
+    from explorer import maps
     from explorer.figures.axes import axes_figure
 
     ends = st.columns(4)
@@ -43,10 +43,10 @@ def custom_axes(
 
     def end(text: str) -> np.ndarray:
         if points.word is not None:
-            return custom.word_vector(model, text, points.layers, points.subwords)
-        return custom.text_vector(model, text, points.pooling, points.layers)
+            return maps.word_vector(model, text, points.layers, points.subwords)
+        return maps.text_vector(model, text, points.pooling, points.layers)
 
-    result = custom.custom_axes(
+    result = maps.custom_axes(
         points.vectors(),
         end(names[0]),
         end(names[1]),

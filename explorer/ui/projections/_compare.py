@@ -9,8 +9,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from explorer import maps as mapquality
-from explorer import maps as proj
+from explorer import maps
 from explorer.maps import ProjectionParams
 from explorer.ui import messages, presentation
 from explorer.ui.projections._fit import fit
@@ -41,7 +40,7 @@ def comparison(
     texts: Sequence[str],
     labels: Sequence[str] | None,
     titles: tuple[str, str],
-    k: int = mapquality.DEFAULT_K,
+    k: int = maps.DEFAULT_K,
 ) -> list[int]:
     """A second map of the same texts under ``other`` (another model, layer choice or
     pooling) beside its figures: the mean neighbour overlap of the two (Jaccard of k-NN sets in
@@ -52,9 +51,9 @@ def comparison(
     from explorer.figures.projections import axis_titles, projection_figure, selected_rows
 
     flat = dataclasses.replace(params, n_components=2)
-    with st.spinner(f"Running {proj.LABELS[params.method]} for the comparison…"):
+    with st.spinner(f"Running {maps.LABELS[params.method]} for the comparison…"):
         fitted = fit(other, flat)
-        overlap = float(mapquality.neighbour_overlap(points.vectors(), other.vectors(), k).mean())
+        overlap = float(maps.neighbour_overlap(points.vectors(), other.vectors(), k).mean())
     state = st.session_state.get(COMPARE_KEY) or {}
     own = selected_rows(state.get("selection"), len(texts))
     figure = projection_figure(
@@ -120,7 +119,7 @@ def pooling_comparison(
     from explorer.pooling import POOLINGS
 
     flat = dataclasses.replace(params, n_components=2)
-    method = proj.LABELS[params.method]
+    method = maps.LABELS[params.method]
     try:
         with st.spinner(f"Running {method} for each pooling…"):
             fitted = {p: fit(dataclasses.replace(points, pooling=p), flat) for p in POOLINGS}

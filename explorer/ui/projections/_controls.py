@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from explorer import maps as proj
+from explorer import maps
 from explorer.layers import LAYER_CHOICES
 from explorer.maps import ProjectionParams
 from explorer.ui import messages
@@ -48,16 +48,16 @@ def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> Project
     settings (in ``bottom[0]``, ``bottom[1]``), as :class:`ProjectionParams`."""
     method = top[0].radio(
         "Method",
-        proj.PROJECTIONS,
-        format_func=proj.LABELS.get,
+        maps.PROJECTIONS,
+        format_func=maps.LABELS.get,
         horizontal=True,
         key=f"{prefix}.method",
         bind="query-params",
     )
     dims = top[1].radio(
         "Dimensions",
-        proj.DIMENSIONS,
-        format_func=option_labels((k, f"{k}-D") for k in proj.DIMENSIONS),
+        maps.DIMENSIONS,
+        format_func=option_labels((k, f"{k}-D") for k in maps.DIMENSIONS),
         horizontal=True,
         key=f"{prefix}.dims",
         bind="query-params",

@@ -7,8 +7,7 @@ from __future__ import annotations
 import numpy as np
 import streamlit as st
 
-from explorer import maps as mapquality
-from explorer import maps as proj
+from explorer import maps
 from explorer.maps import ProjectionParams, Projector
 from explorer.server.memo import checkpoint
 from explorer.ui.compute import cached, cached_from, cap_tokens, heavy_points
@@ -99,8 +98,8 @@ def fitted(points: Points | StorePoints | VectorPoints, params: ProjectionParams
     """:func:`fit` under a spinner that says what runs (UMAP's first use compiles it)."""
     spinner = (
         "Compiling UMAP (first use only, ~20 s)…"
-        if params.method == "umap" and not proj.umap_compiled()
-        else f"Running {proj.LABELS[params.method]}…"
+        if params.method == "umap" and not maps.umap_compiled()
+        else f"Running {maps.LABELS[params.method]}…"
     )
     with st.spinner(spinner):
         return fit(points, params)
@@ -112,12 +111,12 @@ def preservation(points: Points, params: ProjectionParams, k: int) -> np.ndarray
         "projections",
         ("preservation", points, params, k),
         lambda: (points.vectors(), fit(points, params).embedding_),
-        lambda both: mapquality.preservation(*both, k),
+        lambda both: maps.preservation(*both, k),
         lambda both: heavy_points(len(both[0])),
         "Comparing every point's neighbours in the full space and on the map…",
     )
 
 
-def inspect(points: Points, params: ProjectionParams, row: int, k: int) -> mapquality.Inspection:
+def inspect(points: Points, params: ProjectionParams, row: int, k: int) -> maps.Inspection:
     """:func:`explorer.maps.inspect_point` of point ``row`` of the map of ``points``."""
-    return mapquality.inspect_point(points.vectors(), fit(points, params).embedding_, row, k)
+    return maps.inspect_point(points.vectors(), fit(points, params).embedding_, row, k)

@@ -8,8 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from explorer import maps as mapquality
-from explorer import maps as proj
+from explorer import maps
 from explorer.figures.animation import motion_notice
 from explorer.maps import ProjectionParams
 from explorer.server import limits
@@ -23,7 +22,7 @@ def _frames(points, params: ProjectionParams, rows: np.ndarray):
 
     def compute():
         per_layer = points.per_layer(rows)
-        with progress_bar(f"{proj.LABELS[params.method]} of every layer…") as report:
+        with progress_bar(f"{maps.LABELS[params.method]} of every layer…") as report:
             return layer_maps(
                 per_layer,
                 params.method,
@@ -88,10 +87,10 @@ def motion(
         texts,
         labels,
         spans=spans,
-        title=f"{proj.LABELS[params.method]} of every layer, aligned ({len(texts):,} points)",
+        title=f"{maps.LABELS[params.method]} of every layer, aligned ({len(texts):,} points)",
         trails=list(trails)[:20] or None,
         legend_title=legend_title,
-        axes=(f"{proj.LABELS[params.method]} 1", f"{proj.LABELS[params.method]} 2"),
+        axes=(f"{maps.LABELS[params.method]} 1", f"{maps.LABELS[params.method]} 2"),
     )
     st.plotly_chart(figure, key="projections.motion", width="stretch")
     st.markdown(_notice(points, labels, rows))
@@ -115,7 +114,7 @@ def _notice(points, labels: Sequence[str] | None, rows: np.ndarray) -> str:
 
     def compute():
         per_layer = points.per_layer(rows)
-        return [mapquality.label_agreement(layer, labels, 5) for layer in per_layer]
+        return [maps.label_agreement(layer, labels, 5) for layer in per_layer]
 
     agreement = cached(
         "projections",

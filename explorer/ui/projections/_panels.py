@@ -9,8 +9,7 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import maps as mapquality
-from explorer import maps as proj
+from explorer import maps
 from explorer.context import highlight_html
 from explorer.figures.tables import marked_html, text_table_html
 from explorer.maps import ProjectionParams, Projector
@@ -47,11 +46,11 @@ def scores(projector: Projector, n_points: int, method: str, dims: int) -> None:
                 else ""
             ),
         )
-    total = proj.total_explained_variance(projector.explained_variance_ratio_)
+    total = maps.total_explained_variance(projector.explained_variance_ratio_)
     if total is not None:
         columns[2].metric("Variance explained", f"{100 * total:.1f} %")
     caption = (
-        mapquality.describe_trustworthiness(trust, projector.trustworthiness_neighbors_) + " "
+        maps.describe_trustworthiness(trust, projector.trustworthiness_neighbors_) + " "
         if trust is not None
         else ""
     )
@@ -67,7 +66,7 @@ def scores(projector: Projector, n_points: int, method: str, dims: int) -> None:
         )
     else:
         caption += (
-            f"In a {proj.LABELS[method]} picture, which points are neighbours matters; the "
+            f"In a {maps.LABELS[method]} picture, which points are neighbours matters; the "
             "sizes of clusters and the distances between them do not."
         )
     st.caption(caption)
@@ -92,7 +91,7 @@ def inspector(
     labels: Sequence[str] | None,
     spans: Sequence[tuple[int, int]] | None,
     k: int,
-) -> mapquality.Inspection:
+) -> maps.Inspection:
     """The neighbour panel of one selected point (the person picks which when several are
     selected): its ``k`` nearest texts in the full space, with cosine and label, and how many
     of them the map keeps near it. Returns the inspection (the page highlights it)."""
@@ -151,7 +150,7 @@ def map_notice(
     return cached(
         "projections",
         ("map notice", points, params, labels, what),
-        lambda: mapquality.map_notice(
+        lambda: maps.map_notice(
             projector.embedding_, labels, trust=projector.trustworthiness_, what=what
         ),
     )
