@@ -117,6 +117,13 @@ def _similarity(name: str) -> None:
     kept = compute.cap_tokens(name, sources.remarks().load())
     compute.embed_corpus(name, tuple(kept.data.texts))
     compute.embed_corpus(name, (examples.SIMILARITY_QUERY.strip(),))
+    # "Why are these two close?" opens on the query and its best result (mean pooling, last
+    # layer, the page's defaults): one forward pass of the two texts
+    from explorer.ui import explain, similarity
+
+    query = examples.SIMILARITY_QUERY.strip()
+    results, _ = similarity.search_texts(name, kept.data.texts, query, "mean", "last", 5)
+    explain.explanation(name, query, results["text"].iloc[0], "mean", "last")
 
 
 WARMUPS = (
