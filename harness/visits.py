@@ -119,6 +119,29 @@ def wait_for_run(page: Page, timeout_s: float = PAGE_TIMEOUT_S) -> None:
     wait_until_idle(page, timeout_s)
 
 
+PROJECTIONS_MAP = '[class*="st-key-projections-chart"]'
+"""The Projections page's main map (its element key, as a CSS selector)."""
+SECOND_MAP = ".st-key-projections-compare_map"
+"""The second map of a Projections comparison."""
+
+
+def map_points(page: Page, chart: str = PROJECTIONS_MAP, count: int | None = None) -> Locator:
+    """The drawn points of the map ``chart`` (a CSS selector of its element), after the first
+    is drawn; with ``count``, checks that many are drawn."""
+    points = page.locator(f"{chart} .scatterlayer .point")
+    points.first.wait_for(timeout=PAGE_TIMEOUT_S * 1000)
+    if count is not None and points.count() != count:
+        raise AssertionError(f"{points.count()} points drawn on {chart}, not {count}")
+    return points
+
+
+def click_point(page: Page, nth: int, chart: str = PROJECTIONS_MAP) -> None:
+    """Click the ``nth`` point of the map ``chart`` and wait for the run it starts to end."""
+    watch_runs(page)
+    page.locator(f"{chart} .scatterlayer .point").nth(nth).click(force=True)
+    wait_for_run(page)
+
+
 def open_home(page: Page, base_url: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
     """Load the app's default page and wait for the sidebar and the first run to finish."""
     page.goto(f"{base_url}/")

@@ -24,12 +24,15 @@ compare = presentation.controls("contextual.settings").toggle(
 try:
     rows, note = lesson.lesson_rows(name)
     trained = lesson.measurements(name, rows)
-    random = (
-        lesson.measurements(RANDOM_PREFIX + name, rows, " (random weights)") if compare else None
-    )
 except ValueError as error:
     messages.error(error)
     st.stop()
+random = None
+if compare:
+    try:  # refused when the baseline does not fit beside the model: the page goes on without
+        random = lesson.measurements(RANDOM_PREFIX + name, rows, " (random weights)")
+    except ValueError as error:
+        messages.warning(error)
 if note:
     messages.info(note)
 

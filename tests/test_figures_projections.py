@@ -192,6 +192,10 @@ def test_a_frozen_figure_serialises_like_the_figure_and_is_never_copied():
     assert extra.to_dict()["data"][:2] == frozen.to_dict()["data"]  # shared, not rebuilt
     assert extra.to_dict()["data"][2]["name"] == "mark"
     assert extra.to_dict()["layout"] is frozen.to_dict()["layout"]
+    tall = frozen.with_layout(height=860)
+    assert tall.to_dict()["layout"]["height"] == 860 != frozen.to_dict()["layout"]["height"]
+    assert tall.to_dict()["layout"]["title"] == frozen.to_dict()["layout"]["title"]
+    assert tall.to_dict()["data"][0] is frozen.to_dict()["data"][0]
     with pytest.raises(ValueError, match="figure dictionary"):
         FrozenFigure({"layout": {}})
 

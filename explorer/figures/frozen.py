@@ -46,3 +46,8 @@ class FrozenFigure(go.Figure):
         copied)."""
         added = [trace.to_plotly_json() for trace in traces]
         return FrozenFigure({**self._spec, "data": self._spec["data"] + added})
+
+    def with_layout(self, **changes) -> FrozenFigure:
+        """A new frozen figure with these top-level layout entries changed (``height=860``);
+        its traces are shared, not copied."""
+        return FrozenFigure({**self._spec, "layout": {**self._spec["layout"], **changes}})

@@ -96,8 +96,8 @@ def baseline_refusal(weight_bytes: int, max_bytes: int) -> str | None:
     return (
         f"The comparison with random weights needs a second copy of this model "
         f"({weight_bytes / 2**20:,.0f} MB of weights), and the two are more than this server "
-        f"keeps loaded ({max_bytes / 2**20:,.0f} MB). Compare another layer choice or every "
-        "pooling instead, or use a smaller model."
+        f"keeps loaded ({max_bytes / 2**20:,.0f} MB). The rest of the page works without "
+        "it; a smaller model can be compared with its random weights."
     )
 
 

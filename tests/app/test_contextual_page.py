@@ -53,3 +53,16 @@ def test_random_weights_and_another_word(page):
     at.selectbox(key="contextual.word").set_value("plant").run()
     _ok(at)
     assert at.code[0].value != before and "word = 'plant'" in at.code[0].value
+
+
+@pytest.mark.slow
+def test_a_refused_baseline_leaves_the_measurements_on_screen(page, monkeypatch):
+    # Issue 24: with BERT-large the baseline does not fit beside the model; the page stopped
+    # with an error box instead of showing the trained model's measurements.
+    monkeypatch.setenv("EXPLORER_MODEL_MEMORY", "150MB")  # the bundled model's 87 MB, not twice
+    at = page("contextual")
+    at.toggle(key="contextual.random").set_value(True).run()
+    assert not at.exception and not at.error, [e.value for e in at.error]
+    assert any("needs a second copy of this model" in w.value for w in at.warning)
+    names = [trace["name"] for trace in _chart(at)["data"]]
+    assert "sense accuracy" in names and not any("random weights" in n for n in names)

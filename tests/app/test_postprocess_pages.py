@@ -27,50 +27,39 @@ def _rogue(at) -> list[str]:
     return [plain(m.value) for m in at.info if "dimensions" in m.value and "carried" in m.value]
 
 
-def test_projections_post_processing_changes_the_map_and_says_so(page):
-    at = page("projections")
+CASES = [
+    # page, chart key, mode, what the note says is the reference, its "after" words, code line
+    ("projections", "projections.chart", "standardize", "240 texts on the map",
+     "after standardize", "std = vectors.std(axis=0)"),
+    ("similarity", "similarity.heatmaps", "abtt", "60 built-in remarks",
+     "after all-but-the-top", "reference_vectors = pooled_vectors(reference)"),
+    ("context", "context.heatmap", "standardize", "every token of these sentences",
+     "after standardize", "Post-processing (standardize)"),
+]  # fmt: skip
+
+
+def _values(figure: dict) -> np.ndarray:
+    """The chart's numbers: a heatmap's cells or a map's x coordinates."""
+    trace = figure["data"][0]
+    return _array(trace["z"]) if "z" in trace else _array(trace["x"])
+
+
+@pytest.mark.parametrize(("name", "chart", "mode", "reference", "after", "code"), CASES)
+def test_post_processing_changes_the_numbers_says_so_and_shows_in_the_code(
+    page, name, chart, mode, reference, after, code
+):
+    at = page(name)
     _ok(at)
-    assert at.selectbox(key="projections.post").value == "none"
+    assert at.selectbox(key=f"{name}.post").value == "none"  # off by default
     assert not _rogue(at)
-    before = [json.loads(c.proto.spec) for c in at.get("plotly_chart")][0]
-    at.selectbox(key="projections.post").set_value("standardize").run()
+    before = _values(_chart(at, chart))
+    at.selectbox(key=f"{name}.post").set_value(mode).run()
     _ok(at)
     notes = _rogue(at)
-    assert len(notes) == 1 and "240 texts on the map" in notes[0]
-    assert "after standardize" in notes[0]
-    after = [json.loads(c.proto.spec) for c in at.get("plotly_chart")][0]
-    assert after["data"][0]["x"] != before["data"][0]["x"]
-    assert any("std = vectors.std(axis=0)" in c.value for c in at.code)
-
-
-def test_similarity_post_processing_changes_the_comparison_and_its_code(page):
-    at = page("similarity")
-    _ok(at)
-    assert at.selectbox(key="similarity.post").value == "none"
-    assert not _rogue(at)
-    before = _array(_chart(at, "similarity.heatmaps")["data"][0]["z"])
-    at.selectbox(key="similarity.post").set_value("abtt").run()
-    _ok(at)
-    notes = _rogue(at)
-    assert len(notes) == 1 and "60 built-in remarks" in notes[0]
-    assert "after all-but-the-top" in notes[0]
-    after = _array(_chart(at, "similarity.heatmaps")["data"][0]["z"])
-    assert after.shape == before.shape and not np.allclose(after, before)
-    assert any("reference_vectors = pooled_vectors(reference)" in c.value for c in at.code)
-
-
-def test_word_in_context_post_processing_replaces_the_raw_cosines(page):
-    at = page("context")
-    _ok(at)
-    assert at.selectbox(key="context.post").value == "none"
-    assert not _rogue(at)
-    before = _array(_chart(at, "context.heatmap")["data"][0]["z"])
-    at.selectbox(key="context.post").set_value("standardize").run()
-    _ok(at)
-    notes = _rogue(at)
-    assert len(notes) == 1 and "every token of these sentences" in notes[0]
-    assert "after standardize" in notes[0]
-    figure = _chart(at, "context.heatmap")
-    assert "(standardized)" in figure["layout"]["title"]["text"]
-    assert not np.allclose(_array(figure["data"][0]["z"]), before)
-    assert any("Post-processing (standardize)" in c.value for c in at.code)
+    assert len(notes) == 1 and reference in notes[0] and after in notes[0], notes
+    figure = _chart(at, chart)
+    values = _values(figure)
+    assert values.shape == before.shape and not np.allclose(values, before)
+    assert any(code in c.value for c in at.code)
+    if name == "context":
+        assert "(standardized)" in figure["layout"]["title"]["text"]

@@ -57,6 +57,7 @@ LAYOUT = """() => {
         settings: settings ? settings.width : 0,
         settings_visible: Boolean(radio && radio.checkVisibility()),
         map: map ? map.width : 0,
+        map_height: map ? map.height : 0,
         map_bottom: map ? map.bottom : 0,
         panel_top: panel ? panel.top : -1,
     };
@@ -111,3 +112,4 @@ def test_presentation_mode_enlarges_projections(
     assert not layout["settings_visible"], layout
     assert layout["map"] >= 0.95 * layout["settings"], layout  # the page's width, not 3/5
     assert layout["panel_top"] >= layout["map_bottom"], layout  # the panel under the map
+    assert layout["map_height"] >= 0.6 * layout["map"], layout  # not wide and flat

@@ -11,7 +11,9 @@ import pytest
 from harness.browser import Tab
 from harness.visits import (
     MAIN,
+    click_point,
     failure_report,
+    map_points,
     save_full_page,
     wait_for_run,
     wait_until_idle,
@@ -20,8 +22,6 @@ from harness.visits import (
 from harness.widgets import widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
-CHART = '[class*="st-key-projections-chart"]'
 
 CUT_TEXTS = """(name) => {
   const table = document.querySelector(`table.explorer-texts[data-name="${name}"]`);
@@ -57,11 +57,8 @@ def test_the_neighbour_panel_shows_whole_texts_and_explains_a_pair(
     page = tab.page
     page.goto(f"{app_url}/projections")
     wait_until_idle(page)
-    points = page.locator(f"{CHART} .scatterlayer .point")
-    points.first.wait_for(timeout=60_000)
-    watch_runs(page)
-    points.nth(10).click(force=True)
-    wait_for_run(page)
+    map_points(page)
+    click_point(page, 10)
     page.locator(MAIN).get_by_text("Nearest texts in the full space", exact=True).wait_for(
         timeout=60_000
     )

@@ -179,6 +179,8 @@ def _map_and_panel(
     two_d = params.n_components == 2
     coords = projector.embedding_
     chart, panel = _places(two_d)
+    if presentation.is_on():  # the full width: as tall, in proportion, as beside its panel
+        figure = figure.with_layout(height=PRESENTED_HEIGHT)
     rows: list[int] = []
     linked: list[int] = []
     if compare != "none" and two_d:
@@ -265,6 +267,11 @@ def inspects_second(own: list[int], other: list[int], last: str | None) -> bool:
     rather than on the main map (``own``): those selected last (``last``, ``"main"`` or
     ``"compare"``), or the only ones."""
     return bool(other) and (last == "compare" or not own)
+
+
+PRESENTED_HEIGHT = 860
+"""The map's height in pixels in presentation mode, where it takes the page's full width
+(about 1,300 px at a 1,400 px window): beside its panel it is 620 px tall and about 780 wide."""
 
 
 def _places(two_d: bool) -> tuple:
