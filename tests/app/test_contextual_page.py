@@ -59,6 +59,9 @@ def test_random_weights_and_another_word(page):
 def test_a_refused_baseline_leaves_the_measurements_on_screen(page, monkeypatch):
     # Issue 24: with BERT-large the baseline does not fit beside the model; the page stopped
     # with an error box instead of showing the trained model's measurements.
+    from explorer.ui import compute
+
+    compute.clear()  # no random-weights measurements kept from an earlier test
     monkeypatch.setenv("EXPLORER_MODEL_MEMORY", "150MB")  # the bundled model's 87 MB, not twice
     at = page("contextual")
     at.toggle(key="contextual.random").set_value(True).run()
