@@ -11,7 +11,7 @@ import pytest
 from explorer.figures.density import add_contours, contour_trace, density_grid
 from explorer.figures.frozen import FrozenFigure
 from explorer.figures.projections import projection_figure
-from explorer.figures.standalone import size_label, standalone_html
+from explorer.figures.standalone import size_label, standalone_html, standalone_size
 
 
 def _rows(figure) -> list[int]:
@@ -103,6 +103,17 @@ def test_standalone_html_holds_the_points_and_plotly_and_fetches_nothing():
             x = np.frombuffer(base64.b64decode(x["bdata"]), dtype=x["dtype"]).tolist()
         xs += x
     assert sorted(xs) == sorted(coords[:, 0].tolist())
+
+
+@pytest.mark.parametrize("n", [3, 2_000])
+def test_the_size_on_the_button_is_the_file_s_within_a_kilobyte(n):
+    rng = np.random.default_rng(n)
+    texts = [f"text {i} " + "word " * int(rng.integers(1, 40)) for i in range(n)]
+    labels = [str(i % 7) for i in range(n)]
+    figure = FrozenFigure.of(
+        projection_figure(rng.normal(size=(n, 2)), texts, labels, title="PCA <b>of</b> n")
+    )
+    assert abs(standalone_size(figure) - len(standalone_html(figure))) < 1_000
 
 
 def test_size_label():

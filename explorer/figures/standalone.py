@@ -5,6 +5,7 @@ Pure: Plotly only. The file is about 4.6 MB of plotly.js plus the map's points."
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 
@@ -32,6 +33,20 @@ def standalone_html(figure: go.Figure) -> bytes:
     if title not in page:  # another plotly's page head
         page = page.replace("<head>", f"<head>{title}", 1)
     return page.encode("utf-8")
+
+
+@functools.cache
+def _page_bytes() -> int:
+    """Bytes of :func:`standalone_html` besides the figure's JSON: plotly.js and the page."""
+    empty = go.Figure()
+    return len(standalone_html(empty)) - len(pio.to_json(empty, validate=False).encode("utf-8"))
+
+
+def standalone_size(figure: go.Figure) -> int:
+    """About the bytes :func:`standalone_html` writes for ``figure`` (within a few hundred),
+    from the figure's JSON alone: at 2,000 points the file took 30-50 ms to write, its JSON
+    2 ms, on a rerun whose target is 0.3 s."""
+    return _page_bytes() + len(pio.to_json(figure, validate=False).encode("utf-8"))
 
 
 def size_label(size: int) -> str:
