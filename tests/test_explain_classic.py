@@ -162,3 +162,36 @@ def test_classic_measures_report_progress(tiny):
     calls = []
     classic_measures(tiny, SENTENCES, progress=lambda *call: calls.append(call))
     assert calls and calls[-1] == (len(SENTENCES), len(SENTENCES))
+
+
+@pytest.mark.parametrize("model", ["tiny", "bundled"])
+def test_the_lesson_reads_each_sentence_once_and_equals_the_two_functions(model, request):
+    # How contextual? ran the sentences through the model once per paper (21 s on BERT-base).
+    from explorer.data import corpora
+    from explorer.explain import classic_lesson
+
+    model = request.getfixturevalue(model)
+    senses = corpora.load_senses()
+    frame = senses[senses["word"].isin(["plant", "bank", "spring"])].groupby("sense").head(5)
+    passes, calls = [], []
+    forward = model.hidden_states_batch
+
+    def counted(texts, **kwargs):
+        passes.append(len(texts))
+        return forward(texts, **kwargs)
+
+    model.hidden_states_batch = counted
+    try:
+        measures, senses_table = classic_lesson(
+            model, frame, progress=lambda *call: calls.append(call)
+        )
+    finally:
+        del model.hidden_states_batch
+    assert passes == [len(frame)] and calls[-1] == (len(frame), len(frame))
+    expected = classic_measures(model, frame["text"].tolist())
+    np.testing.assert_allclose(measures.to_numpy(), expected.to_numpy(), atol=1e-6)
+    assert measures.attrs == expected.attrs
+    expected = sense_accuracy(model, frame=frame)
+    assert list(senses_table.columns) == list(expected.columns)
+    np.testing.assert_allclose(senses_table.to_numpy(), expected.to_numpy(), atol=1e-6)
+    assert senses_table.attrs == expected.attrs

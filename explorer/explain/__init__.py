@@ -10,14 +10,15 @@
   alike two layers' representations of the same tokens are.
 * :func:`classic_measures` (Ethayarajh 2019: self-similarity, intra-sentence similarity,
   maximum explainable variance, each anisotropy-adjusted) and :func:`sense_accuracy`
-  (Coenen et al. 2019: nearest-centroid word senses), layer by layer on built-in sentences;
-  the papers' findings to show beside them are in ``explorer.explain._classic.REFERENCES``.
+  (Coenen et al. 2019: nearest-centroid word senses), layer by layer on built-in sentences
+  (:func:`classic_lesson`: both from one forward pass); the papers' findings to show beside
+  them are in ``explorer.explain._classic.REFERENCES``.
 """
 
 from __future__ import annotations
 
 from explorer.explain._cka import cka_matrix, layer_cka, linear_cka
-from explorer.explain._classic import classic_measures, sense_accuracy
+from explorer.explain._classic import classic_lesson, classic_measures, sense_accuracy
 from explorer.explain._postprocess import (
     RogueShare,
     postprocess,
@@ -31,6 +32,7 @@ __all__ = [
     "Explanation",
     "RogueShare",
     "cka_matrix",
+    "classic_lesson",
     "classic_measures",
     "explain_similarity",
     "layer_cka",

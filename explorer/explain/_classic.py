@@ -33,7 +33,7 @@ import pandas as pd
 from explorer.context.baseline import BASELINE_PAIRS, sample_pairs
 from explorer.data import corpora
 from explorer.model import Model
-from explorer.words import word_layer_vectors
+from explorer.words import Occurrence, aggregate_subwords, find_occurrences, word_layer_vectors
 
 
 @dataclass(frozen=True)
@@ -158,6 +158,21 @@ def classic_measures(
     ``ValueError`` when no word occurs in ``min_contexts`` sentences.
     """
     sentences = list(corpora.load_senses()["text"] if sentences is None else sentences)
+    states = model.hidden_states_batch(sentences, progress=progress)
+    return _measures(model, sentences, states, min_contexts, max_contexts, max_pairs, seed)
+
+
+def _measures(
+    model: Model,
+    sentences: Sequence[str],
+    states: Sequence[np.ndarray],
+    min_contexts: int = MIN_CONTEXTS,
+    max_contexts: int = MAX_CONTEXTS,
+    max_pairs: int = BASELINE_PAIRS,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """:func:`classic_measures` of ``sentences`` from their hidden ``states`` (one ``(L+1,
+    tokens, H)`` array each, as :meth:`explorer.model.Model.hidden_states_batch` gives)."""
     words = {
         word: places[:max_contexts]
         for word, places in _word_tokens(model, sentences).items()
@@ -168,7 +183,6 @@ def classic_measures(
             f"No word occurs in {min_contexts} or more of the {len(sentences)} sentences: "
             "give more sentences that share words."
         )
-    states = model.hidden_states_batch(sentences, progress=progress)
     specials = [np.asarray(model.tokenize(s).special, dtype=bool) for s in sentences]
     content = [stack[:, ~special] for stack, special in zip(states, specials, strict=True)]
     pooled = np.concatenate(content, axis=1)  # (L+1, all tokens, H)
@@ -255,6 +269,22 @@ def sense_accuracy(
     each word.
     """
     frame = corpora.load_senses() if frame is None else frame
+
+    def vectors_of(word: str, own: pd.DataFrame) -> tuple[list[Occurrence], np.ndarray]:
+        return word_layer_vectors(model, own["text"].tolist(), word, subwords)
+
+    return _senses(model, frame, words, vectors_of, progress)
+
+
+def _senses(
+    model: Model,
+    frame: pd.DataFrame,
+    words: Sequence[str] | None,
+    vectors_of: Callable[[str, pd.DataFrame], tuple[list[Occurrence], np.ndarray]],
+    progress: Progress | None = None,
+) -> pd.DataFrame:
+    """:func:`sense_accuracy`, each word's occurrences and vectors ``(L+1, n, H)`` in its rows
+    of ``frame`` given by ``vectors_of(word, rows)``."""
     words = list(dict.fromkeys(frame["word"]) if words is None else words)
     if not words:
         raise ValueError("No sense words given.")
@@ -269,7 +299,7 @@ def sense_accuracy(
     total, done = sum(len(own) for own in rows.values()), 0
     columns, weights, chance = {}, [], []
     for word, own in rows.items():
-        occurrences, vectors = word_layer_vectors(model, own["text"].tolist(), word, subwords)
+        occurrences, vectors = vectors_of(word, own)
         labels = [own["sense"].iloc[o.text_index] for o in occurrences]
         columns[word] = nearest_centroid_accuracy(vectors, labels)
         weights.append(len(labels))
@@ -282,6 +312,37 @@ def sense_accuracy(
     table["chance"] = float(np.mean(chance))
     table.attrs.update(occurrences=int(sum(weights)))
     return table
+
+
+def classic_lesson(
+    model: Model, frame: pd.DataFrame | None = None, progress: Progress | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """``(classic_measures, sense_accuracy)`` of the labelled sentences ``frame`` (columns
+    ``word``, ``sense``, ``text``; default the built-in ones), each sentence read once: the
+    two papers' measurements share one forward pass (they had read every sentence twice:
+    21 s for How contextual? with BERT-base). Equal to calling the two functions.
+    ``progress(sentences_done, total)`` follows the forward pass."""
+    frame = (corpora.load_senses() if frame is None else frame).reset_index(drop=True)
+    sentences = frame["text"].tolist()
+    states = model.hidden_states_batch(sentences, progress=progress)
+    measures = _measures(model, sentences, states)
+
+    def vectors_of(word: str, own: pd.DataFrame) -> tuple[list[Occurrence], np.ndarray]:
+        occurrences = find_occurrences(model, own["text"].tolist(), word)
+        if not occurrences:
+            raise ValueError(f"{word.strip()!r} does not occur in its sentences.")
+        vectors = np.stack(
+            [
+                aggregate_subwords(
+                    states[own.index[o.text_index]][:, o.token_start : o.token_end], "mean"
+                )
+                for o in occurrences
+            ],
+            axis=1,
+        )
+        return occurrences, vectors
+
+    return measures, _senses(model, frame, None, vectors_of)
 
 
 def word_measures(vectors: np.ndarray, labels: Sequence[str]) -> pd.DataFrame:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from explorer.codegen.explain import classic_snippet
 from explorer.data import corpora
-from explorer.explain import classic_measures, sense_accuracy
+from explorer.explain import classic_lesson
 from explorer.explain._classic import REFERENCES, word_measures
 from explorer.figures.explain import classic_figure
 from explorer.figures.explain_notices import classic_table
@@ -31,7 +31,8 @@ WORD_COLUMNS = {
 
 Result = tuple[pd.DataFrame, pd.DataFrame]
 """``(measures, senses)``: :func:`explorer.explain.classic_measures` and
-:func:`explorer.explain.sense_accuracy` of one model."""
+:func:`explorer.explain.sense_accuracy` of one model, as
+:func:`explorer.explain.classic_lesson` gives them."""
 
 
 def lesson_rows(model_name: str) -> tuple[Rows, str | None]:
@@ -53,22 +54,15 @@ def frame_of(rows: Rows) -> pd.DataFrame:
 
 def measurements(model_name: str, rows: Rows, what: str = "") -> Result:
     """Cached ``(measures, senses)`` of ``model_name`` (``random-weights:<name>`` for the
-    untrained baseline) on ``rows``: one heavy computation that reads the sentences twice,
-    with one progress bar (``what`` names the model in it). The tables are shared between
-    sessions: do not change them."""
+    untrained baseline) on ``rows``: one heavy computation that reads each sentence once
+    (:func:`explorer.explain.classic_lesson`), with a progress bar (``what`` names the model
+    in it). The tables are shared between sessions: do not change them."""
 
     def compute_both() -> Result:
-        model, frame = load(model_name), frame_of(rows)
-        total = 2 * len(frame)
-        title = f"Measuring every layer{what}, each sentence read twice (once per paper)…"
+        frame = frame_of(rows)
+        title = f"Reading {len(frame):,} sentences through every layer{what}…"
         with progress_bar(title) as report:
-            measures = classic_measures(
-                model, frame["text"].tolist(), progress=lambda done, _: report(done, total)
-            )
-            senses = sense_accuracy(
-                model, frame=frame, progress=lambda done, _: report(len(frame) + done, total)
-            )
-        return measures, senses
+            return classic_lesson(load(model_name), frame, progress=report)
 
     return compute.cached("probes", ("lesson", model_name, rows), compute_both, heavy=True)
 
