@@ -139,5 +139,8 @@ show_code(
 )
 
 # -- masked-LM lens -------------------------------------------------------------------------
+# The analysis is not needed below: a session waiting for the lens's turn held it (164 MB for a
+# 512-token BERT-base text; eight sessions took the server to 2.8 GB).
+del result, matrix
 st.subheader("Masked-language-model lens")
 lens_section(model_name)

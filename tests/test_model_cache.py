@@ -104,3 +104,28 @@ def test_a_baseline_is_refused_when_it_and_its_model_do_not_fit_together():
     assert "second copy of this model (1,279 MB of weights)" in refusal
     assert "(1,024 MB)" in refusal and "The rest of the page works" in refusal
     assert baseline_refusal(large, 3 * large) is None
+
+
+def test_a_baseline_nobody_asked_for_leaves_at_the_next_request(models, monkeypatch):
+    # Issue 24: eight BERT-base-sized sessions kept the 418 MB baseline after one comparison.
+    from explorer.model import cache as module
+
+    now = [1000.0]
+    monkeypatch.setattr(module.time, "monotonic", lambda: now[0])
+    cache = ModelCache(max_bytes=10 * models["tiny"].weight_bytes, idle_seconds=120)
+    cache.get("tiny", lambda: models["tiny"])
+    cache.get("random", lambda: random_weights(models["tiny"]), disposable=True)
+    now[0] += 100
+    cache.get("tiny", pytest.fail)
+    assert "random" in cache  # used 100 s ago: kept
+    cache.get("random", pytest.fail, disposable=True)  # asked for again: its clock restarts
+    now[0] += 119
+    cache.get("tiny", pytest.fail)
+    assert "random" in cache
+    now[0] += 2  # 121 s since the last request for it
+    cache.get("tiny", pytest.fail)
+    assert cache.keys() == ["tiny"]  # gone; the trained model, older still, stays
+    now[0] += 1000
+    assert cache.get("tiny", pytest.fail) is models["tiny"]
+    with pytest.raises(ValueError, match="idle_seconds"):
+        ModelCache(max_bytes=1, idle_seconds=0)

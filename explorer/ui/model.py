@@ -17,6 +17,7 @@ import streamlit as st
 import explorer
 from explorer.model.cache import ModelCache
 from explorer.model.hub import DEFAULT_MODEL
+from explorer.server import limits
 from explorer.server import settings as operator
 from explorer.server.warmup import freeze_survivors
 from explorer.ui import messages
@@ -44,9 +45,10 @@ def settings() -> operator.Settings:
     return operator.from_environment()
 
 
-MODELS = ModelCache(operator.DEFAULT_MODEL_MEMORY)
+MODELS = ModelCache(operator.DEFAULT_MODEL_MEMORY, idle_seconds=limits.BASELINE_IDLE_SECONDS)
 """Every model the server keeps (trained and random-weights baselines), bounded by the bytes of
-their weights (``EXPLORER_MODEL_MEMORY``, read on every load)."""
+their weights (``EXPLORER_MODEL_MEMORY``, read on every load); a baseline unused for
+:data:`explorer.server.limits.BASELINE_IDLE_SECONDS` leaves."""
 
 
 def _cached(key: tuple, load_model, spinner: str, disposable: bool = False) -> Model:

@@ -19,7 +19,8 @@ How each cap scales with the model in use:
 - by layers x heads: the Attention page's tokens (:data:`MAX_ATTENTION_VALUES`,
   :func:`attention_tokens`);
 - by the maps drawn, layers + 1: Layers in motion's points (:func:`motion_points`);
-- not at all, because the model's size does not change their cost: points drawn
+- not at all, because the model's size does not change their cost: how long an unused
+  random-weights baseline stays loaded (:data:`BASELINE_IDLE_SECONDS`), points drawn
   (:data:`MAX_POINTS`, :data:`MAX_POINTS_3D`), occurrences (:data:`MAX_OCCURRENCES`), the
   lens's masks (:data:`MAX_LENS_MASKS`: the head runs one layer at a time), the probes' folds.
 
@@ -48,6 +49,7 @@ from explorer.server.limits._scale import (
     work_factor,
 )
 from explorer.server.limits._views import (
+    BASELINE_IDLE_SECONDS,
     BUNDLED_WEIGHT_BYTES,
     MAX_ATTENTION_VALUES,
     MAX_ATTRIBUTION_TOKENS,
@@ -274,6 +276,7 @@ def motion_rows(n: int, limit: int | None = None) -> tuple[np.ndarray, str | Non
 
 
 __all__ = [
+    "BASELINE_IDLE_SECONDS",
     "BUNDLED_FRAMES",
     "BUNDLED_STATE",
     "BUNDLED_WEIGHT_BYTES",

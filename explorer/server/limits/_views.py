@@ -151,6 +151,13 @@ BUNDLED_WEIGHT_BYTES = 90_861_056
 """Bytes of the bundled model's weights (``Model.weight_bytes``): the part of a server's
 memory :data:`RESULTS_BYTES` was measured beside."""
 
+BASELINE_IDLE_SECONDS = 120.0
+"""A random-weights baseline nobody asked for in this long leaves the server's models (at the
+next request for any model): it is rebuilt from the trained model in about 1 s (BERT-base-sized,
+0.9 s), and its results stay in the caches meanwhile. Kept, it held 418 MB (BERT-base) for the
+rest of a class's visit after one comparison: eight BERT-base-sized sessions stayed over 2 GB
+(``python -m bench.soak --sessions 8 --model FOLDER``)."""
+
 MIN_RESULTS_BYTES = 128 * 2**20
 """The least :func:`results_budget` gives: one BERT-base-sized corpus of the token cap (every
 layer and pooling, about 25 MB), its maps and probes, and a Word in context request still fit."""
