@@ -107,3 +107,20 @@ def test_value_notice_reads_the_numbers():
     holes = coords[:, 0].copy()
     holes[:5] = np.nan
     assert "5 point(s) without a value are grey" in value_notice(coords, holes, "x")
+
+
+def test_long_cells_are_cut_for_grouping_and_counted():
+    """Issue 32: what one cell costs on a map is bounded (legend, hovers, the program)."""
+    from explorer.data.columns import MAX_LABEL_CHARS, cut_labels
+
+    long_a, long_b = "a" * 5_000, "a" * 4_000 + "b"
+    cells = [long_a, "short", long_b, " ", long_a]
+    column = colour_column("blob", cells)
+    assert column.kind == "categorical" and column.cut == 3
+    assert max(len(v) for v in column.values) == MAX_LABEL_CHARS
+    assert column.values[0] == column.values[2] == "a" * (MAX_LABEL_CHARS - 1) + "…"
+    assert column.values[1] == "short" and column.values[3] == EMPTY
+    assert column.values.dtype == object
+    assert cut_labels(["x" * 10, "y"], limit=5) == (["xxxx…", "y"], 1)
+    said = value_notice(np.c_[np.arange(9.0), np.zeros(9)], np.arange(9.0), "#" * 10_000)
+    assert 0 < said.count("#") <= 3 * 80  # the name, shortened, at most three times

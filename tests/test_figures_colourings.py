@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+import plotly.graph_objects as go
 import pytest
 
 from explorer.figures.density import add_contours, contour_trace, density_grid
@@ -120,3 +121,59 @@ def test_size_label():
     assert size_label(4_870_000) == "4.9 MB"
     assert size_label(820_400) == "820 kB"
     assert size_label(12) == "1 kB"
+
+
+def _longest_drawn(figure: dict) -> int:
+    """The longest string plotly draws in ``figure`` (trace names, hover texts, titles);
+    ``legendgroup`` and ``uid`` are identifiers, ``bdata`` numbers, ``template`` plotly's."""
+
+    def walk(value):
+        if isinstance(value, str):
+            yield len(value)
+        elif isinstance(value, dict):
+            for key, item in value.items():
+                if key not in ("legendgroup", "uid", "bdata", "template"):
+                    yield from walk(item)
+        elif isinstance(value, list | tuple | np.ndarray):
+            for item in value:
+                yield from walk(item)
+
+    return max(walk(figure), default=0)
+
+
+def test_long_values_and_names_are_shortened_in_the_figure_and_its_file():
+    """Issue 32: legend names of 10-100 K characters kept a browser busy for minutes."""
+    n = 200
+    coords = np.random.default_rng(0).normal(size=(n, 2))
+    texts = [f"text {i}" for i in range(n)]
+    blobs = [f"{i} " + "x" * 100_000 for i in range(19)]
+    labels = [blobs[i % 19] for i in range(n)]
+    by_label = projection_figure(coords, texts, labels, legend_title="blob " + "y" * 100_000)
+    values = np.linspace(0, 1, n)
+    by_value = projection_figure(
+        coords, texts, labels, values=values, values_title="z" * 100_000, share=False
+    )
+    for figure in (by_label, by_value):
+        spec = figure.to_plotly_json()
+        assert _longest_drawn(spec) < 600  # a hover: its text, and the label shortened
+        assert len(standalone_html(figure)) - standalone_size(go.Figure()) < 200_000
+    names = [trace.name for trace in by_label.data]
+    assert len(set(names)) == 19 and max(map(len, names)) <= 80
+    assert all(name.endswith("…") for name in names)
+
+
+def test_quotes_show_as_quotes_and_tags_as_text():
+    """Issue 32: a quote in a label showed as &quot; (plotly decodes &amp; &lt; &gt; and
+    numeric entities, not &quot;)."""
+    coords = np.random.default_rng(0).normal(size=(4, 2))
+    labels = ['say "hi"', "<script>alert(1)</script>", 'say "hi"', "a & b"]
+    figure = projection_figure(coords, ["t"] * 4, labels, legend_title='the "kind"')
+    names = sorted(trace.name for trace in figure.data)
+    assert names == ["&lt;script&gt;alert(1)&lt;/script&gt;", "a &amp; b", 'say "hi"']
+    assert figure.layout.legend.title.text == 'the "kind"'
+    values = projection_figure(
+        coords, ["t"] * 4, labels, values=np.arange(4.0), values_title='a "b"', share=False
+    )
+    assert values.data[0].marker.colorbar.title.text == 'a "b"'
+    assert '<i>say "hi"</i>' in values.data[0].text[0]
+    assert "&quot;" not in standalone_html(values).decode("utf-8").split("Plotly.newPlot")[-1]

@@ -138,3 +138,41 @@ def test_map_notice_calls_clusters_clusters():
     text = map_notice(coords, labels, what="cluster")
     assert "share its cluster (33% if the clusters were shuffled): the clusters form" in text
     assert "label" not in text
+
+
+def _peak_bytes(run) -> tuple[int, object]:
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        result = run()
+        return tracemalloc.get_traced_memory()[1], result
+    finally:
+        tracemalloc.stop()
+
+
+def test_one_long_label_costs_what_a_short_one_does():
+    """Issue 32: labels went into fixed-width string arrays (points x longest label x 4
+    bytes): 5,000 points and one 40,000-character label took gigabytes."""
+    from explorer.maps._quality import label_agreement, map_notice
+
+    rng = np.random.default_rng(0)
+    n = 5_000
+    coords = np.r_[rng.normal(0, 1, (n // 2, 2)), rng.normal(6, 1, (n - n // 2, 2))]
+    vectors = np.hstack([coords, np.ones((n, 1))]).astype(np.float32)
+    short = ["left"] * (n // 2) + ["right"] * (n - n // 2)
+    long = list(short)
+    long[7] = "long " * 8_000  # 40,000 characters
+    for run in (
+        lambda labels: map_notice(coords, labels),
+        lambda labels: label_agreement(vectors, labels),
+    ):
+        run(short)  # first-call costs (imports, caches) out of the way
+        peak_short, said_short = _peak_bytes(lambda run=run: run(short))
+        peak_long, said_long = _peak_bytes(lambda run=run: run(long))
+        # the fixed-width arrays: 800 MB for the labels alone, more for each index of them
+        assert peak_long - peak_short < 4 * 2**20, (peak_short, peak_long)
+        if isinstance(said_long, str):
+            assert "clear groups" in said_long and len(said_long) < 600  # named shortened
+        else:
+            assert said_long > 0.9

@@ -34,3 +34,13 @@ def test_escaped_text_reads_the_same_and_links_nothing(text):
 
 def test_words_that_merely_contain_http_or_www_are_left_alone():
     assert escape_markdown("shttp and awww") == "shttp and awww"
+
+
+def test_plotly_text_keeps_quotes_escapes_tags_and_is_shortened():
+    from explorer._markup import SHOWN_CHARS, escape_plotly, shorten
+
+    assert escape_plotly('say "hi" & <b>bye</b>') == 'say "hi" &amp; &lt;b&gt;bye&lt;/b&gt;'
+    assert escape_plotly("x" * 1_000) == "x" * (SHOWN_CHARS - 1) + "…"
+    assert len(escape_plotly("<" * 1_000)) == 4 * (SHOWN_CHARS - 1) + 1  # cut, then escaped
+    assert escape_plotly("<" * 100, None) == "&lt;" * 100
+    assert shorten("abc", 3) == "abc" and shorten("abcd", 3) == "ab…"

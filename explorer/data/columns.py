@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
+
+from explorer._markup import shorten
 
 MAX_CATEGORIES = 20
 """Most legend entries a column gets: the 19 commonest values keep their own colour and the
@@ -23,6 +25,13 @@ browser draws)."""
 
 EMPTY = "(empty)"
 """The category of an empty cell."""
+
+MAX_LABEL_CHARS = 200
+"""Longest label or category a map groups points by: a longer one is cut to its first
+``MAX_LABEL_CHARS - 1`` characters and "…" (:func:`cut_labels`), so that what one cell costs
+on a map (the legend, every point's hover, the notices, the "Show code" program, which writes
+a label per point) is bounded whatever the cell holds. Figures show at most
+:data:`explorer._markup.SHOWN_CHARS` of it."""
 
 LENGTH = "Length (words)"
 """The name of the one column every source has: each text's length, counted by
@@ -39,6 +48,8 @@ class ColourColumn:
     kind: Literal["numeric", "categorical"]
     values: np.ndarray
     folded: int = 0
+    cut: int = 0
+    """How many cells were longer than :data:`MAX_LABEL_CHARS` (cut to it)."""
 
     def __len__(self) -> int:
         return len(self.values)
@@ -75,12 +86,13 @@ def numbers(cells: Sequence) -> np.ndarray | None:
 
 
 def categories(cells: Sequence, most: int = MAX_CATEGORIES) -> tuple[np.ndarray, int]:
-    """``cells`` as category names ``(n,)`` (object array; empty cells :data:`EMPTY`) with at
-    most ``most`` distinct ones: beyond that the ``most - 1`` commonest stay and the others
-    become "(k other values)". Returns ``(names, how many distinct values were folded)``."""
+    """``cells`` as category names ``(n,)`` (object array; empty cells :data:`EMPTY`, long ones
+    cut to :data:`MAX_LABEL_CHARS` by :func:`cut_labels`) with at most ``most`` distinct ones:
+    beyond that the ``most - 1`` commonest stay and the others become "(k other values)".
+    Returns ``(names, how many distinct values were folded)``."""
     if most < 2:
         raise ValueError(f"A colouring needs at least 2 categories, not {most}.")
-    names = [EMPTY if _empty(cell) else str(cell).strip() for cell in cells]
+    names, _ = cut_labels(EMPTY if _empty(cell) else str(cell).strip() for cell in cells)
     counts = Counter(names)
     folded = 0
     if len(counts) > most:
@@ -93,6 +105,19 @@ def categories(cells: Sequence, most: int = MAX_CATEGORIES) -> tuple[np.ndarray,
     return out, folded
 
 
+def cut_labels(labels: Iterable, limit: int = MAX_LABEL_CHARS) -> tuple[list[str], int]:
+    """``labels`` as strings, each longer than ``limit`` characters cut to its first
+    ``limit - 1`` and "…" (two labels alike in their first ``limit - 1`` characters become one
+    group); and how many were cut."""
+    out, cut = [], 0
+    for label in labels:
+        text = str(label)
+        if len(text) > limit:
+            text, cut = shorten(text, limit), cut + 1
+        out.append(text)
+    return out, cut
+
+
 def colour_column(name: str, cells: Sequence, most: int = MAX_CATEGORIES) -> ColourColumn:
     """The column ``name`` with ``cells`` (one per point) as a :class:`ColourColumn`: numeric
     when :func:`numbers` reads it, else categorical (:func:`categories`). Raises
@@ -103,7 +128,8 @@ def colour_column(name: str, cells: Sequence, most: int = MAX_CATEGORIES) -> Col
     if found is not None:
         return ColourColumn(name, "numeric", found)
     names, folded = categories(cells, most)
-    return ColourColumn(name, "categorical", names, folded)
+    cut = sum(1 for cell in cells if not _empty(cell) and len(str(cell).strip()) > MAX_LABEL_CHARS)
+    return ColourColumn(name, "categorical", names, folded, cut)
 
 
 def text_lengths(texts: Sequence[str]) -> np.ndarray:

@@ -8,12 +8,12 @@ does not rescale under the points. Hover texts are HTML-escaped as on the other 
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer._markup import escape_plotly
 from explorer.figures.projections import UNLABELLED, _groups, _hovers, palette
 
 WEBGL_ABOVE = 1000
@@ -99,8 +99,7 @@ def animated_map(
     for (label, rows), trace in zip(groups.items(), points(0), strict=True):
         labelled = label != UNLABELLED
         trace.update(
-            name=html.escape(label),
-            legendgroup=label,
+            name=escape_plotly(label),
             showlegend=labelled,
             mode="markers",
             customdata=rows,
@@ -139,7 +138,7 @@ def animated_map(
     x_range, y_range = _ranges(frames)
     figure.update_layout(
         title={"text": title},
-        legend={"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"},
+        legend={"title": {"text": escape_plotly(legend_title)}, "itemsizing": "constant"},
         height=680,
         hoverlabel={"align": "left"},
         # room above the map for the title and the Play/Pause buttons, below it for the

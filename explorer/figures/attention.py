@@ -36,7 +36,7 @@ LABELS = {
 
 def labels(tokens: Sequence[str]) -> list[str]:
     """Token labels safe for plotly (HTML-escaped)."""
-    return [html.escape(str(t)) for t in tokens]
+    return [html.escape(str(t), quote=False) for t in tokens]
 
 
 def pool(matrix: np.ndarray, size: int) -> tuple[np.ndarray, list[int]]:
@@ -57,7 +57,10 @@ def _block_labels(tokens: Sequence[str], starts: list[int]) -> list[str]:
     if len(starts) == len(tokens):
         return labels(tokens)
     ends = [*starts[1:], len(tokens)]
-    return [f"{html.escape(tokens[a])}… ({a}-{b - 1})" for a, b in zip(starts, ends, strict=True)]
+    return [
+        f"{html.escape(tokens[a], quote=False)}… ({a}-{b - 1})"
+        for a, b in zip(starts, ends, strict=True)
+    ]
 
 
 def overview_grid(attentions: np.ndarray, max_tokens: int = 24) -> go.Figure:
@@ -291,7 +294,7 @@ def lens_figure(lens: Lens, mask: int = 0, k: int = 5) -> go.Figure:
     """Layers (rows, 0 = embeddings) x rank (columns): each cell the token the head predicts
     at that layer for mask number ``mask``, coloured by its probability."""
     probs = lens.probabilities[:, mask, :k]
-    words = [[html.escape(t) for t in top[mask][:k]] for top in lens.top_tokens]
+    words = [[html.escape(t, quote=False) for t in top[mask][:k]] for top in lens.top_tokens]
     layers = [f"layer {i}" for i in range(len(words))]
     figure = go.Figure(
         go.Heatmap(

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
+from explorer._markup import escape_plotly
 from explorer.figures.projections import projection_figure
 
 COORDINATES = "x %{x:.3f} · y %{y:.3f}<br>"
@@ -40,7 +40,7 @@ def axes_figure(
         labels,
         spans=spans,
         title=title,
-        axes=(html.escape(x_title), html.escape(y_title)),
+        axes=(escape_plotly(x_title), escape_plotly(y_title)),
         legend_title=legend_title,
     )
     for trace in figure.data:
@@ -49,7 +49,7 @@ def axes_figure(
     if ends:
         names = list(ends)
         points = np.array([ends[name] for name in names], dtype=np.float64).reshape(-1, 2)
-        escaped = [html.escape(str(name)) for name in names]
+        escaped = [escape_plotly(name) for name in names]
         figure.add_trace(
             go.Scatter(
                 x=points[:, 0],

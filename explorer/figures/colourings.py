@@ -6,11 +6,12 @@ values. Pure: NumPy and Plotly only."""
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
+
+from explorer._markup import escape_plotly
 
 NO_VALUE = "no value"
 """The legend entry of points whose cell is empty."""
@@ -38,7 +39,8 @@ def value_traces(
     ``share``, values in 0-1 on a red-yellow-green scale in per cent; else the values' own
     range on :data:`NUMBER_SCALE`, NaN values as a grey :data:`NO_VALUE` trace. Each point's
     hover says ``title`` and its value, then its label (if any) and ``hovers[i]``; its
-    ``customdata`` is its row. ``webgl`` draws 2-D points with ``Scattergl``."""
+    ``customdata`` is its row. ``title`` and labels are escaped for plotly and shortened
+    (:func:`explorer._markup.escape_plotly`). ``webgl`` draws 2-D points with ``Scattergl``."""
     coords = np.asarray(coords)
     values = np.asarray(values, dtype=np.float64)
     if values.shape != (len(coords),):
@@ -47,10 +49,9 @@ def value_traces(
         raise ValueError("Shares must all be numbers from 0 to 1.")
     if labels is not None:
         hovers = [
-            f"<i>{html.escape(str(label))}</i><br>{h}"
-            for label, h in zip(labels, hovers, strict=True)
+            f"<i>{escape_plotly(label)}</i><br>{h}" for label, h in zip(labels, hovers, strict=True)
         ]
-    name = html.escape(title)
+    name = escape_plotly(title)
     shown = _number if not share else "{:.0%}".format
     text = np.empty(len(coords), dtype=object)
     text[:] = [

@@ -77,7 +77,9 @@ def similarity_heatmap(
         off_diagonal = matrix[~np.eye(n, dtype=bool)]
         low = float(off_diagonal.min()) if off_diagonal.size else 0.0
         color_range = (min(low, 0.999), 1.0)
-    customdata = np.array([[[hover[i], hover[j]] for j in range(n)] for i in range(n)])
+    customdata = np.empty((n, n, 2), dtype=object)  # not fixed-width: labels vary in length
+    customdata[:, :, 0] = np.asarray(hover, dtype=object)[:, None]
+    customdata[:, :, 1] = np.asarray(hover, dtype=object)[None, :]
     figure = go.Figure(
         go.Heatmap(
             z=matrix,

@@ -33,7 +33,7 @@ def _kept(scores: np.ndarray, limit: int) -> np.ndarray:
 
 def _labels(tokens, indices) -> list[str]:
     """Axis labels ``"3 bank"``: a position makes repeated tokens distinct categories."""
-    return [f"{i} {html.escape(tokens[i])}" for i in indices]
+    return [f"{i} {html.escape(tokens[i], quote=False)}" for i in indices]
 
 
 def pair_heatmap(explained: Explanation, max_tokens: int = MAX_AXIS_TOKENS) -> go.Figure:

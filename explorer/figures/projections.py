@@ -3,6 +3,8 @@
 Every point carries its row index in ``customdata`` so a box or lasso selection maps back
 to the texts reliably (:func:`selected_rows`), and a hover label with its text, HTML-escaped
 (Plotly renders a subset of HTML in hover labels), wrapped, and with the target word in bold.
+Labels, legend titles and values are escaped for plotly and shortened to
+:data:`explorer._markup.SHOWN_CHARS` characters (:func:`explorer._markup.escape_plotly`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from explorer._markup import escape_plotly
 from explorer.figures.colourings import value_traces
 from explorer.layers import layers_label
 from explorer.maps import LABELS as METHOD_LABELS
@@ -133,12 +136,12 @@ def projection_title(
     """Figure title naming the method, what the points are, the pooling and the layers."""
     validate_method(method)
     if word is not None:
-        what = f"{n_points:,} occurrences of “{html.escape(word)}”"
+        what = f"{n_points:,} occurrences of “{escape_plotly(word)}”"
         how = layers_label(layers)
     else:
         what = f"{n_points:,} sentence vectors"
         how = f"{POOLING_LABELS.get(pooling or '', pooling)} · {layers_label(layers)}"
-    return f"{METHOD_LABELS[method]} of {what}<br><sup>{html.escape(how)}</sup>"
+    return f"{METHOD_LABELS[method]} of {what}<br><sup>{escape_plotly(how, None)}</sup>"
 
 
 def _groups(labels: Sequence[str] | None, n: int) -> dict[str, np.ndarray]:
@@ -205,11 +208,11 @@ def _traces(
 ) -> list[go.Scatter | go.Scatter3d]:
     three_d = coords.shape[1] == 3
     traces = []
-    for label, rows in groups.items():
+    for number, (label, rows) in enumerate(groups.items()):
         labelled = label != UNLABELLED
         common = {
-            "name": html.escape(label),  # legend entries render HTML
-            "legendgroup": label,
+            "name": escape_plotly(label),  # legend entries render HTML
+            "legendgroup": str(number),  # the label may be long: the same groups in every plot
             "showlegend": showlegend and labelled,
             "mode": "markers",
             "customdata": rows,
@@ -275,7 +278,7 @@ def projection_figure(
         groups = _groups(labels, n)
         colours = dict(zip(groups, palette(len(groups)), strict=True))
         figure = go.Figure(_traces(coords, hovers, groups, colours, size=marker_size(n, k)))
-    legend = {"title": {"text": html.escape(legend_title)}, "itemsizing": "constant"}
+    legend = {"title": {"text": escape_plotly(legend_title)}, "itemsizing": "constant"}
     if values is not None:  # the colour bar stands where the legend would
         legend = {"orientation": "h", "y": -0.12, "itemsizing": "constant"}
     figure.update_layout(

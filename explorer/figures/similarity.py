@@ -72,7 +72,7 @@ def similarity_heatmaps(
     ticks = [str(i + 1) for i in range(n)]
     off = [pair for m in matrices.values() for pair in np.asarray(m)[~np.eye(n, dtype=bool)]]
     low = float(min(0.0, min(off))) if off else 0.0
-    short = [html.escape(_short(s)) for s in sentences]  # hover labels render HTML
+    short = [html.escape(_short(s), quote=False) for s in sentences]  # hover labels: HTML
     hover = [[[short[i], short[j]] for j in range(n)] for i in range(n)]
     figure = make_subplots(
         rows=1,

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer._markup import shorten
 from explorer.maps._quality import _map_neighbors
 
 ORDERED_BELOW = 0.5
@@ -55,8 +56,10 @@ def value_agreement(
 def value_notice(coords: np.ndarray, values: np.ndarray, name: str, k: int = 5) -> str:
     """One or two plain sentences (``name`` is user text: escape to show) on how much the
     column ``name`` with ``values`` ``(n,)`` follows the map ``coords``
-    (:func:`value_agreement`), read from the numbers."""
+    (:func:`value_agreement`), read from the numbers; a long name is shortened
+    (:func:`explorer._markup.shorten`)."""
     near, far, n = value_agreement(coords, values, k)
+    name = shorten(name)
     if far == 0:
         return f"Every point with a value has the same “{name}”."
     ratio = near / far

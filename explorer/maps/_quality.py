@@ -13,7 +13,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
+from explorer._markup import shorten
 from explorer.similarity._nearest import neighbors
 
 DEFAULT_K = 10
@@ -170,10 +172,23 @@ def neighbour_overlap(a: np.ndarray, b: np.ndarray, k: int = DEFAULT_K) -> np.nd
     return (shared / (2 * k - shared)).astype(np.float32)
 
 
+def label_codes(labels) -> tuple[np.ndarray, list[str]]:
+    """``labels`` (any values, compared as strings) as integer codes ``(n,)`` int64 and the
+    distinct labels in order of first appearance (``names[codes[i]]`` is label ``i``).
+
+    Never a fixed-width string array: NumPy gives every element of one the longest label's
+    width, so 5,000 points with one 40,000-character label took 800 MB (and every copy or
+    index of it as much again); codes cost 8 bytes a point whatever the labels hold."""
+    cells = np.empty(len(labels), dtype=object)
+    cells[:] = [str(label) for label in labels]
+    codes, names = pd.factorize(cells)
+    return codes.astype(np.int64, copy=False), [str(name) for name in names]
+
+
 def label_agreement(vectors: np.ndarray, labels, k: int = 5) -> float:
     """Share (0-1) of the points' ``k`` nearest rows (cosine, full space) that carry the same
     label as the point: how well a space keeps labelled groups apart."""
-    labels = np.asarray([str(label) for label in labels])
+    labels, _ = label_codes(labels)
     if len(labels) != len(vectors):
         raise ValueError(f"Got {len(vectors)} vectors but {len(labels)} labels.")
     if len(vectors) < 2:
@@ -193,7 +208,8 @@ def map_notice(
     what: str = "label",
 ) -> str:
     """What a map shows, in one or two plain sentences (plain text: labels are user text,
-    escape to show).
+    escape to show; a label it names is shortened to
+    :data:`explorer._markup.SHOWN_CHARS` characters).
 
     With labels (2 or more groups, fewer groups than half the points): the share of each
     point's ``k`` nearest points on the map ``coords (n, 2|3)`` that carry its label, against
@@ -214,10 +230,10 @@ def map_notice(
         if trust is not None and trust < 0.85
         else ""
     )
-    names = None if labels is None else np.asarray([str(label) for label in labels])
+    names, groups = (None, None) if labels is None else label_codes(labels)
     if names is not None and len(names) != n:
         raise ValueError(f"Got {n} points but {len(names)} labels.")
-    groups, counts = (None, None) if names is None else np.unique(names, return_counts=True)
+    counts = None if names is None else np.bincount(names, minlength=len(groups))
     if groups is None or not 2 <= len(groups) <= n / 2:
         if trust is None or caution:
             return f"The map shows {n:,} points." + caution
@@ -245,14 +261,15 @@ def map_notice(
         f"On the map, {share:.0%} of each point's {k} nearest points share its {what} "
         f"({chance:.0%} if the {what}s were shuffled): {verdict}."
     )
-    by_label = {g: float(same[names[rows] == g].mean()) for g in groups if (names[rows] == g).any()}
+    sampled = names[rows]
+    by_label = {code: float(same[sampled == code].mean()) for code in np.unique(sampled).tolist()}
     if len(by_label) >= 2:
         tight = max(by_label, key=by_label.get)
         mixed = min(by_label, key=by_label.get)
         if round(by_label[tight] * 100) - round(by_label[mixed] * 100) >= 5:
             text += (
-                f" “{tight}” is the tightest group ({by_label[tight]:.0%}), “{mixed}” the most "
-                f"mixed ({by_label[mixed]:.0%})."
+                f" “{shorten(groups[tight])}” is the tightest group ({by_label[tight]:.0%}), "
+                f"“{shorten(groups[mixed])}” the most mixed ({by_label[mixed]:.0%})."
             )
     return text + caution
 

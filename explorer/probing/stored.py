@@ -135,8 +135,9 @@ def probe_rows(values: Sequence[object], limit: int = MAX_ROWS, seed: int = 0) -
     rows = present
     if len(present) > limit:
         rng = np.random.default_rng(seed)
+        # an object array: a fixed-width one would give every label the longest one's width
         classes, inverse, counts = np.unique(
-            labels[present].astype(str), return_inverse=True, return_counts=True
+            labels[present], return_inverse=True, return_counts=True
         )
         share = counts * limit / len(present)
         quota = np.maximum(np.floor(share).astype(int), np.minimum(counts, MIN_PER_CLASS))

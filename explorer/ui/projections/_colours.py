@@ -9,6 +9,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from explorer._markup import shorten
 from explorer.data.columns import LENGTH, ColourColumn, colour_column, text_lengths
 
 COLOURS = {
@@ -22,10 +23,14 @@ COLOURS = {
 COLUMN = "column:"
 """The prefix of a colouring by a column of the data: ``"column:" + its name``."""
 
+TEXT_LENGTH = "length"
+"""The colouring by each text's length (:data:`~explorer.data.columns.LENGTH`), which every
+source has: an option of its own, so a column of the data of that name stays choosable."""
+
 
 def data_columns(source) -> list[str]:
     """The columns of ``source`` (an :class:`explorer.ui.sources.Source`) a map can be
-    coloured by, besides its texts and labels, then :data:`~explorer.data.columns.LENGTH`."""
+    coloured by, besides its texts and labels."""
     if source is None:
         return []
     if source.kind == "saved":
@@ -34,19 +39,20 @@ def data_columns(source) -> list[str]:
         try:
             corpus = open_store(source.store)
         except ValueError:  # a damaged store: the page says so when it reads the rows
-            return [LENGTH]
+            return []
         skip = (corpus.text_column, corpus.label_column)
-        names = [name for name in corpus.manifest["input"]["columns"] if name not in skip]
-    else:
-        names = [name for name, _ in source.data.columns]
-    return [*names, LENGTH]
+        return [name for name in corpus.manifest["input"]["columns"] if name not in skip]
+    return [name for name, _ in source.data.columns]
 
 
 def colour_choices(source, *, words: bool) -> dict[str, str]:
-    """The "Colour by" options for ``source`` (a word map when ``words``): option -> label."""
+    """The "Colour by" options for ``source`` (a word map when ``words``): option -> label
+    (a column's name shortened)."""
     choices = {key: label for key, label in COLOURS.items() if words or key != "sentences"}
     for name in data_columns(source):
-        choices[COLUMN + name] = f"Column: {name}" if name != LENGTH else "Text length (words)"
+        choices[COLUMN + name] = f"Column: {shorten(name)}"
+    if source is not None:
+        choices[TEXT_LENGTH] = "Text length (words)"
     return choices
 
 
@@ -56,23 +62,27 @@ def column_of(colour: str) -> str | None:
 
 
 def point_column(
-    source, points, name: str, point_texts: Sequence[str], text_rows: Sequence[int]
-) -> ColourColumn:
-    """The column ``name`` of ``source`` for each point of the map (``text_rows[i]``: the
-    text point ``i`` stands for, ``point_texts[i]`` its text), as a
-    :class:`~explorer.data.columns.ColourColumn`. Raises ``ValueError`` for a column the
-    data does not have."""
-    if name == LENGTH:
-        return colour_column(name, text_lengths(point_texts))
+    source, points, colour: str, point_texts: Sequence[str], text_rows: Sequence[int]
+) -> ColourColumn | None:
+    """What the option ``colour`` colours each point of the map by (``text_rows[i]``: the
+    text point ``i`` stands for, ``point_texts[i]`` its text): the texts' lengths
+    (:data:`TEXT_LENGTH`) or a column of ``source`` (:data:`COLUMN`), as a
+    :class:`~explorer.data.columns.ColourColumn`; ``None`` for any other option. Raises
+    ``ValueError`` for a column the data does not have."""
+    if colour == TEXT_LENGTH:
+        return colour_column(LENGTH, text_lengths(point_texts))
+    name = column_of(colour)
+    if name is None:
+        return None
     rows = np.asarray(text_rows, dtype=np.int64)
     if source.kind == "saved":
         from explorer.ui.compute import store_rows
 
         frame = store_rows(points.path, points.rows)
         if name not in frame.columns:
-            raise ValueError(f"The saved corpus has no column {name!r}.")
+            raise ValueError(f"The saved corpus has no column {shorten(name)!r}.")
         return colour_column(name, frame[name].to_numpy()[rows])
     cells = dict(source.data.columns).get(name)
     if cells is None:
-        raise ValueError(f"The data has no column {name!r}: choose another colouring.")
+        raise ValueError(f"The data has no column {shorten(name)!r}: choose another colouring.")
     return colour_column(name, [cells[row] for row in rows])

@@ -66,7 +66,8 @@ class MapPoints:
     """What each point of the map stands for: its text, label (``None``: one colour), the
     marked word's character span in its text (word occurrences), the legend's title and the
     figure's title; with ``values`` ``(n,)``, the number that colours it (a numeric column
-    named ``values_title``: NaN for none)."""
+    named ``values_title``: NaN for none). ``whole_labels``: the labels before they were cut
+    for the map (:func:`explorer.data.columns.cut_labels`), when any was."""
 
     texts: Sequence[str]
     labels: Sequence[str] | None
@@ -75,6 +76,12 @@ class MapPoints:
     title: str
     values: np.ndarray | None = field(default=None, compare=False)
     values_title: str = ""
+    whole_labels: Sequence[str] | None = field(default=None, compare=False)
+
+    @property
+    def panel_labels(self) -> Sequence[str] | None:
+        """The labels the panels show: whole."""
+        return self.labels if self.whole_labels is None else self.whole_labels
 
 
 def digest(array: np.ndarray | None) -> str | None:
@@ -201,7 +208,13 @@ def _map_and_panel(
                 )
             if inspected:
                 found = inspector(
-                    points, params, inspected, shown.texts, shown.labels, shown.spans, DEFAULT_K
+                    points,
+                    params,
+                    inspected,
+                    shown.texts,
+                    shown.panel_labels,
+                    shown.spans,
+                    DEFAULT_K,
                 )
                 other = pick(points, found, shown.texts)
                 if len(coords) <= RINGS_UP_TO:
@@ -242,7 +255,7 @@ def _map_and_panel(
     if not two_d:
         st.caption("Clicking points and the neighbour panel work in 2-D only: switch to 2-D.")
     if len(rows) > 1:
-        selected(rows, shown.texts, shown.labels, shown.legend_title)
+        selected(rows, shown.texts, shown.panel_labels, shown.legend_title)
     if kept_share is not None:
         st.caption(
             f"On average the map keeps {kept_share.mean():.0%} of each point's {DEFAULT_K} "

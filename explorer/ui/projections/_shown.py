@@ -7,12 +7,13 @@ from __future__ import annotations
 import html
 from collections.abc import Sequence
 
+from explorer.data.columns import MAX_LABEL_CHARS, cut_labels
 from explorer.figures.projections import projection_title
 from explorer.maps import LABELS, ProjectionParams
 from explorer.server import limits
 from explorer.ui import compute, messages
 from explorer.ui.projections._clusters import clusters
-from explorer.ui.projections._colours import column_of, point_column
+from explorer.ui.projections._colours import point_column
 from explorer.ui.projections._map import MapPoints
 from explorer.ui.projections._points import Points
 from explorer.words import occurrence_points
@@ -75,15 +76,29 @@ def shown_points(
     params, flat_note = limits.cap_3d(params, len(point_texts))
     if flat_note:
         messages.info(flat_note)
-    found, values, name = None, None, column_of(colour)
+    found, values, name, whole, cut = None, None, "", None, 0
+    column = point_column(source, points, colour, point_texts, text_rows)
     if colour == "clusters":
         point_labels, ids, names = clusters(points, point_texts)
         legend_title, found = "Cluster", (ids, names)
-    elif name is not None:
-        column = point_column(source, points, name, point_texts, text_rows)
+    elif column is not None:
+        name, cut = column.name, column.cut
         if column.kind == "numeric":
             values = column.values
         else:
             point_labels, legend_title = list(column.values), name
-    shown = MapPoints(point_texts, point_labels, spans, legend_title, title, values, name or "")
+    elif point_labels is not None:
+        whole = point_labels
+        point_labels, cut = cut_labels(point_labels)
+        whole = whole if cut else None
+    if cut:
+        messages.info(
+            f"{cut:,} label(s) or value(s) are longer than {MAX_LABEL_CHARS} characters: the "
+            f"map groups and names them by their first {MAX_LABEL_CHARS - 1} (and shows less "
+            "in its legend and hovers)"
+            + ("; the neighbour panel shows the labels whole." if whole is not None else ".")
+        )
+    shown = MapPoints(
+        point_texts, point_labels, spans, legend_title, title, values, name, whole_labels=whole
+    )
     return shown, params, found
