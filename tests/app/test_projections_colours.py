@@ -19,7 +19,7 @@ from tests.snippets import run_snippet
 
 pytestmark = pytest.mark.slow
 
-LENGTH_OPTION = "column:" + LENGTH
+LENGTH_OPTION = "length"
 
 
 def _ok(at) -> None:
@@ -176,3 +176,56 @@ def test_a_saved_corpus_offers_its_input_columns(page, bundled, tmp_path, monkey
     at.selectbox(key="projections.colour").select("column:source").run()
     _ok(at)
     assert _legend(_figure(at)) == [row["source"] for row in TEXTS]  # a category each
+
+
+def _upload(at, frame: pd.DataFrame) -> None:
+    at.radio(key="projections.source").set_value("upload").run()
+    data = frame.to_csv(index=False).encode()
+    at.file_uploader(key="projections.csv").set_value(("mine.csv", data, "text/csv"))
+    at.run()
+    _ok(at)
+
+
+def test_a_column_named_like_the_text_length_stays_choosable(page):
+    """Issue 32: a CSV column "Length (words)" was replaced by the built-in text length."""
+    at = page("projections")
+    texts = [
+        f"Sentence {i} is about {('dogs', 'cats')[i % 2]}{' too' * (i % 4)}." for i in range(14)
+    ]
+    lengths = [("short", "long")[i % 2] for i in range(14)]
+    labels = [str(i % 3) for i in range(14)]
+    _upload(at, pd.DataFrame({"text": texts, "label": labels, LENGTH: lengths}))
+    colour = at.selectbox(key="projections.colour")
+    assert {f"Column: {LENGTH}", "Text length (words)"} <= set(colour.options)
+    colour.select("column:" + LENGTH).run()
+    _ok(at)
+    assert sorted(_legend(_figure(at))) == ["long", "short"]
+    at.selectbox(key="projections.colour").select(LENGTH_OPTION).run()
+    _ok(at)
+    marker = _figure(at)["data"][0]["marker"]
+    words = [len(t.split()) for t in texts]
+    assert (marker["cmin"], marker["cmax"]) == (min(words), max(words))
+
+
+def test_long_cells_and_labels_are_cut_on_the_map_and_said_so(page):
+    """Issue 32: one long label or cell cost gigabytes and froze the browser."""
+    at = page("projections")
+    n = 14
+    blob = [f"{i % 3} " + "blob " * 4_000 for i in range(n)]  # 20,000 characters
+    labels = [("dogs", "cats")[i % 2] for i in range(n)]
+    labels[3] = 'a "quoted" ' + "label " * 5_000
+    texts = [f"Sentence {i} is about {('dogs', 'cats')[i % 2]}." for i in range(n)]
+    _upload(at, pd.DataFrame({"text": texts, "label": labels, "blob": blob}))
+    notes = [plain(i.value) for i in at.info if "longer than 200 characters" in plain(i.value)]
+    assert notes and "1 label(s)" in notes[0] and "panel shows the labels whole" in notes[0]
+    figure = at.get("plotly_chart")[0].proto.spec
+    assert len(figure) < 100_000, len(figure)
+    names = _legend(_figure(at))
+    assert max(map(len, names)) <= 80 and any(n.startswith('a "quoted" label') for n in names)
+    at.selectbox(key="projections.colour").select("column:blob").run()
+    _ok(at)
+    names = _legend(_figure(at))
+    assert len(names) == 3 and max(map(len, names)) <= 80, names
+    assert len(at.get("plotly_chart")[0].proto.spec) < 100_000
+    notes = [plain(i.value) for i in at.info if "longer than 200 characters" in plain(i.value)]
+    assert notes and f"{n} label(s) or value(s)" in notes[0]
