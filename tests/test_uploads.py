@@ -172,3 +172,16 @@ def test_the_other_columns_come_with_the_texts_and_are_cut_with_them():
     assert listed.columns == (("n", ("1", "2")),) and listed.head(1).labels is None
     with pytest.raises(ValueError, match="cells in 'n'"):
         uploads.from_lists(["a", "b"], None, {"n": [1]})
+
+
+@pytest.mark.parametrize(
+    ("header", "repeated"),
+    [("text ,text", "'text'"), ("text,label,a ,a", "'a'"), ("text,a ,a", "'a'")],
+)
+def test_a_header_that_repeats_a_name_once_stripped_says_which(header, repeated):
+    """Issue 32: these headers crashed the page (AttributeError, "truth value ... ambiguous")."""
+    width = header.count(",") + 1
+    data = (header + "\n" + ",".join(["x"] * width) + "\n").encode()
+    with pytest.raises(ValueError, match=f"names {repeated} more than once"):
+        uploads.read_csv(data)
+    assert list(uploads.read_csv(b"text,a,a\nx,y,z\n").columns) == ["text", "a", "a.1"]  # as before

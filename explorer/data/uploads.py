@@ -15,6 +15,8 @@ from dataclasses import dataclass, replace
 
 import pandas as pd
 
+from explorer._markup import shorten
+
 MAX_ROWS = 5000
 """Most texts a projection takes from an upload or a paste."""
 
@@ -140,7 +142,8 @@ def read_csv(data: bytes, max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES) 
     Accepts comma, semicolon or tab separated UTF-8 (a byte-order mark is fine). All cells
     are strings with surrounding spaces stripped; empty cells are ``""``. Raises
     ``ValueError`` for a file larger than ``max_bytes``, an empty file, text that is
-    not UTF-8, a malformed CSV, a header without rows, or more than ``max_rows`` rows.
+    not UTF-8, a malformed CSV, a header that repeats a name (once spaces around names are
+    stripped), a header without rows, or more than ``max_rows`` rows.
     """
     if len(data) > max_bytes:
         raise ValueError(
@@ -169,6 +172,13 @@ def read_csv(data: bytes, max_rows: int = MAX_ROWS, max_bytes: int = MAX_BYTES) 
     except (pd.errors.ParserError, csv.Error) as error:
         raise ValueError(f"This is not a readable CSV file: {error}") from None
     frame.columns = [str(c).strip() for c in frame.columns]
+    repeated = frame.columns[frame.columns.duplicated()].unique()
+    if len(repeated):
+        names = ", ".join(repr(shorten(name)) for name in repeated)
+        raise ValueError(
+            f"The header names {names} more than once (spaces around a name do not count): "
+            "give every column its own name and upload the file again."
+        )
     frame = frame.apply(lambda column: column.str.strip())
     if frame.empty:
         raise ValueError(

@@ -4,6 +4,7 @@ and the built-in sets."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -13,6 +14,7 @@ from explorer import context
 from explorer.data import corpora, uploads, vectorfiles
 from explorer.data.store.catalog import Catalog, find_stores
 from explorer.ui import messages
+from explorer.ui.compute import cached
 from explorer.ui.vectors import upload as upload_vectors
 from explorer.ui.widgets import URL, label_column_picker, option_labels
 
@@ -146,26 +148,47 @@ def text_source(
             "optionally, a column of labels."
         )
         return None
-    table = uploads.read_csv(uploaded.getvalue())
+    digest, table, guessed_text = uploaded_csv(uploaded.getvalue())
     names = list(table.columns)
     pick = st.columns(2)
     text_column = pick[0].selectbox(
-        "Text column",
-        names,
-        index=names.index(uploads.guess_text_column(table)),
-        key=f"{prefix}.text_column",
+        "Text column", names, index=names.index(guessed_text), key=f"{prefix}.text_column"
     )
-    guessed = uploads.guess_label_column(table, text_column)
+    guessed = cached(
+        "corpora",
+        ("csv label column", digest, text_column),
+        lambda: uploads.guess_label_column(table, text_column),
+    )
     label_column = label_column_picker(
         pick[1], names, text_column, guessed, key=f"{prefix}.label_column"
     )
-    data = uploads.labelled_texts(table, text_column, label_column)
+    data = cached(
+        "corpora",
+        ("csv texts", digest, text_column, label_column),
+        lambda: uploads.labelled_texts(table, text_column, label_column),
+    )
     if data.dropped:
         messages.warning(
             f"{data.dropped:,} row(s) with an empty {text_column!r} cell were left out; "
             f"{len(data):,} texts remain."
         )
     return Source(data, label_column or "Label", kind="upload")
+
+
+def uploaded_csv(data: bytes):
+    """An uploaded CSV file parsed once (:func:`explorer.data.uploads.read_csv`), then kept in
+    the results pool by the SHA-256 of its bytes (``"corpora"``, bounded in bytes; what is
+    made from it, its texts per choice of columns, is kept there too): ``(digest, table,
+    guessed text column)``. Streamlit hands the same file to every rerun, and parsing it
+    again made each rerun with a 1,000-column file take 4 s. Raises ``ValueError`` for a bad
+    file (nothing is kept)."""
+    digest = hashlib.sha256(data).hexdigest()
+
+    def parse():
+        table = uploads.read_csv(data)
+        return table, uploads.guess_text_column(table)
+
+    return (digest, *cached("corpora", ("csv", digest), parse))
 
 
 def dataset(name: str) -> Builtin:
@@ -276,7 +299,10 @@ def labelled_source(prefix: str, columns: Sequence):
             "`text,word,label` to probe the vector of `word` in each text (e.g. its sense)."
         )
         return None
-    return (*probing.read_labelled_csv(uploaded.getvalue()), None)
+    data = uploaded.getvalue()
+    digest = hashlib.sha256(data).hexdigest()
+    read = cached("corpora", ("probe csv", digest), lambda: probing.read_labelled_csv(data))
+    return (*read, None)
 
 
 def saved_corpora() -> Catalog:

@@ -269,6 +269,7 @@ CSV_CASES = {
     "too_many_rows": b"text,label\n" + b"The bank by the river,a\n" * (uploads.MAX_ROWS + 1),
     "too_big": b"text,label\n" + b"x" * (uploads.MAX_BYTES + 1) + b",a\n",
     "missing_columns": b"foo,bar\n1,2\n3,4\n",
+    "repeated_header": b"text ,text,label,a ,a\nThe bank,x,y,1,2\nThe river,x,z,3,4\n",
     "formulas": FORMULAS,
     "hostile_cells": HOSTILE_CELLS,
 }
