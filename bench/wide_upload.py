@@ -42,6 +42,8 @@ def reruns(columns: int, rows: int, times: int, timeout: float = 900.0) -> dict:
     at.run()
     first = time.perf_counter() - start
     assert not at.exception, [e.message for e in at.exception]
+    assert at.get("plotly_chart"), "no map was drawn"
+    assert len(at.selectbox(key="projections.colour").options) > columns  # every column offered
     seconds = []
     for _ in range(times):
         start = time.perf_counter()
