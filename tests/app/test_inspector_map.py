@@ -32,6 +32,13 @@ def _script() -> None:
     points = VectorPoints(f"inspector-test-{n}", weakref.ref(vectors))
     params = ProjectionParams("pca", 2)
     shown = mapview.MapPoints([f"text {i}" for i in range(n)], None, None, "Label", "A map")
+    if st.session_state.get("long"):  # labels cut for the map, as shown_points cuts them
+        from explorer.data.columns import cut_labels
+
+        whole = [f"label {i % 3} " + "long " * 2_000 for i in range(n)]
+        shown = mapview.MapPoints(
+            shown.texts, cut_labels(whole)[0], None, "Label", "A map", whole_labels=whole
+        )
     kept = np.linspace(0, 1, n) if st.session_state.get("kept") else None
     mapview.draw(points, params, fit(points, params), shown, kept_share=kept)
 
@@ -110,3 +117,17 @@ def test_a_large_map_stays_as_it_was_and_the_closeup_marks_the_neighbours(select
     closeup = charts["projections.closeup"]
     assert [t.get("name") for t in closeup["data"]][-2:] == [NEIGHBOURS, INSPECTED]
     assert any("close-up" in c.value for c in at.caption)
+
+
+def test_the_panel_shows_a_long_label_whole_and_the_map_shortened(selection):
+    """Issue 32: the map shows a long label shortened, the clicked point's panel whole."""
+    at = AppTest.from_function(_script, default_timeout=120)
+    at.session_state["n"], at.session_state["long"] = 60, True
+    at.run()
+    selection.rows = [4]
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    names = [t.get("name") or "" for t in _charts(at)[mapview.CHART_KEY]["data"]]
+    assert names and max(map(len, names)) <= 80
+    label = next(c.value for c in at.caption if c.value.startswith("Label:"))
+    assert label.count("long") == 2_000 and "label 1" in label

@@ -93,8 +93,9 @@ def inspector(
     k: int,
 ) -> maps.Inspection:
     """The neighbour panel of one selected point (the person picks which when several are
-    selected): its ``k`` nearest texts in the full space, with cosine and label, and how many
-    of them the map keeps near it. Returns the inspection (the page highlights it)."""
+    selected): its text and label (whole), its ``k`` nearest texts in the full space, with
+    cosine and label, and how many of them the map keeps near it. Returns the inspection
+    (the page highlights it)."""
     row = rows[0]
     if len(rows) > 1:
         row = st.selectbox(
@@ -109,6 +110,8 @@ def inspector(
     st.markdown(
         f"> {shown if spans is not None else messages.escape(shown)}", unsafe_allow_html=True
     )
+    if labels is not None:  # whole, however long: the map shows it shortened
+        st.caption(f"Label: {messages.escape(str(labels[row]))}")
     on_map = set(found.on_map.tolist())
     table = {
         "point": [int(i) for i in found.indices],
