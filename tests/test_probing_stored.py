@@ -145,3 +145,24 @@ def test_snippet_reproduces_the_probe_on_the_store(stores, store, column, layer)
     row = scores.set_index("layer").loc[layer]
     np.testing.assert_allclose(namespace["scores"], row.filter(like="fold_"), atol=1e-6)
     assert namespace["baseline"] == pytest.approx(scores.attrs["baseline"])
+
+
+def test_one_long_label_costs_no_more_than_a_short_one_when_sampling():
+    """Issue 32: the sample sorted the labels as a fixed-width string array (rows x longest
+    label x 4 bytes: 800 MB for 5,000 rows and one 40,000-character label)."""
+    import tracemalloc
+
+    short = [("a", "b", "c")[i % 3] for i in range(5_000)]
+    long = list(short)
+    long[11] = "x" * 40_000
+    probe_rows(short, limit=100)  # first-call costs out of the way
+    peaks = []
+    for values in (short, long):
+        tracemalloc.start()
+        try:
+            found = probe_rows(values, limit=100)
+            peaks.append(tracemalloc.get_traced_memory()[1])
+        finally:
+            tracemalloc.stop()
+        assert found.sampled and 90 <= len(found.rows) <= 110
+    assert peaks[1] - peaks[0] < 2 * 2**20, peaks
