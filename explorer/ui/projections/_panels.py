@@ -10,6 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import maps
+from explorer._markup import shorten
 from explorer.context import highlight_html
 from explorer.figures.tables import marked_html, text_table_html
 from explorer.maps import ProjectionParams, Projector
@@ -78,7 +79,7 @@ def selected(
     """The texts of the selected points (a table)."""
     chosen = {"text": [texts[i] for i in rows]}
     if labels is not None:
-        chosen[title.lower()] = [labels[i] for i in rows]
+        chosen[shorten(title).lower()] = [labels[i] for i in rows]
     st.markdown(f"**{len(rows)} selected point(s)**")
     st.dataframe(pd.DataFrame(chosen, index=list(rows)), width="stretch")
 
