@@ -7,6 +7,7 @@ import streamlit as st
 from explorer import similarity as search
 from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
+from explorer.explain._postprocess import NAMES as POST_NAMES
 from explorer.layers import layer_choices
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.ui import compute, messages, presentation, similaritypost, sources, storesearch
@@ -70,7 +71,8 @@ except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
-    messages.info(search.similarity_notice(matrices, POOLING_LABELS), notice)
+    said = search.similarity_notice(matrices, POOLING_LABELS, layers, POST_NAMES[post])
+    messages.info(said, notice)
     if rogue:
         messages.info(rogue)
     sections.comparison(corpus, matrices, agreement, sentences, poolings, layers)

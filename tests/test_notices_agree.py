@@ -94,14 +94,18 @@ def test_tokens_notice_counts_the_tokens_shown(model, text, pair) -> None:
 def check_layer_summary(summary: pd.DataFrame, sentence: str) -> None:
     changes = summary["change"].iloc[1:]
     shown = [two(c) for c in changes]
-    found = re.search(r"changes most from layer (\d+) to layer (\d+) \(cosine (\S+) ", sentence)
+    found = re.search(r"changes most (.+?) \(cosine (\S+?)( each)? with", sentence)
     if found:
-        low, high = int(found[1]), int(found[2])
-        assert high == low + 1 and found[3] == shown[high - 1]
-        least = re.search(r"least from layer (\d+) to (\d+) \((\S+)\)", sentence)
-        assert least[3] == shown[int(least[2]) - 1]
-        assert float(found[3]) < float(least[3])  # "most" change: the lowest cosine
-        assert found[3] == min(shown, key=float) and least[3] == max(shown, key=float)
+        least = re.search(r"and least (.+?) \((\S+?)( each)?\)\.", sentence)
+        most_steps = [int(b) for _, b in re.findall(r"from layer (\d+) to layer (\d+)", found[1])]
+        least_steps = [int(b) for _, b in re.findall(r"from layer (\d+) to (\d+)", least[1])]
+        # every step showing the extreme is named, and only those (ties named together)
+        assert most_steps == [i + 1 for i, v in enumerate(shown) if v == min(shown, key=float)]
+        assert least_steps == [i + 1 for i, v in enumerate(shown) if v == max(shown, key=float)]
+        assert found[2] == min(shown, key=float) and least[2] == max(shown, key=float)
+        assert (found[3] is not None) == (len(most_steps) > 1)
+        assert (least[3] is not None) == (len(least_steps) > 1)
+        assert float(found[2]) < float(least[2])  # "most" change: the lowest cosine
     elif "about as much at every layer" in sentence:
         assert len(set(shown)) == 1 and f"is {shown[0]} at every layer" in sentence
     else:

@@ -11,13 +11,16 @@ from explorer.explain._classic import MAX_CONTEXTS, REFERENCES
 
 def explanation_notice(explained: Explanation) -> str:
     """What stands out in a cosine's split: which pair gives most, how much the special
-    tokens and identical tokens give, how concentrated the parts are; for ``cls``, what the
-    words add over a text of [PAD]s and the completeness gap."""
+    tokens (named as the model writes them: ``[CLS]``, ``<s>``, ...) and identical tokens give,
+    how concentrated the parts are; for ``cls``, what the words add over a text of the model's
+    padding tokens and the completeness gap."""
     if explained.pairs is None:
         added = [explained.explained(side) for side in ("a", "b")]
+        first = explained.tokens_a[0] if explained.special_a and explained.special_a[0] else "first"
         return (
-            f"With [CLS] pooling the cosine is {explained.score:.3f}. Replacing every word by "
-            f"[PAD] leaves {explained.baseline_scores[0]:.3f} (first text) and "
+            f"With {first} pooling the cosine is {explained.score:.3f}. Replacing every word by "
+            f"{explained.baseline_name().removesuffix('s')} leaves "
+            f"{explained.baseline_scores[0]:.3f} (first text) and "
             f"{explained.baseline_scores[1]:.3f} (second text): the words add {added[0]:+.3f} "
             f"and {added[1]:+.3f}, shared among them as shaded (integrated gradients, "
             f"{explained.steps} steps, gap {explained.gap:.1e})."
@@ -39,7 +42,8 @@ def explanation_notice(explained: Explanation) -> str:
         same_share = pairs[same & ~special].sum() / score
         if special_share >= 0.15:
             parts.append(
-                f"Pairs with a special token ([CLS], [SEP]) give {special_share:.0%}: part of "
+                f"Pairs with a special token ({', '.join(explained.special_tokens())}) give "
+                f"{special_share:.0%}: part of "
                 "the similarity is the texts' shared frame, not their words."
             )
         if same_share >= 0.25:
