@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from explorer._shown import extremes, join, shown
 from explorer.explain import Explanation
 from explorer.explain._classic import MAX_CONTEXTS, REFERENCES
 
@@ -65,10 +66,12 @@ def cka_notice(trained: np.ndarray, random: np.ndarray | None = None) -> str:
     and, with the random-weights matrix, how training changed the layers' likeness."""
     trained = np.asarray(trained)
     steps = np.diag(trained, k=1)
-    where = int(np.argmin(steps))
+    where = extremes(steps)[1]  # the lowest CKA as shown: every step that ties there
+    between = join([f"between layer {w} and layer {w + 1}" for w in where])
     sentence = (
-        f"The representation changes most between layer {where} and layer {where + 1} "
-        f"(CKA {steps[where]:.2f}); the first and last layers have CKA {trained[0, -1]:.2f}."
+        f"The representation changes most {between} (CKA {shown(steps[where[0]])}"
+        f"{' each' if len(where) > 1 else ''}); the first and last layers have CKA "
+        f"{shown(trained[0, -1])}."
     )
     if random is not None:
         off = ~np.eye(len(trained), dtype=bool)
@@ -112,7 +115,8 @@ def _anisotropy(measures: pd.DataFrame) -> str:
     low = cosine[cosine < ANISOTROPIC]
     if low.empty:
         return (
-            spread + f"{cosine.max():.2f} (highest at layer {int(cosine.idxmax())}): the vectors "
+            spread + f"{cosine.max():.2f} (highest at "
+            f"{_layers(cosine.index[extremes(cosine)[0]])}): the vectors "
             f"share a common direction in every layer, as {source} found for BERT-base."
         )
     return (
@@ -182,10 +186,10 @@ def _mev(measures: pd.DataFrame) -> str:
 
 def _senses(senses: pd.DataFrame) -> str:
     accuracy, chance = senses["accuracy"], float(senses["chance"].iloc[0])
-    best, first = int(accuracy.idxmax()), int(accuracy.index[0])
+    best, first = accuracy.index[extremes(accuracy, percent_=True)[0]], int(accuracy.index[0])
     numbers = (
         f"Word senses by nearest centroid: {accuracy.loc[first]:.0%} at the embedding layer, "
-        f"best {accuracy.max():.0%} at layer {best} (chance {chance:.0%}): "
+        f"best {accuracy.max():.0%} at {_layers(best)} (chance {chance:.0%}): "
     )
     if accuracy.max() - chance < ABOVE_CHANCE:
         verdict = "barely above chance, so unlike BERT-base's, this model's vectors do not "
@@ -262,7 +266,8 @@ def classic_table(measures: pd.DataFrame, senses: pd.DataFrame | None = None) ->
     if senses is not None:
         accuracy = senses["accuracy"]
         ours["sense"] = (
-            f"best {accuracy.max():.0%} at layer {int(accuracy.idxmax())} (chance "
+            f"best {accuracy.max():.0%} at "
+            f"{_layers(accuracy.index[extremes(accuracy, percent_=True)[0]])} (chance "
             f"{float(senses['chance'].iloc[0]):.0%})"
         )
     return pd.DataFrame(
