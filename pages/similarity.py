@@ -9,7 +9,7 @@ from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.explain._postprocess import NAMES as POST_NAMES
 from explorer.layers import layer_choices
-from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import pooling_labels
 from explorer.ui import compute, messages, presentation, similaritypost, sources, storesearch
 from explorer.ui import similarity as sections
 from explorer.ui.model import current_model, current_model_name
@@ -71,7 +71,8 @@ except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
-    said = search.similarity_notice(matrices, POOLING_LABELS, layers, POST_NAMES[post])
+    labels = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
+    said = search.similarity_notice(matrices, labels, layers, POST_NAMES[post])
     messages.info(said, notice)
     if rogue:
         messages.info(rogue)

@@ -29,6 +29,7 @@ from explorer.model.summary import EXAMPLE_TOKENS, model_notice
 from explorer.pooling import LABELS
 from explorer.probing.folds import plan_folds
 from explorer.probing.scores import best_layers, compare_strategies, probe_notice
+from tests.test_notices_choices import check_similarity_notice
 
 MODELS = (
     "bundled",
@@ -149,21 +150,8 @@ def test_similarity_notice_names_the_pairs_shown(model, sentences) -> None:
     corpus = explorer.embed_corpus(model, list(sentences))
     matrices = search.similarity_matrices(corpus, ("mean", "cls", "max"), "last")
     sentence = search.similarity_notice(matrices, LABELS)
+    check_similarity_notice(matrices, LABELS, sentence)  # most, least and ties as shown
     rows, cols = np.triu_indices(len(sentences), k=1)
-    first = np.asarray(matrices["mean"])[rows, cols]
-    found = re.search(
-        r"sentences (\d+) and (\d+) are the most similar \((\S+)\) and (\d+) and (\d+) the "
-        r"least \((\S+)\)",
-        sentence,
-    )
-    if found is None:
-        assert two(first.max()) == two(first.min())
-        assert f"every pair of sentences scores {two(first.max())}" in sentence
-    else:
-        m = np.asarray(matrices["mean"])
-        assert found[3] == two(m[int(found[1]) - 1, int(found[2]) - 1]) == two(first.max())
-        assert found[6] == two(m[int(found[4]) - 1, int(found[5]) - 1]) == two(first.min())
-        assert float(found[3]) > float(found[6])
     ranges = {
         LABELS[p].lower(): round(float(two(v.max())) * 100) - round(float(two(v.min())) * 100)
         for p, v in ((p, np.asarray(m)[rows, cols]) for p, m in matrices.items())

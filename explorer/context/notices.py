@@ -33,15 +33,19 @@ def choice_phrase(strategy: Layers, last: int, post: str = "", subwords: str | N
     6)"``, ``"At layer 3"``, ``"Under the sum of last four layers"``, followed by the
     post-processing ``post`` (``"mean-centred"``) and the subword mode ``subwords`` (a label of
     :data:`explorer.words.SUBWORD_LABELS`, given when the word is split into pieces)."""
+    extras = []
     if strategy == "last":
-        text = f"At the last layer (layer {last})"
+        text, extras = "At the last layer", [f"layer {last}"]
     elif strategy == "second_to_last":
-        text = f"At the second-to-last layer (layer {last - 1})"
+        text, extras = "At the second-to-last layer", [f"layer {last - 1}"]
+    elif strategy == "embeddings":
+        text, extras = "At the embedding layer", ["layer 0"]
     elif isinstance(strategy, int | np.integer) and not isinstance(strategy, bool):
         text = f"At layer {int(strategy)}"
     else:
         text = f"Under the {layers_label(strategy).lower()}"
-    extras = [post] if post else []
+    if post:
+        extras.append(post)
     if subwords:
         extras.append(f"pieces joined by {subwords.lower()}")
     return text + (f" ({', '.join(extras)})" if extras else "")
@@ -115,10 +119,10 @@ def what_to_notice(
     else:
         high, low = extremes(chosen)
         if all_tie(chosen):
-            text = f"{lead} every pair of “{word}”s scores {_two(chosen[0])}. "
+            text = f"{lead}, every pair of “{word}”s scores {_two(chosen[0])}. "
         else:
             text = (
-                f"{lead} the most similar “{word}”s are {_named(pairs, high)} "
+                f"{lead}, the most similar “{word}”s are {_named(pairs, high)} "
                 f"({_two(chosen[high[0]])}) and the least similar {_named(pairs, low)} "
                 f"({_two(chosen[low[0]])}). "
             )
