@@ -65,13 +65,13 @@ try:
         messages.info(kept.note)
     lines = list(kept.data.texts)
     corpus = compute.embed_corpus(name, tuple(lines))
-    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post)
+    labels = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
+    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post, labels)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
-    labels = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
     said = search.similarity_notice(matrices, labels, layers, POST_NAMES[post])
     messages.info(said, notice)
     if rogue:
