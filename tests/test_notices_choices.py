@@ -24,6 +24,7 @@ from explorer.data.examples import TUTORIAL
 from explorer.explain import explain_similarity, postprocess
 from explorer.explain._cka import cka_matrix
 from explorer.explain._postprocess import NAMES as POST_NAMES
+from explorer.figures.attention import statistic_labels, statistics_table
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.figures.explain_notices import cka_notice, explanation_notice
 from explorer.figures.similarity import agreement_figure
@@ -306,6 +307,9 @@ def test_attention_sentences_name_the_models_special_tokens(model) -> None:
     sentence = what_to_notice(stats, cls, sep)
     check_specials(model, sentence)
     assert f"`{cls}`" in sentence and f"`{sep}`" in sentence
+    names = statistic_labels(cls, sep)  # the statistics table's columns and the head's line
+    check_specials(model, " ".join(statistics_table(stats, names).columns))
+    assert {f"on {cls}", f"on {sep}"} <= set(statistics_table(stats, names).columns)
     norms = weights.value_norms(model, result.hidden_states)
     rolled = weights.rollout(result.attentions)
     for layer in range(1, model.num_layers + 1):
