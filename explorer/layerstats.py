@@ -402,7 +402,8 @@ def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
     else:
         moves = "rises" if float(end) > float(start) else "falls"
         text += f" The mean vector norm {moves} from {start} at layer 0 to {end} at layer {last}."
-    if layers > 1:
+    tied = sorted(int(d) for d, c in counts.items() if c == layers)  # on top equally often
+    if layers > 1 and len(tied) == 1:
         peak = summary.loc[summary["top dimension"] == dimension, "top sigmas"].max()
         text += (
             f" Dimension {dimension} holds the largest value at {layers} of {len(summary)} "
@@ -410,4 +411,9 @@ def summary_notice(summary: pd.DataFrame, token_text: str) -> str:
         )
         rogue = 2 * layers >= len(summary) and peak > DEFAULT_THRESHOLD
         text += ": a rogue dimension." if rogue else "."
+    elif layers > 1:
+        text += (
+            f" Dimensions {join([str(d) for d in tied])} each hold the largest value at "
+            f"{layers} of {len(summary)} layers."
+        )
     return text

@@ -121,9 +121,16 @@ def check_layer_summary(summary: pd.DataFrame, sentence: str) -> None:
     assert f"from {start} at layer 0 to {end}" in sentence or start == end
     top = re.search(r"Dimension (\d+) holds the largest value at (\d+) of (\d+) layers", sentence)
     counts = summary["top dimension"].value_counts()
+    tied = re.search(r"Dimensions (.+?) each hold the largest value at (\d+) of", sentence)
+    if tied:  # every dimension on top as often as the most frequent one, named together
+        named = [int(d) for d in re.findall(r"\d+", tied[1])]
+        assert sorted(named) == sorted(int(d) for d, c in counts.items() if c == counts.iloc[0])
+        assert len(named) > 1 and int(tied[2]) == counts.iloc[0] > 1
+        return
     if top is None:
         assert counts.iloc[0] == 1
         return
+    assert (counts == counts.iloc[0]).sum() == 1  # one dimension stands out
     assert int(top[2]) == counts.iloc[0] == counts[int(top[1])] and int(top[3]) == len(summary)
     peak = summary.loc[summary["top dimension"] == int(top[1]), "top sigmas"].max()
     assert f"(up to {peak:.1f} standard deviations)" in sentence  # as the table shows it
