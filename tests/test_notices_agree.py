@@ -207,7 +207,8 @@ def check_word_notices(word: str, similarities: np.ndarray, kinds: list[str]) ->
     else:
         final = [two(v) for v in similarities[-1]]
         found = re.search(
-            r"most similar .+ \((\S+)\) and the least similar .+ \((\S+)\)\.", sentence
+            r"most similar .+ \((\S+?)(?: each)?\) and the least similar .+ \((\S+?)(?: each)?\)\.",
+            sentence,
         )
         if found:
             assert found[1] == max(final, key=float) and found[2] == min(final, key=float)

@@ -204,14 +204,17 @@ def check_word_notice(word, by_layer, kinds, matrix, strategy, post, subwords, s
         assert len({two(v) for v in chosen}) == 1 and f"scores {two(chosen[0])}." in sentence
     else:
         found = re.search(
-            r", the most similar “.+?”s are (.+?) \((\S+)\) and the least similar (.+?) "
-            r"\((\S+)\)\. ",
+            r", the most similar “.+?”s are (.+?) \((\S+?)( each)?\) and the least similar "
+            r"(.+?) \((\S+?)( each)?\)\. ",
             sentence,
         )
         shown = [two(v) for v in chosen]
-        assert found[2] == max(shown, key=float) and found[4] == min(shown, key=float)
-        check_named(tied_pairs(found[1].removesuffix(" (tied)")), at_extreme(chosen, max))
-        check_named(tied_pairs(found[3].removesuffix(" (tied)")), at_extreme(chosen, min))
+        assert found[2] == max(shown, key=float) and found[5] == min(shown, key=float)
+        high, low = at_extreme(chosen, max), at_extreme(chosen, min)
+        check_named(tied_pairs(found[1]), high)
+        check_named(tied_pairs(found[4]), low)
+        assert (found[3] is not None) == (len(high) > 1)
+        assert (found[6] is not None) == (len(low) > 1)
     together = np.asarray(kinds, dtype=object) == "same sentence"
     quoted = re.search(r"from one sentence score (?:higher, )?(\S+) against (\S+) for", sentence)
     if together.any() and (~together).any():

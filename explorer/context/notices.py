@@ -123,8 +123,8 @@ def what_to_notice(
         else:
             text = (
                 f"{lead}, the most similar “{word}”s are {_named(pairs, high)} "
-                f"({_two(chosen[high[0]])}) and the least similar {_named(pairs, low)} "
-                f"({_two(chosen[low[0]])}). "
+                f"({_two(chosen[high[0]])}{' each' * (len(high) > 1)}) and the least similar "
+                f"{_named(pairs, low)} ({_two(chosen[low[0]])}{' each' * (len(low) > 1)}). "
             )
         text += "Start lines with their sense ('river | …') to compare senses."
     together = np.asarray(kinds, dtype=object) == "same sentence"
@@ -146,10 +146,10 @@ def what_to_notice(
 
 
 def _named(pairs: Sequence[str], found: Sequence[int]) -> str:
-    """The pairs at ``found``: ``"#1 vs #2"``, or ``"#1 vs #2 and #2 vs #3 (tied)"``."""
+    """The pairs at ``found``: ``"#1 vs #2"``, ``"#1 vs #2 and #2 vs #3"``, ``"5 pairs"``."""
     if len(found) > MAX_NAMED:
-        return f"{len(found)} tied pairs"
-    return join([str(pairs[i]) for i in found]) + (" (tied)" if len(found) > 1 else "")
+        return f"{len(found)} pairs"
+    return join([str(pairs[i]) for i in found])
 
 
 MAX_NAMED = 3
