@@ -24,13 +24,13 @@ def percent(value: float) -> str:
     return f"{float(value):.0%}"
 
 
-def extremes(values: Sequence[float], digits: int = 2, *, percent_: bool = False):
+def extremes(values: Sequence[float], digits: int = 2, *, as_percent: bool = False):
     """``(highest, lowest)``: the positions of ``values`` whose shown value (``digits``
     decimals, or whole percentages) equals the highest, and the lowest, shown value.
 
     Each is a list of indices in order; one index means that value stands out.
     """
-    texts = [percent(v) if percent_ else shown(v, digits) for v in values]
+    texts = [percent(v) if as_percent else shown(v, digits) for v in values]
     if not texts:
         raise ValueError("No values to compare.")
     numbers = np.array([float(t.rstrip("%")) for t in texts])

@@ -203,7 +203,7 @@ def motion_notice(agreement: Sequence[float], what: str = "label") -> str:
     if len(shares) < 2:
         raise ValueError("Label agreement is needed for at least two layers.")
     first, last = shares[0], shares[-1]
-    best = extremes(shares, percent_=True)[0]  # every layer showing the highest share
+    best = extremes(shares, as_percent=True)[0]  # every layer showing the highest share
     text = (
         f"**What to notice:** at layer 0, {first:.0%} of each point's 5 nearest neighbours (in "
         f"the full space) share its {what}; at the last layer {last:.0%}"

@@ -186,7 +186,7 @@ def _mev(measures: pd.DataFrame) -> str:
 
 def _senses(senses: pd.DataFrame) -> str:
     accuracy, chance = senses["accuracy"], float(senses["chance"].iloc[0])
-    best, first = accuracy.index[extremes(accuracy, percent_=True)[0]], int(accuracy.index[0])
+    best, first = accuracy.index[extremes(accuracy, as_percent=True)[0]], int(accuracy.index[0])
     numbers = (
         f"Word senses by nearest centroid: {accuracy.loc[first]:.0%} at the embedding layer, "
         f"best {accuracy.max():.0%} at {_layers(best)} (chance {chance:.0%}): "
@@ -267,7 +267,7 @@ def classic_table(measures: pd.DataFrame, senses: pd.DataFrame | None = None) ->
         accuracy = senses["accuracy"]
         ours["sense"] = (
             f"best {accuracy.max():.0%} at "
-            f"{_layers(accuracy.index[extremes(accuracy, percent_=True)[0]])} (chance "
+            f"{_layers(accuracy.index[extremes(accuracy, as_percent=True)[0]])} (chance "
             f"{float(senses['chance'].iloc[0]):.0%})"
         )
     return pd.DataFrame(
