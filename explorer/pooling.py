@@ -37,6 +37,13 @@ LABELS = {
 """Legend and menu names of the poolings."""
 
 
+def pooling_labels(cls_token: str | None) -> dict[str, str]:
+    """:data:`LABELS` with the first token named as the model writes it (``"<s> token"`` for a
+    RoBERTa- or MPNet-style tokenizer), for sentences about that model's numbers."""
+    first = f"{cls_token} token" if cls_token else "First token"
+    return {**LABELS, "cls": first}
+
+
 def validate_pooling(pooling: str) -> str:
     """Return ``pooling`` if it is one of :data:`POOLINGS`, else raise ``ValueError``."""
     if pooling not in POOLINGS:

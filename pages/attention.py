@@ -57,11 +57,10 @@ st.caption(
 )
 st.plotly_chart(figures.overview_grid(result.attentions), key="attention.grid")
 
-table = figures.statistics_table(result.stats)
+names = figures.statistic_labels(*specials)  # "on <s>" for a model whose first token is <s>
+table = figures.statistics_table(result.stats, names)
 left, right = st.columns(2)
-statistic = left.selectbox(
-    "Filter heads by", list(figures.LABELS.values()), index=2, key="attention.filter"
-)
+statistic = left.selectbox("Filter heads by", list(names.values()), index=2, key="attention.filter")
 floor = right.slider(
     f"Show heads with {statistic} at least",
     0.0,
@@ -77,8 +76,7 @@ st.dataframe(
     key="attention.stats",
     height=260,
     column_config={
-        label: st.column_config.NumberColumn(label, format="%.3f")
-        for label in figures.LABELS.values()
+        label: st.column_config.NumberColumn(label, format="%.3f") for label in names.values()
     },
 )
 st.caption(
@@ -96,7 +94,7 @@ matrix = result.attentions[layer - 1, head - 1]
 best, share, entropy = attention.strongest_pattern(result.stats, layer, head)
 st.markdown(
     f"Layer {layer}, head {head} puts **{share:.0%}** of its attention "
-    f"{figures.LABELS[best]} (entropy {entropy:.2f} bits)."
+    f"{names[best]} (entropy {entropy:.2f} bits)."
 )
 big, lines = st.tabs(["Heatmap", "Head view (lines)"])
 big.plotly_chart(

@@ -7,12 +7,14 @@ import streamlit as st
 from explorer import context as ctx
 from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
+from explorer.explain._postprocess import NAMES as POST
 from explorer.layers import layer_choices
 from explorer.server import limits
 from explorer.ui import compute, contextpost, messages, presentation, sources
 from explorer.ui import context as sections
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
+from explorer.words import SUBWORD_LABELS
 
 DEFAULT_STRATEGY = "last"
 
@@ -95,7 +97,10 @@ if len(occurrences) >= 2:  # what to notice comes first
     pairs = ctx.pair_labels(len(occurrences))
     kinds = ctx.pair_kinds(occurrences, senses)
     by_layer = ctx.pair_similarities(per_layer)
-    messages.info(ctx.what_to_notice(word, by_layer, kinds, pairs), notice)
+    matrix = ctx.similarity_matrix(per_layer, strategy)
+    split = SUBWORD_LABELS[subwords] if any(o.num_tokens > 1 for o in occurrences) else None
+    said = ctx.what_to_notice(word, by_layer, kinds, pairs, strategy, matrix, POST[post], split)
+    messages.info(said, notice)
 
 sections.occurrence_list(word, occurrences, sentences, senses)
 if len(occurrences) < 2:
@@ -104,7 +109,6 @@ if len(occurrences) < 2:
         "Add a sentence that uses it again, ideally in another sense."
     )
     st.stop()
-matrix = ctx.similarity_matrix(per_layer, strategy)
 baseline = ctx.anisotropy_baseline(token_states)
 centred_note = contextpost.TITLES[post]
 

@@ -145,5 +145,5 @@ statistics = layer_sections.statistics(hidden, include_special, tokenization.spe
 layer_sections.outliers(hidden, statistics, layer, labels, tokenization, include_special)
 
 layer_sections.norms(hidden, labels, token, layer)
-cka_code = layercka.section(model_name, text, hidden, tokenization.special)
+cka_code = layercka.section(model_name, text, hidden, tokenization.special, special_names)
 show_code(layers_snippet(model_name, text, layer, token), cka_code)

@@ -7,8 +7,9 @@ import streamlit as st
 from explorer import similarity as search
 from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
+from explorer.explain._postprocess import NAMES as POST_NAMES
 from explorer.layers import layer_choices
-from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import pooling_labels
 from explorer.ui import compute, messages, presentation, similaritypost, sources, storesearch
 from explorer.ui import similarity as sections
 from explorer.ui.model import current_model, current_model_name
@@ -64,13 +65,15 @@ try:
         messages.info(kept.note)
     lines = list(kept.data.texts)
     corpus = compute.embed_corpus(name, tuple(lines))
-    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post)
+    labels = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
+    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post, labels)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
-    messages.info(search.similarity_notice(matrices, POOLING_LABELS), notice)
+    said = search.similarity_notice(matrices, labels, layers, POST_NAMES[post])
+    messages.info(said, notice)
     if rogue:
         messages.info(rogue)
     sections.comparison(corpus, matrices, agreement, sentences, poolings, layers)

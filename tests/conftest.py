@@ -93,3 +93,49 @@ def masked_lm_path(tmp_path_factory) -> str:
 @pytest.fixture(scope="session")
 def tiny(tiny_bert_path) -> explorer.Model:
     return explorer.load_model(tiny_bert_path)
+
+
+ROBERTA_SPECIALS = {
+    "[PAD]": "<pad>",
+    "[UNK]": "<unk>",
+    "[CLS]": "<s>",
+    "[SEP]": "</s>",
+    "[MASK]": "<mask>",
+}
+
+
+@pytest.fixture(scope="session")
+def tiny_roberta_path(tmp_path_factory) -> str:
+    """A tiny random RoBERTa (2 layers x 32) whose special tokens are ``<s>``, ``</s>``,
+    ``<pad>``, ``<unk>``, ``<mask>``: the bundled WordPiece vocab with its [CLS], [SEP], ...
+    renamed (as MPNet's), so every sentence naming a special token can be checked."""
+    from transformers import BertTokenizer, RobertaConfig, RobertaModel
+
+    folder = tmp_path_factory.mktemp("roberta-specials")
+    words = (bundled_model_path() / "vocab.txt").read_text(encoding="utf-8").splitlines()
+    vocab = folder / "source-vocab.txt"
+    vocab.write_text("\n".join(ROBERTA_SPECIALS.get(w, w) for w in words) + "\n", "utf-8")
+    config = RobertaConfig(
+        vocab_size=len(words),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=4,
+        intermediate_size=64,
+        type_vocab_size=2,
+        pad_token_id=0,
+        max_position_embeddings=514,
+    )
+    torch.manual_seed(0)
+    RobertaModel(config).eval().save_pretrained(folder)
+    tokenizer = BertTokenizer(
+        vocab=str(vocab),
+        do_lower_case=True,
+        cls_token="<s>",
+        sep_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        mask_token="<mask>",
+    )
+    tokenizer.model_max_length = 512
+    tokenizer.save_pretrained(folder)
+    return str(folder)

@@ -163,7 +163,14 @@ def test_norm_weighted_equals_direct_computation(request, which):
     norms = attention.value_norms(model, result.hidden_states)
     # direct: record each layer's value vectors with hooks, push each head's slice through
     # its part of the output projection
-    modules = attention._attention_modules(model.encoder, model.model_type)
+    modules = (
+        [(lay.attention.v_lin, lay.attention.out_lin) for lay in model.encoder.transformer.layer]
+        if model.model_type == "distilbert"
+        else [
+            (lay.attention.self.value, lay.attention.output.dense)
+            for lay in model.encoder.encoder.layer
+        ]
+    )
     recorded = []
     hooks = [v.register_forward_hook(lambda m, i, o: recorded.append(o[0])) for v, _ in modules]
     try:

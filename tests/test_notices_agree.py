@@ -29,6 +29,7 @@ from explorer.model.summary import EXAMPLE_TOKENS, model_notice
 from explorer.pooling import LABELS
 from explorer.probing.folds import plan_folds
 from explorer.probing.scores import best_layers, compare_strategies, probe_notice
+from tests.test_notices_choices import check_similarity_notice
 
 MODELS = (
     "bundled",
@@ -94,14 +95,18 @@ def test_tokens_notice_counts_the_tokens_shown(model, text, pair) -> None:
 def check_layer_summary(summary: pd.DataFrame, sentence: str) -> None:
     changes = summary["change"].iloc[1:]
     shown = [two(c) for c in changes]
-    found = re.search(r"changes most from layer (\d+) to layer (\d+) \(cosine (\S+) ", sentence)
+    found = re.search(r"changes most (.+?) \(cosine (\S+?)( each)? with", sentence)
     if found:
-        low, high = int(found[1]), int(found[2])
-        assert high == low + 1 and found[3] == shown[high - 1]
-        least = re.search(r"least from layer (\d+) to (\d+) \((\S+)\)", sentence)
-        assert least[3] == shown[int(least[2]) - 1]
-        assert float(found[3]) < float(least[3])  # "most" change: the lowest cosine
-        assert found[3] == min(shown, key=float) and least[3] == max(shown, key=float)
+        least = re.search(r"and least (.+?) \((\S+?)( each)?\)\.", sentence)
+        most_steps = [int(b) for _, b in re.findall(r"from layer (\d+) to layer (\d+)", found[1])]
+        least_steps = [int(b) for _, b in re.findall(r"from layer (\d+) to (\d+)", least[1])]
+        # every step showing the extreme is named, and only those (ties named together)
+        assert most_steps == [i + 1 for i, v in enumerate(shown) if v == min(shown, key=float)]
+        assert least_steps == [i + 1 for i, v in enumerate(shown) if v == max(shown, key=float)]
+        assert found[2] == min(shown, key=float) and least[2] == max(shown, key=float)
+        assert (found[3] is not None) == (len(most_steps) > 1)
+        assert (least[3] is not None) == (len(least_steps) > 1)
+        assert float(found[2]) < float(least[2])  # "most" change: the lowest cosine
     elif "about as much at every layer" in sentence:
         assert len(set(shown)) == 1 and f"is {shown[0]} at every layer" in sentence
     else:
@@ -116,9 +121,16 @@ def check_layer_summary(summary: pd.DataFrame, sentence: str) -> None:
     assert f"from {start} at layer 0 to {end}" in sentence or start == end
     top = re.search(r"Dimension (\d+) holds the largest value at (\d+) of (\d+) layers", sentence)
     counts = summary["top dimension"].value_counts()
+    tied = re.search(r"Dimensions (.+?) each hold the largest value at (\d+) of", sentence)
+    if tied:  # every dimension on top as often as the most frequent one, named together
+        named = [int(d) for d in re.findall(r"\d+", tied[1])]
+        assert sorted(named) == sorted(int(d) for d, c in counts.items() if c == counts.iloc[0])
+        assert len(named) > 1 and int(tied[2]) == counts.iloc[0] > 1
+        return
     if top is None:
         assert counts.iloc[0] == 1
         return
+    assert (counts == counts.iloc[0]).sum() == 1  # one dimension stands out
     assert int(top[2]) == counts.iloc[0] == counts[int(top[1])] and int(top[3]) == len(summary)
     peak = summary.loc[summary["top dimension"] == int(top[1]), "top sigmas"].max()
     assert f"(up to {peak:.1f} standard deviations)" in sentence  # as the table shows it
@@ -145,21 +157,8 @@ def test_similarity_notice_names_the_pairs_shown(model, sentences) -> None:
     corpus = explorer.embed_corpus(model, list(sentences))
     matrices = search.similarity_matrices(corpus, ("mean", "cls", "max"), "last")
     sentence = search.similarity_notice(matrices, LABELS)
+    check_similarity_notice(matrices, LABELS, sentence)  # most, least and ties as shown
     rows, cols = np.triu_indices(len(sentences), k=1)
-    first = np.asarray(matrices["mean"])[rows, cols]
-    found = re.search(
-        r"sentences (\d+) and (\d+) are the most similar \((\S+)\) and (\d+) and (\d+) the "
-        r"least \((\S+)\)",
-        sentence,
-    )
-    if found is None:
-        assert two(first.max()) == two(first.min())
-        assert f"every pair of sentences scores {two(first.max())}" in sentence
-    else:
-        m = np.asarray(matrices["mean"])
-        assert found[3] == two(m[int(found[1]) - 1, int(found[2]) - 1]) == two(first.max())
-        assert found[6] == two(m[int(found[4]) - 1, int(found[5]) - 1]) == two(first.min())
-        assert float(found[3]) > float(found[6])
     ranges = {
         LABELS[p].lower(): round(float(two(v.max())) * 100) - round(float(two(v.min())) * 100)
         for p, v in ((p, np.asarray(m)[rows, cols]) for p, m in matrices.items())
@@ -208,7 +207,8 @@ def check_word_notices(word: str, similarities: np.ndarray, kinds: list[str]) ->
     else:
         final = [two(v) for v in similarities[-1]]
         found = re.search(
-            r"most similar .+ \((\S+)\) and the least similar .+ \((\S+)\)\.", sentence
+            r"most similar .+ \((\S+?)(?: each)?\) and the least similar .+ \((\S+?)(?: each)?\)\.",
+            sentence,
         )
         if found:
             assert found[1] == max(final, key=float) and found[2] == min(final, key=float)

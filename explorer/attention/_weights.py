@@ -112,43 +112,128 @@ def rollout(attentions: np.ndarray) -> np.ndarray:
     return out.astype(np.float32)
 
 
-def _attention_modules(encoder: torch.nn.Module, model_type: str) -> list[tuple]:
-    """``(value linear, output linear)`` of each layer, for the families whose layout is known."""
+@dataclass(frozen=True)
+class ValuePath:
+    """Where one layer's attention takes its values from and sends them: the value projection
+    ``value`` (weight ``(heads * head_dim, hidden)``, ``bias`` or ``None``), the output
+    projection's weight ``output`` ``(hidden, heads * head_dim)``, and ``norm``, a module
+    applied to the layer's input first (the attention's own layer norm in pre-norm models
+    such as ModernBERT; ``None`` when the attention reads the layer's input as it is)."""
+
+    value: torch.Tensor
+    bias: torch.Tensor | None
+    output: torch.Tensor
+    norm: torch.nn.Module | None = None
+
+
+def _linear(value: torch.nn.Linear, output: torch.nn.Linear) -> ValuePath:
+    return ValuePath(value.weight, value.bias, output.weight)
+
+
+NORM_WEIGHTED_FAMILIES = (
+    "BERT, RoBERTa-style, ELECTRA, DistilBERT, MPNet, DeBERTa-v2/v3, ALBERT and ModernBERT"
+)
+"""The model families :func:`value_paths` knows, as a sentence names them."""
+
+
+def value_paths(encoder: torch.nn.Module, model_type: str) -> list[ValuePath]:
+    """The :class:`ValuePath` of each layer, in the order the layers run, for the families of
+    :data:`NORM_WEIGHTED_FAMILIES` (transformers 5.23's module layouts):
+
+    - BERT, RoBERTa, ELECTRA (and others laid out alike): ``attention.self.value``, then
+      ``attention.output.dense``; DistilBERT: ``v_lin``, ``out_lin``;
+    - MPNet: ``attention.attn.v``, ``attention.attn.o``;
+    - DeBERTa-v2/v3: ``attention.self.value_proj``, ``attention.output.dense`` (the
+      disentangled position terms change the attention scores only, not the values);
+    - ALBERT: one shared ``attention.value`` and ``attention.dense`` per layer group, used by
+      every layer of the group;
+    - ModernBERT: the value third of the fused ``attn.Wqkv`` (rows ``2 * hidden`` to
+      ``3 * hidden``, laid out ``(3, heads, head_dim)``), ``attn.Wo``, after ``attn_norm``.
+
+    Raises ``ValueError`` for another layout.
+    """
     if model_type == "distilbert":
-        return [(lay.attention.v_lin, lay.attention.out_lin) for lay in encoder.transformer.layer]
+        return [
+            _linear(lay.attention.v_lin, lay.attention.out_lin) for lay in encoder.transformer.layer
+        ]
+    if model_type == "modernbert":
+        paths = []
+        for lay in encoder.layers:
+            width = lay.attn.Wo.in_features
+            bias = lay.attn.Wqkv.bias
+            paths.append(
+                ValuePath(
+                    lay.attn.Wqkv.weight[2 * width : 3 * width],
+                    None if bias is None else bias[2 * width : 3 * width],
+                    lay.attn.Wo.weight,
+                    lay.attn_norm,
+                )
+            )
+        return paths
     body = getattr(encoder, "encoder", None)
+    if model_type == "albert" and hasattr(body, "albert_layer_groups"):
+        config = encoder.config
+        groups = body.albert_layer_groups
+        return [
+            _linear(lay.attention.value, lay.attention.dense)
+            for i in range(config.num_hidden_layers)
+            for lay in groups[
+                int(i / (config.num_hidden_layers / config.num_hidden_groups))
+            ].albert_layers
+        ]
     layers = getattr(body, "layer", None)
-    if layers is not None and all(
-        hasattr(lay, "attention") and hasattr(lay.attention, "self") for lay in layers
-    ):
-        return [(lay.attention.self.value, lay.attention.output.dense) for lay in layers]
+    if layers is not None and all(hasattr(lay, "attention") for lay in layers):
+        attentions = [lay.attention for lay in layers]
+        if all(hasattr(a, "attn") and hasattr(a.attn, "v") for a in attentions):  # MPNet
+            return [_linear(a.attn.v, a.attn.o) for a in attentions]
+        if all(hasattr(a, "self") and hasattr(a.self, "value_proj") for a in attentions):
+            return [_linear(a.self.value_proj, a.output.dense) for a in attentions]  # DeBERTa-v2
+        if all(hasattr(a, "self") and hasattr(a.self, "value") for a in attentions):
+            return [_linear(a.self.value, a.output.dense) for a in attentions]
     raise ValueError(
         f"Norm-weighted attention does not know where a {model_type!r} model keeps its value "
-        "and output projections (BERT, RoBERTa-style, ELECTRA and DistilBERT work)."
+        f"and output projections ({NORM_WEIGHTED_FAMILIES} work)."
     )
 
 
-def value_norms(model: Model, hidden_states: np.ndarray) -> np.ndarray:
-    """``||f_h(x_j)||`` per layer, head and token: ``(layers, heads, tokens)`` float32.
-
-    ``f_h(x) = (x W_V + b_V)_h W_O^h``: token ``j``'s value vector in head ``h`` carried
-    through that head's slice of the attention output projection (its bias, added once per
-    token and not per head, is left out, as in Kobayashi et al. 2020). ``hidden_states`` is
-    :attr:`AttentionPass.hidden_states`; layer ``l`` reads ``hidden_states[l]``.
-    """
-    modules = _attention_modules(model.encoder, model.model_type)
+def _layer_vectors(model: Model, hidden_states: np.ndarray):
+    """Yield each layer's ``f_h(x_j)`` ``(heads, tokens, hidden)`` (see :func:`value_vectors`),
+    a layer at a time, under ``torch.inference_mode``."""
+    paths = value_paths(model.encoder, model.model_type)
     heads = int(
         getattr(model.encoder.config, "num_attention_heads", 0) or model.encoder.config.n_heads
     )
     states = torch.from_numpy(np.asarray(hidden_states, dtype=np.float32))
-    norms = []
+    if len(paths) != len(states) - 1:
+        raise ValueError(f"{len(paths)} attention layers for {len(states)} hidden states.")
     with torch.inference_mode():
-        for layer, (value, output) in enumerate(modules):
-            values = value(states[layer])  # (tokens, heads * head_dim)
+        for layer, path in enumerate(paths):
+            x = states[layer] if path.norm is None else path.norm(states[layer])
+            values = torch.nn.functional.linear(x, path.value, path.bias)  # (tokens, H * d)
             tokens, width = values.shape
             values = values.view(tokens, heads, width // heads).transpose(0, 1)
-            weight = output.weight.T.view(heads, width // heads, -1)  # (heads, head_dim, hidden)
-            norms.append(torch.linalg.vector_norm(values @ weight, dim=-1))
+            weight = path.output.T.reshape(heads, width // heads, -1)  # (heads, head_dim, hidden)
+            yield values @ weight
+
+
+def value_vectors(model: Model, hidden_states: np.ndarray) -> np.ndarray:
+    """``f_h(x_j)`` per layer, head and token: ``(layers, heads, tokens, hidden)`` float32.
+
+    ``f_h(x) = (x W_V + b_V)_h W_O^h``: token ``j``'s value vector in head ``h`` carried
+    through that head's slice of the attention output projection (its bias, added once per
+    token and not per head, is left out, as in Kobayashi et al. 2020); ``x`` is the layer's
+    input (``hidden_states[l]``, :attr:`AttentionPass.hidden_states`) after the attention's
+    own layer norm in a pre-norm model. The attention output of token ``i`` is
+    ``sum_h sum_j alpha_hij f_h(x_j)`` plus the output bias. Raises ``ValueError`` for a
+    model family :func:`value_paths` does not know.
+    """
+    return torch.stack(list(_layer_vectors(model, hidden_states))).float().numpy()
+
+
+def value_norms(model: Model, hidden_states: np.ndarray) -> np.ndarray:
+    """``||f_h(x_j)||`` per layer, head and token: ``(layers, heads, tokens)`` float32, for
+    :func:`value_vectors`' ``f_h``, one layer in memory at a time."""
+    norms = [torch.linalg.vector_norm(v, dim=-1) for v in _layer_vectors(model, hidden_states)]
     return torch.stack(norms).float().numpy()
 
 

@@ -108,6 +108,9 @@ def similarity_snippet(
         "def spearman(a, b):\n"
         '    """Spearman correlation of two similarity matrices\' pairs above the diagonal."""\n'
         "    upper = np.triu_indices(len(a), k=1)\n"
+        "    # every pair the same at the two decimals shown: no ranking (nan), not noise\n"
+        '    if min(len({f"{v:.2f}" for v in m[upper]}) for m in (a, b)) < 2:\n'
+        "        return np.nan\n"
         "    return np.corrcoef(ranks(a[upper]), ranks(b[upper]))[0, 1]\n\n\n"
         + _list_block("sentences", sentences)
         + f"poolings = {literal(list(poolings))}\n\n"

@@ -6,9 +6,11 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from explorer._shown import all_tie, extremes, join
 from explorer.context.pairs import pair_count_to_n, pair_labels
 from explorer.context.senses import sense_gap
 from explorer.data import corpora
+from explorer.layers import Layers, layers_label
 
 SMALL_GAP = 0.05
 """A same-sense minus different-sense gap below this is called small."""
@@ -26,45 +28,86 @@ def _wider(gaps, layer: int, *others: int) -> bool:
     return shown > 0 and all(shown > float(_two(gaps.iloc[other])) for other in others)
 
 
+def choice_phrase(strategy: Layers, last: int, post: str = "", subwords: str | None = None) -> str:
+    """How a sentence opens on the numbers of a layer choice: ``"At the last layer (layer
+    6)"``, ``"At layer 3"``, ``"Under the sum of last four layers"``, followed by the
+    post-processing ``post`` (``"mean-centred"``) and the subword mode ``subwords`` (a label of
+    :data:`explorer.words.SUBWORD_LABELS`, given when the word is split into pieces)."""
+    extras = []
+    if strategy == "last":
+        text, extras = "At the last layer", [f"layer {last}"]
+    elif strategy == "second_to_last":
+        text, extras = "At the second-to-last layer", [f"layer {last - 1}"]
+    elif strategy == "embeddings":
+        text, extras = "At the embedding layer", ["layer 0"]
+    elif isinstance(strategy, int | np.integer) and not isinstance(strategy, bool):
+        text = f"At layer {int(strategy)}"
+    else:
+        text = f"Under the {layers_label(strategy).lower()}"
+    if post:
+        extras.append(post)
+    if subwords:
+        extras.append(f"pieces joined by {subwords.lower()}")
+    return text + (f" ({', '.join(extras)})" if extras else "")
+
+
 def what_to_notice(
     word: str,
     similarities: np.ndarray,
     kinds: Sequence[str],
     pairs: Sequence[str] | None = None,
+    strategy: Layers = "last",
+    chosen: np.ndarray | None = None,
+    post: str = "",
+    subwords: str | None = None,
 ) -> str:
     """The page's opening sentence, from the numbers it shows (plain text; escape to show).
 
     ``similarities`` ``(L+1, n_pairs)`` and ``kinds`` as for
     :func:`explorer.context.senses.sense_gap`; ``pairs`` the pair labels (default
-    :func:`explorer.context.pairs.pair_labels`). With senses: the mean same-sense and
-    different-sense similarity at the last layer, the gap there and where it is widest; without:
-    the most and least similar pair. Then what the same-sentence pairs score, when there are any.
+    :func:`explorer.context.pairs.pair_labels`). ``chosen`` ``(n_pairs,)`` or the heatmap's
+    ``(n, n)`` matrix: the pairs' cosines under the layer choice ``strategy`` (default the
+    last layer, ``similarities[-1]``); ``post`` and ``subwords`` name
+    the post-processing and the subword mode (see :func:`choice_phrase`). With senses: the
+    mean same-sense and different-sense similarity under the choice, the gap and the layer of
+    the chart where it is widest; without: the most and least similar pair (pairs that tie at
+    the two decimals shown named together). Then what the same-sentence pairs score.
     """
     similarities = np.asarray(similarities, dtype=np.float64)
     last = similarities.shape[0] - 1
+    chosen = similarities[-1] if chosen is None else np.asarray(chosen, dtype=np.float64)
+    if chosen.ndim == 2:  # the heatmap's (n, n) matrix: its pairs, row by row
+        chosen = chosen[np.triu_indices(len(chosen), k=1)]
+    if chosen.shape != similarities.shape[1:]:
+        raise ValueError(f"{chosen.shape[0]} cosines for {similarities.shape[1]} pairs.")
     pairs = list(pairs) if pairs is not None else pair_labels(pair_count_to_n(len(kinds)))
     word = word.strip()
+    lead = choice_phrase(strategy, last, post, subwords)
     try:
         gap = sense_gap(similarities, kinds)
+        same, different, width = sense_gap(chosen[None, :], kinds).iloc[0]
     except ValueError:
         gap = None
     if gap is not None:
-        same, different, width = gap.iloc[-1]
         widest = int(gap["gap"].idxmax())
         if float(_two(width)) > 0:
             text = (
-                f"At the last layer (layer {last}), two “{word}”s of the same sense score "
-                f"{_two(same)} on average and two of different senses {_two(different)}: the "
-                f"model {'barely ' if width < SMALL_GAP else ''}tells the senses apart "
+                f"{lead}, two “{word}”s of the same sense score {_two(same)} on average and "
+                f"two of different senses {_two(different)}: the model "
+                f"{'barely ' if width < SMALL_GAP else ''}tells the senses apart "
                 f"(a gap of {_two(width)}"
             )
-            if widest != last and _wider(gap["gap"], widest, last):
+            if (
+                widest != last
+                and _wider(gap["gap"], widest, last)
+                and float(_two(gap["gap"].iloc[widest])) > float(_two(width))
+            ):
                 text += f"; widest at layer {widest}: {_two(gap['gap'].iloc[widest])}"
             text += f"). At layer 0, before any context, the gap is {_two(gap['gap'].iloc[0])}."
         else:
             text = (
-                f"At the last layer (layer {last}), two “{word}”s of different senses score "
-                f"{_two(different)} on average, "
+                f"{lead}, two “{word}”s of different senses score {_two(different)} on "
+                "average, "
                 + (
                     "as high as or higher than"
                     if float(_two(different)) >= float(_two(same))
@@ -74,20 +117,19 @@ def what_to_notice(
                 "not separate the senses."
             )
     else:
-        final = similarities[-1]
-        high, low = int(final.argmax()), int(final.argmin())
-        if _two(final[high]) == _two(final[low]):
-            text = f"At the last layer every pair of “{word}”s scores {_two(final[high])}. "
+        high, low = extremes(chosen)
+        if all_tie(chosen):
+            text = f"{lead}, every pair of “{word}”s scores {_two(chosen[0])}. "
         else:
             text = (
-                f"At the last layer the most similar “{word}”s are {pairs[high]} "
-                f"({_two(final[high])}) and the least similar {pairs[low]} "
-                f"({_two(final[low])}). "
+                f"{lead}, the most similar “{word}”s are {_named(pairs, high)} "
+                f"({_two(chosen[high[0]])}{' each' * (len(high) > 1)}) and the least similar "
+                f"{_named(pairs, low)} ({_two(chosen[low[0]])}{' each' * (len(low) > 1)}). "
             )
         text += "Start lines with their sense ('river | …') to compare senses."
     together = np.asarray(kinds, dtype=object) == "same sentence"
     if together.any() and (~together).any():
-        inside, outside = similarities[-1, together].mean(), similarities[-1, ~together].mean()
+        inside, outside = chosen[together].mean(), chosen[~together].mean()
         count = int(together.sum())
         pairs_text = f"The {count} pair{'s' if count > 1 else ''} from one sentence"
         if float(_two(inside)) > float(_two(outside)):
@@ -101,6 +143,17 @@ def what_to_notice(
                 "higher, although they share all their context."
             )
     return text
+
+
+def _named(pairs: Sequence[str], found: Sequence[int]) -> str:
+    """The pairs at ``found``: ``"#1 vs #2"``, ``"#1 vs #2 and #2 vs #3"``, ``"5 pairs"``."""
+    if len(found) > MAX_NAMED:
+        return f"{len(found)} pairs"
+    return join([str(pairs[i]) for i in found])
+
+
+MAX_NAMED = 3
+"""More pairs than this tying at an extreme are counted, not named."""
 
 
 def gap_caption(gap, left_out: int = 0) -> str:

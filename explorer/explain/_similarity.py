@@ -52,6 +52,19 @@ class Explanation:
     baseline_scores: tuple[float, float] | None = None
     gap: float = 0.0
     steps: int = 0
+    pad_token: str | None = None
+
+    def special_tokens(self) -> list[str]:
+        """The special tokens the two texts hold (the model's own: ``[CLS]``, ``<s>``, ...),
+        each once, in the order they first appear."""
+        tokens, flags = [*self.tokens_a, *self.tokens_b], [*self.special_a, *self.special_b]
+        flagged = zip(tokens, flags, strict=True)
+        return list(dict.fromkeys(token for token, special in flagged if special))
+
+    def baseline_name(self) -> str:
+        """What the words are replaced by in the baseline text: ``"[PAD]s"``, ``"<pad>s"``,
+        or zero vectors for a tokenizer without a padding token."""
+        return f"{self.pad_token}s" if self.pad_token else "zero vectors"
 
     def __post_init__(self) -> None:
         for array in (self.pairs, self.token_scores_a, self.token_scores_b):
@@ -111,7 +124,8 @@ class Explanation:
             for i, value in self.top_tokens(side, k):
                 lines.append(
                     f"{self.tokens(side)[i]!r} in the {name} text adds {value:+.3g} to the "
-                    f"cosine ({shares[i]:.0%} of what its words add over a text of [PAD]s)"
+                    f"cosine ({shares[i]:.0%} of what its words add over a text of "
+                    f"{self.baseline_name()})"
                 )
         return lines
 
@@ -214,6 +228,7 @@ def explain_similarity(
         token_scores_b=second.scores,
         method="integrated gradients",
         baseline_scores=(first.start, second.start),
+        pad_token=model.tokenizer.pad_token,
         gap=max(first.gap, second.gap),
         steps=max(first.steps, second.steps),
     )

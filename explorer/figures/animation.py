@@ -14,6 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from explorer._markup import escape_plotly
+from explorer._shown import extremes, join
 from explorer.figures.projections import UNLABELLED, _groups, _hovers, palette
 
 WEBGL_ABOVE = 1000
@@ -201,13 +202,14 @@ def motion_notice(agreement: Sequence[float], what: str = "label") -> str:
     if len(shares) < 2:
         raise ValueError("Label agreement is needed for at least two layers.")
     first, last = shares[0], shares[-1]
-    best = int(np.argmax(shares))
+    best = extremes(shares, as_percent=True)[0]  # every layer showing the highest share
     text = (
         f"**What to notice:** at layer 0, {first:.0%} of each point's 5 nearest neighbours (in "
         f"the full space) share its {what}; at the last layer {last:.0%}"
     )
-    if f"{shares[best]:.0%}" != f"{max(first, last):.0%}":
-        text += f", and most at layer {best} ({shares[best]:.0%})"
+    if f"{shares[best[0]]:.0%}" != f"{max(first, last):.0%}":
+        where = f"layer {best[0]}" if len(best) == 1 else f"layers {join(map(str, best))}"
+        text += f", and most at {where} ({shares[best[0]]:.0%})"
     text += ". "
     if last >= first + SEPARATES:
         return text + f"The {what}s separate as context flows in."

@@ -273,9 +273,15 @@ def comparison(
     return figure
 
 
-def statistics_table(stats: pd.DataFrame) -> pd.DataFrame:
-    """The head-statistics table with readable column names, shares rounded to 3 digits."""
-    return stats.rename(columns=LABELS).round(3)
+def statistic_labels(cls: str = "[CLS]", sep: str = "[SEP]") -> dict[str, str]:
+    """:data:`LABELS` naming the special tokens as the model writes them (``"on <s>"``)."""
+    return {**LABELS, "cls": f"on {cls}", "sep": f"on {sep}"}
+
+
+def statistics_table(stats: pd.DataFrame, labels: dict[str, str] | None = None) -> pd.DataFrame:
+    """The head-statistics table with readable column names (``labels``, default
+    :data:`LABELS`; see :func:`statistic_labels`), shares rounded to 3 digits."""
+    return stats.rename(columns=labels or LABELS).round(3)
 
 
 def lens_table(lens: Lens, mask: int = 0) -> pd.DataFrame:

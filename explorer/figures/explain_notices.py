@@ -5,19 +5,23 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from explorer._shown import extremes, join, shown
 from explorer.explain import Explanation
 from explorer.explain._classic import MAX_CONTEXTS, REFERENCES
 
 
 def explanation_notice(explained: Explanation) -> str:
     """What stands out in a cosine's split: which pair gives most, how much the special
-    tokens and identical tokens give, how concentrated the parts are; for ``cls``, what the
-    words add over a text of [PAD]s and the completeness gap."""
+    tokens (named as the model writes them: ``[CLS]``, ``<s>``, ...) and identical tokens give,
+    how concentrated the parts are; for ``cls``, what the words add over a text of the model's
+    padding tokens and the completeness gap."""
     if explained.pairs is None:
         added = [explained.explained(side) for side in ("a", "b")]
+        first = explained.tokens_a[0] if explained.special_a and explained.special_a[0] else "first"
         return (
-            f"With [CLS] pooling the cosine is {explained.score:.3f}. Replacing every word by "
-            f"[PAD] leaves {explained.baseline_scores[0]:.3f} (first text) and "
+            f"With {first} pooling the cosine is {explained.score:.3f}. Replacing every word by "
+            f"{explained.baseline_name().removesuffix('s')} leaves "
+            f"{explained.baseline_scores[0]:.3f} (first text) and "
             f"{explained.baseline_scores[1]:.3f} (second text): the words add {added[0]:+.3f} "
             f"and {added[1]:+.3f}, shared among them as shaded (integrated gradients, "
             f"{explained.steps} steps, gap {explained.gap:.1e})."
@@ -39,7 +43,8 @@ def explanation_notice(explained: Explanation) -> str:
         same_share = pairs[same & ~special].sum() / score
         if special_share >= 0.15:
             parts.append(
-                f"Pairs with a special token ([CLS], [SEP]) give {special_share:.0%}: part of "
+                f"Pairs with a special token ({', '.join(explained.special_tokens())}) give "
+                f"{special_share:.0%}: part of "
                 "the similarity is the texts' shared frame, not their words."
             )
         if same_share >= 0.25:
@@ -61,10 +66,12 @@ def cka_notice(trained: np.ndarray, random: np.ndarray | None = None) -> str:
     and, with the random-weights matrix, how training changed the layers' likeness."""
     trained = np.asarray(trained)
     steps = np.diag(trained, k=1)
-    where = int(np.argmin(steps))
+    where = extremes(steps)[1]  # the lowest CKA as shown: every step that ties there
+    between = join([f"between layer {w} and layer {w + 1}" for w in where])
     sentence = (
-        f"The representation changes most between layer {where} and layer {where + 1} "
-        f"(CKA {steps[where]:.2f}); the first and last layers have CKA {trained[0, -1]:.2f}."
+        f"The representation changes most {between} (CKA {shown(steps[where[0]])}"
+        f"{' each' if len(where) > 1 else ''}); the first and last layers have CKA "
+        f"{shown(trained[0, -1])}."
     )
     if random is not None:
         off = ~np.eye(len(trained), dtype=bool)
@@ -108,7 +115,8 @@ def _anisotropy(measures: pd.DataFrame) -> str:
     low = cosine[cosine < ANISOTROPIC]
     if low.empty:
         return (
-            spread + f"{cosine.max():.2f} (highest at layer {int(cosine.idxmax())}): the vectors "
+            spread + f"{cosine.max():.2f} (highest at "
+            f"{_layers(cosine.index[extremes(cosine)[0]])}): the vectors "
             f"share a common direction in every layer, as {source} found for BERT-base."
         )
     return (
@@ -178,10 +186,10 @@ def _mev(measures: pd.DataFrame) -> str:
 
 def _senses(senses: pd.DataFrame) -> str:
     accuracy, chance = senses["accuracy"], float(senses["chance"].iloc[0])
-    best, first = int(accuracy.idxmax()), int(accuracy.index[0])
+    best, first = accuracy.index[extremes(accuracy, as_percent=True)[0]], int(accuracy.index[0])
     numbers = (
         f"Word senses by nearest centroid: {accuracy.loc[first]:.0%} at the embedding layer, "
-        f"best {accuracy.max():.0%} at layer {best} (chance {chance:.0%}): "
+        f"best {accuracy.max():.0%} at {_layers(best)} (chance {chance:.0%}): "
     )
     if accuracy.max() - chance < ABOVE_CHANCE:
         verdict = "barely above chance, so unlike BERT-base's, this model's vectors do not "
@@ -258,7 +266,8 @@ def classic_table(measures: pd.DataFrame, senses: pd.DataFrame | None = None) ->
     if senses is not None:
         accuracy = senses["accuracy"]
         ours["sense"] = (
-            f"best {accuracy.max():.0%} at layer {int(accuracy.idxmax())} (chance "
+            f"best {accuracy.max():.0%} at "
+            f"{_layers(accuracy.index[extremes(accuracy, as_percent=True)[0]])} (chance "
             f"{float(senses['chance'].iloc[0]):.0%})"
         )
     return pd.DataFrame(

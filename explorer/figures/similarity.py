@@ -134,21 +134,26 @@ def agreement_figure(
     labels: Mapping[str, str] | None = None,
     title: str = "Do the poolings rank sentence pairs alike? (Spearman ρ)",
 ) -> go.Figure:
-    """Heatmap of the Spearman correlations between poolings (``k x k`` table).
+    """Heatmap of the Spearman correlations between poolings (``k x k`` table); a ``nan``
+    cell (a pooling that cannot rank the pairs) reads "cannot rank".
 
     ``labels`` names the poolings (default :data:`explorer.pooling.LABELS`).
     """
     labels = dict(POOLING_LABELS if labels is None else labels)
     names = [labels.get(str(name), str(name)) for name in table.index]
+    values = table.to_numpy(dtype=float)
+    # no ρ for a pooling whose pairs all show the same value: it cannot rank them
+    text = np.where(np.isnan(values), "cannot rank", np.char.mod("%.2f", np.nan_to_num(values)))
     figure = go.Figure(
         go.Heatmap(
-            z=table.to_numpy(dtype=float),
+            z=values,
             x=names,
             y=names,
             zmin=-1.0,
             zmax=1.0,
             colorscale="RdBu",
-            texttemplate="%{z:.2f}",
+            text=text,
+            texttemplate="%{text}",
             colorbar={"title": "ρ"},
             name="Spearman ρ",
             hovertemplate="%{y} vs %{x}<br>Spearman ρ %{z:.3f}<extra></extra>",

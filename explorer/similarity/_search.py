@@ -18,8 +18,9 @@ import numpy as np
 import pandas as pd
 from scipy.stats import spearmanr
 
+from explorer._shown import all_tie, extremes, join, shown
 from explorer.embeddings import CorpusEmbeddings
-from explorer.layers import Layers
+from explorer.layers import Layers, layers_label
 from explorer.pooling import POOLINGS, validate_pooling
 from explorer.similarity._cosine import cosine_similarity
 from explorer.similarity._nearest import neighbors
@@ -67,14 +68,16 @@ def spearman(a: np.ndarray, b: np.ndarray) -> float:
     """Spearman correlation of two similarity matrices' pairs (ties get average ranks).
 
     Raises ``ValueError`` with fewer than 3 sentences (under 3 pairs, a rank correlation
-    says nothing). A pooling whose pairs are all equal gives ``nan``.
+    says nothing). A pooling whose pairs all show the same value at the heatmaps' two
+    decimals gives ``nan``: it cannot rank the pairs, and a ρ from differences smaller than
+    what is shown (0.999 against 1.000) would be a ranking from noise.
     """
     x, y = pair_values(a), pair_values(b)
     if x.shape != y.shape:
         raise ValueError(f"Matrices of different sizes: {np.shape(a)} and {np.shape(b)}.")
     if len(x) < 3:
         raise ValueError("Rank agreement needs at least 3 sentences (3 pairs).")
-    if np.ptp(x) == 0 or np.ptp(y) == 0:
+    if all_tie(x) or all_tie(y):
         return float("nan")
     return float(spearmanr(x, y).statistic)
 
@@ -143,12 +146,21 @@ def corpus_texts(frame: pd.DataFrame) -> list[str]:
     return texts
 
 
-def similarity_notice(matrices: dict[str, np.ndarray], labels: dict[str, str] | None = None) -> str:
+def similarity_notice(
+    matrices: dict[str, np.ndarray],
+    labels: dict[str, str] | None = None,
+    layers: Layers | None = None,
+    post: str = "",
+) -> str:
     """The page's opening sentence from the similarity matrices it shows (plain text).
 
-    ``matrices[pooling]`` ``(n, n)``. For the first pooling: the most and the least similar
-    pair (sentences numbered from 1); for every pooling, the range of its off-diagonal values,
-    so a pooling that makes every pair look alike stands out.
+    ``matrices[pooling]`` ``(n, n)`` under the layer choice ``layers`` (named in the sentence
+    when given) after the post-processing named by ``post`` (e.g. ``"mean-centred"``; empty
+    for none). For the first pooling: the most and the least similar pair (sentences numbered
+    from 1; pairs that tie at the two decimals shown are named together); for every pooling,
+    the range of its off-diagonal values, so a pooling that makes every pair look alike stands
+    out; a pooling whose pairs all show the same value cannot rank them, and the sentence says
+    so instead of a Spearman ρ (:func:`spearman` gives ``nan`` for it).
     """
     if not matrices:
         raise ValueError("No similarity matrices: choose at least one pooling.")
@@ -160,23 +172,28 @@ def similarity_notice(matrices: dict[str, np.ndarray], labels: dict[str, str] | 
         raise ValueError("Need at least two sentences to compare pairs.")
     rows, cols = np.triu_indices(n, k=1)
     values = matrix[rows, cols]
-    high, low = int(values.argmax()), int(values.argmin())
     name = labels.get(first, first)
-    if _two(values[high]) == _two(values[low]):
+    where = ", ".join(
+        part for part in (layers_label(layers).lower() if layers is not None else "", post) if part
+    )
+    under = f"Under {name}" + (f" ({where})" if where else "")
+    if all_tie(values):
         text = (
-            f"Under {name}, every pair of sentences scores {_two(values[high])}: this pooling "
-            "does not tell them apart."
+            f"{under}, every pair of sentences scores {shown(values[0])}: this pooling does not "
+            "tell them apart."
         )
     else:
-        text = (
-            f"Under {name}, sentences {rows[high] + 1} and {cols[high] + 1} are the most "
-            f"similar ({_two(values[high])}) and {rows[low] + 1} and {cols[low] + 1} the least "
-            f"({_two(values[low])})."
+        high, low = _extreme_pairs(values, rows, cols)
+        text = f"{under}, {high[0]} {high[1]} the most similar ({shown(values.max())}) and "
+        text += (
+            f"{low[0].removeprefix('sentences ')} the least ({shown(values.min())})."
+            if low[1] == "are"
+            else f"{low[0]} {low[1]} the least similar ({shown(values.min())})."
         )
     spans = []
     for pooling, other in matrices.items():
         pairs = np.asarray(other, dtype=np.float64)[rows, cols]
-        low_text, high_text = _two(pairs.min()), _two(pairs.max())
+        low_text, high_text = shown(pairs.min()), shown(pairs.max())
         hundredths = round(float(high_text) * 100) - round(float(low_text) * 100)
         spans.append((hundredths, pooling, low_text, high_text))
     narrow = min(spans)
@@ -191,11 +208,30 @@ def similarity_notice(matrices: dict[str, np.ndarray], labels: dict[str, str] | 
             else f"squeezes every pair into {narrow[2]}–{narrow[3]}"
         )
         text += f" {label} {squeeze}, the narrowest range: it tells the pairs apart least."
+    flat = [str(labels.get(p, p)) for hundredths, p, _, _ in spans if hundredths == 0]
+    if len(spans) > 1 and flat:
+        names = join(flat)
+        text += (
+            f" {names[:1].upper() + names[1:]} cannot rank the pairs (every pair shows the "
+            f"same value), so no Spearman ρ is given for {'it' if len(flat) == 1 else 'them'}."
+        )
     return text
 
 
-def _two(value: float) -> str:
-    """``value`` with two decimals as the heatmap shows it (Plotly's format drops the sign of a
-    value that rounds to zero: never ``-0.00``)."""
-    text = f"{value:.2f}"
-    return "0.00" if text == "-0.00" else text
+MAX_NAMED_PAIRS = 3
+"""More pairs than this tying at an extreme are counted, not named."""
+
+
+def _extreme_pairs(values: np.ndarray, rows: np.ndarray, cols: np.ndarray):
+    """``((subject, verb), (subject, verb))`` naming the pairs that show the highest and the
+    lowest value (``"sentences 1 and 5", "are"``, or ``"pairs 1–5 and 2–3", "tie as"``)."""
+    named = []
+    for found in extremes(values):
+        if len(found) == 1:
+            named.append((f"sentences {rows[found[0]] + 1} and {cols[found[0]] + 1}", "are"))
+        elif len(found) <= MAX_NAMED_PAIRS:
+            pairs = join([f"{rows[i] + 1}–{cols[i] + 1}" for i in found])
+            named.append((f"pairs {pairs}", "tie as"))
+        else:
+            named.append((f"{len(found)} pairs", "tie as"))
+    return named[0], named[1]

@@ -12,7 +12,7 @@ import numpy as np
 
 from explorer.explain import postprocess_layers, rogue_share
 from explorer.explain._postprocess import LABELS, rogue_sentence
-from explorer.layers import combine_layers
+from explorer.layers import combine_layers, layers_label
 from explorer.ui import compute
 from explorer.ui.widgets import postprocess_select
 
@@ -69,6 +69,7 @@ def rogue_note(raw: np.ndarray, processed: np.ndarray, post: str, strategy, word
     what = LABELS[post].split(" (")[0]
     lead = (
         f"{what}, with the statistics of every token of these sentences; of the cosines "
-        f"between the {raw.shape[1]} occurrences of “{word.strip()}”"
+        f"between the {raw.shape[1]} occurrences of “{word.strip()}” under the "
+        f"{layers_label(strategy).lower()}"
     )
     return rogue_sentence(before, after, post, lead)

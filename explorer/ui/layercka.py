@@ -31,13 +31,17 @@ def content_states(hidden: np.ndarray, special: Sequence[bool]) -> np.ndarray:
     return hidden[:, ~np.asarray(special, dtype=bool)]
 
 
-def section(model_name: str, text: str, hidden: np.ndarray, special: Sequence[bool]) -> str:
-    """The section for ``text`` (``hidden`` its states, ``special`` its special-token mask);
+def section(
+    model_name: str, text: str, hidden: np.ndarray, special: Sequence[bool], names: str = ""
+) -> str:
+    """The section for ``text`` (``hidden`` its states, ``special`` its special-token mask,
+    ``names`` those tokens as the model writes them: ``"[CLS], [SEP]"``, ``"<s>, </s>"``);
     returns its Show-code snippet for the page's "Show code"."""
+    names = names or "the special tokens"
     st.subheader("Layers compared: where does the representation change most?", anchor=False)
     states = content_states(hidden, special)
     if states.shape[1] < 2:
-        messages.info("Comparing layers needs at least 2 tokens besides [CLS] and [SEP].")
+        messages.info(f"Comparing layers needs at least 2 tokens besides {names}.")
         return cka_snippet(model_name, [text])
     baseline = st.toggle(
         "Beside the same model with random weights",
@@ -58,7 +62,7 @@ def section(model_name: str, text: str, hidden: np.ndarray, special: Sequence[bo
     st.plotly_chart(cka_heatmaps(matrices), width="stretch", key="layers.cka")
     st.caption(
         f"Linear CKA (Kornblith et al. 2019) of every layer with every other, over the "
-        f"{states.shape[1]} tokens of the text ([CLS] and [SEP] left out); layer 0 is the "
+        f"{states.shape[1]} tokens of the text ({names} left out); layer 0 is the "
         "embedding output. 1: the two layers hold the same picture of the tokens up to a "
         "rotation and scale; lower: the layer in between re-arranged them. With few tokens "
         "CKA runs high: add sentences to the text for a sharper picture."

@@ -52,10 +52,12 @@ def cosines(
     poolings: Sequence[str],
     layers,
     post: str,
+    labels: dict[str, str] = POOLING_LABELS,
 ) -> tuple[dict[str, np.ndarray], str | None]:
     """The cosine matrices of ``corpus`` under each of ``poolings`` after ``post``
     (:func:`explorer.similarity.similarity_matrices` when ``none``), and what the top rogue
-    dimensions carried of the first pooling's cosines before and after (``None`` for none)."""
+    dimensions carried of the first pooling's cosines before and after (``None`` for none),
+    the pooling named by ``labels`` (:func:`explorer.pooling.pooling_labels` of the model)."""
     matrices = search.similarity_matrices(corpus, poolings, layers)  # validates the choice
     if post == "none":
         return matrices, None
@@ -74,7 +76,7 @@ def cosines(
     what = LABELS[post].split(" (")[0]
     lead = (
         f"{what}, with the statistics of {len(reference_texts())} built-in remarks; of the "
-        f"cosines between these sentences under {POOLING_LABELS[first]}"
+        f"cosines between these sentences under {labels[first]}"
     )
     return matrices, rogue_sentence(before, after, post, lead)
 

@@ -38,7 +38,10 @@ def test_defaults_show_heatmaps_agreement_and_search(page):
     ]
     assert agreement["data"][0]["type"] == "heatmap"
     notice = plain(at.info[0].value)
-    assert notice.startswith("Under [CLS] token, sentences") and "squeezes every pair" in notice
+    assert (
+        notice.startswith("Under [CLS] token (last layer), sentences")
+        and "squeezes every pair" in notice
+    )
     assert heatmaps["data"][0]["textfont"]["size"] >= 15  # readable on a projector
     assert heatmaps["data"][0]["text"][0][0] == "1"
     results = _results(at)
