@@ -210,3 +210,13 @@ def test_the_cli_refuses_a_sparse_gigabyte_in_bounded_memory(tmp_path):
     assert done.returncode == 2, done.stderr[-2000:]
     assert done.stderr.startswith("explorer embed: error: sparse.txt looks like a binary file")
     assert int(done.stdout) < 1 << 20  # KB: the peak resident size stays under 1 GB
+
+
+def test_a_missing_column_message_lists_at_most_20_names_each_cut(tmp_path):
+    names = [f"c{i}" for i in range(29)] + ["x" * 500]
+    path = tmp_path / "wide.csv"
+    path.write_text(",".join(names) + "\n" + ",".join("1" * 30) + "\n")
+    with pytest.raises(ValueError) as error:
+        inspect_input(path, text_column="c0", label_column="nope")
+    assert "(columns: c0, c1, " in str(error.value) and "c19 and 10 more)" in str(error.value)
+    assert len(str(error.value)) < 300

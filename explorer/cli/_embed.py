@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from explorer.cli._common import duration, size_text
+from explorer.cli._common import duration, say, size_text
 
 
 def embed(args: argparse.Namespace) -> int:
@@ -69,7 +69,7 @@ def _run_embed(args: argparse.Namespace, settings, engine) -> int:
         if not first:
             first.append(state.rows)
             if state.kept is not None and not args.quiet:
-                print(_resuming(args.out, state.kept), file=sys.stderr)
+                say(_resuming(args.out, state.kept), error=True)
         if bar is not None:
             bar.update(state)
 
@@ -82,13 +82,13 @@ def _run_embed(args: argparse.Namespace, settings, engine) -> int:
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        print(f"\nexplorer embed: interrupted; {_kept(args.out)}", file=sys.stderr)
+        say(f"\nexplorer embed: interrupted; {_kept(args.out)}", error=True)
         return 130
     finally:
         if bar is not None:
             bar.close()
     if not args.quiet:
-        print(_summary(args, manifest, first[0] if first else None, start))
+        say(_summary(args, manifest, first[0] if first else None, start))
     return 0
 
 

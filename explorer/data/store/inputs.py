@@ -107,21 +107,28 @@ def inspect_input(
         else:
             raise ValueError(
                 f"{path.name} has no column named 'text'; say which column holds the texts "
-                f"with --text-column (columns: {', '.join(columns)})."
+                f"with --text-column (columns: {_listed(columns)})."
             )
     if text_column not in columns:
         raise ValueError(
-            f"{path.name} has no column {text_column!r} (columns: {', '.join(columns)})."
+            f"{path.name} has no column {text_column!r} (columns: {_listed(columns)})."
         )
     if label_column is None and "label" in columns and text_column != "label":
         label_column = "label"
     if label_column is not None and label_column not in columns:
         raise ValueError(
-            f"{path.name} has no column {label_column!r} (columns: {', '.join(columns)})."
+            f"{path.name} has no column {label_column!r} (columns: {_listed(columns)})."
         )
     if label_column == text_column:
         raise ValueError("The label column must differ from the text column.")
     return InputInfo(path, fmt, columns, text_column, label_column)
+
+
+def _listed(columns: tuple[str, ...], most: int = 20) -> str:
+    """The column names for a message: each made :func:`printable` and cut to 60 characters,
+    at most ``most`` of them."""
+    names = ", ".join(printable(name, 60) for name in columns[:most])
+    return names + (f" and {len(columns) - most:,} more" if len(columns) > most else "")
 
 
 def check_text_file(path: Path, fmt: str) -> None:
