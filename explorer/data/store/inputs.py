@@ -142,18 +142,25 @@ def check_text_file(path: Path, fmt: str) -> None:
         while block := data.read(_SCAN_BYTES if hole is None else min(_SCAN_BYTES, hole - offset)):
             nul = block.find(b"\x00")
             seen = block if nul < 0 else block[:nul]
+            breaks = _breaks(seen, after_cr)
             if fmt == "text":
-                first = min((i for i in (seen.find(b"\n"), seen.find(b"\r")) if i >= 0), default=-1)
-                if first >= 0:
+                if b"\r" in seen:
+                    first = min(
+                        i for i in (seen.find(b"\n"), seen.find(b"\r"), len(seen)) if i >= 0
+                    )
+                    last = max(seen.rfind(b"\n"), seen.rfind(b"\r"))
+                else:  # the usual case: one search each way
+                    first, last = seen.find(b"\n"), seen.rfind(b"\n")
+                if last >= 0:
                     if offset + first - start > MAX_ROW_BYTES:
                         raise ValueError(_too_long(path, line))
-                    start = offset + max(seen.rfind(b"\n"), seen.rfind(b"\r")) + 1
+                    start = offset + last + 1
                 if offset + len(seen) - start > MAX_ROW_BYTES:
-                    raise ValueError(_too_long(path, line + _breaks(seen, after_cr)))
-            line += _breaks(seen, after_cr)
+                    raise ValueError(_too_long(path, line + breaks))
+            line += breaks
             if nul >= 0:
                 raise ValueError(_binary(path, fmt, f"at byte {offset + nul:,}, line {line:,}"))
-            after_cr = fmt == "text" and block.endswith(b"\r")
+            after_cr = block.endswith(b"\r")
             offset += len(block)
         if hole is not None:
             raise ValueError(_binary(path, fmt, f"from byte {hole:,} on, line {line:,}"))
@@ -162,8 +169,10 @@ def check_text_file(path: Path, fmt: str) -> None:
 def _breaks(block: bytes, after_cr: bool) -> int:
     """Line breaks in ``block`` (``\\n``, ``\\r\\n`` or a lone ``\\r``, as Python reads text);
     ``after_cr``: the block before ended with ``\\r``."""
-    lone_cr = block.count(b"\r") - block.count(b"\r\n")
-    return block.count(b"\n") + lone_cr - (after_cr and block.startswith(b"\n"))
+    breaks = block.count(b"\n") - (after_cr and block.startswith(b"\n"))
+    if b"\r" in block:
+        breaks += block.count(b"\r") - block.count(b"\r\n")
+    return breaks
 
 
 def _first_hole(fd: int) -> int | None:
