@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import os
 import re
 import subprocess
@@ -9,6 +10,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import explorer
@@ -203,3 +205,44 @@ def test_the_summary_counts_truncated_texts(tiny_bert_path, tmp_path, capsys):
     assert main([*args, "--layers", "last"]) == 0
     out = capsys.readouterr().out
     assert "Truncated to 512 tokens (all the model reads): 2 texts, 1 of them over 100,000 " in out
+
+
+HOSTILE = ("\x1b]52;c;cm0gLXJmIH4K\x07", "\x1b[2J", "\x1b]0;owned\x07", "\x9b31m", "\u202e", "\r")
+"""OSC 52 (write the clipboard), clear screen, window title, a C1 CSI, a bidi override, CR."""
+
+
+def _no_control(text: str) -> None:
+    for sequence in HOSTILE:
+        assert sequence not in text, repr(sequence)
+    assert not any(c in text for c in "\x1b\x07\x9b\u202e\r"), repr(text)
+
+
+def test_texts_labels_and_column_names_are_printed_without_control_characters(
+    tiny_bert_path, tmp_path, capsys
+):
+    # issue 32, finding 11: search, info and the column-listing error printed them raw
+    rows = [
+        {"text": f"{HOSTILE[i % 6]}bank text {i}", "label": f"{HOSTILE[(i + 1) % 6]}L", "n": i}
+        for i in range(6)
+    ]
+    source = tmp_path / "in.csv"
+    frame = pd.DataFrame(rows).rename(columns={"n": f"col{HOSTILE[0]}{HOSTILE[1]}"})
+    frame.to_csv(source, index=False, quoting=csv.QUOTE_ALL)  # a CR inside quotes
+    out = str(tmp_path / "s")
+    assert main(["embed", str(source), "--out", out, "--model", tiny_bert_path, "--quiet"]) == 0
+    assert main(["info", out]) == 0
+    printed = capsys.readouterr().out
+    _no_control(printed)
+    assert "col\\x1b]52;c;cm0gLXJmIH4K\\x07\\x1b[2J" in printed  # escaped, still readable
+    assert main(["search", out, "bank text", "-k", "6", "--model", tiny_bert_path]) == 0
+    printed = capsys.readouterr().out
+    _no_control(printed)
+    lines = printed.splitlines()[1:]
+    assert len(lines) == 6 and "\\x1b[2J" in printed and "\\u202e" in printed
+    # the labels are escaped before they are padded: the texts start in one column
+    found = [re.match(r"^ +\d  \S+  #\d +(?P<label>\S+L) *  (?P<text>\S.*)$", x) for x in lines]
+    assert all(found) and len({m.start("text") for m in found}) == 1, lines
+    assert main(["embed", str(source), "--out", out, "--text-column", "body"]) == 2
+    err = capsys.readouterr().err
+    _no_control(err)
+    assert "no column 'body' (columns: text, label, col\\x1b]52;" in err

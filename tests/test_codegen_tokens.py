@@ -56,3 +56,12 @@ def test_snippet_for_a_hub_model_names_it():
     assert "max_length=512" in source
     assert "pair = None" in source
     compile(source, "<tokens snippet>", "exec")
+
+
+def test_snippet_reads_typed_special_tokens_as_text_like_the_library(bundled):
+    # issue 32, finding 14: the explorer reads a typed "[SEP]" as text; so does the snippet
+    text, pair = "A typed [SEP] and [CLS] are text.", "[SEP] [PAD] too"
+    namespace, _ = run_snippet(tokens_snippet(explorer.DEFAULT_MODEL, text, pair, 512))
+    expected = bundled.tokenize(text, pair)
+    assert namespace["tokens"] == expected.tokens and expected.special.count(True) == 3
+    assert list(namespace["types"]) == expected.segment_ids

@@ -16,7 +16,7 @@ from explorer.data.columns import (
     text_lengths,
 )
 from explorer.maps import value_agreement, value_notice
-from explorer.maps._columns import random_pair_difference
+from explorer.maps._columns import _amount, random_pair_difference
 
 
 def test_numbers_read_strings_and_typed_cells_alike_with_empty_cells_as_nan():
@@ -124,3 +124,23 @@ def test_long_cells_are_cut_for_grouping_and_counted():
     assert cut_labels(["x" * 10, "y"], limit=5) == (["xxxx…", "y"], 1)
     said = value_notice(np.c_[np.arange(9.0), np.zeros(9)], np.arange(9.0), "#" * 10_000)
     assert 0 < said.count("#") <= 3 * 80  # the name, shortened, at most three times
+
+
+def test_values_near_the_float_limits_give_finite_true_numbers():
+    # issue 32, finding 9: "differ by inf on average, against inf ... (nan% of it)"
+    rng = np.random.default_rng(3)
+    coords = rng.normal(size=(300, 2))
+    values = np.where(coords[:, 0] > 0, 1.79e308, -1.79e308) * rng.uniform(0.9, 1, 300)
+    notice = value_notice(coords, values, "huge")
+    assert "inf" not in notice and "nan" not in notice, notice
+    small = value_notice(coords, values / 1e300, "huge")  # the same column in other units
+    assert notice.split("(")[1] == small.split("(")[1]  # the same share and verdict
+    assert "orders the points by “huge”" in notice
+    near, far, n = value_agreement(coords, values)
+    assert f"by {near:,.3g} on average, against {far:,.3g} between" in notice
+    assert far == pytest.approx(random_pair_difference(values / 1e300) * 1e300, rel=1e-9)
+    assert random_pair_difference(values) == pytest.approx(far, rel=1e-12)
+    # a mean difference past the largest float is still printed as a number
+    assert _amount(3.58, 1e308) == "3.58e+308" and _amount(0.5, 4.0) == "2"
+    tiny = value_agreement(coords, values / 1e308 * 5e-324 * 3)  # subnormal values: no 0/0
+    assert np.isfinite(tiny[1]) and tiny[1] > 0

@@ -77,3 +77,38 @@ def test_layer_cka_on_a_model(tiny):
     assert matrix[0, -1] == pytest.approx(linear_cka(states[0], states[-1]))
     capped = layer_cka(tiny, texts, max_tokens=5)
     assert capped[0, 1] == pytest.approx(linear_cka(states[0, :5], states[1, :5]))
+
+
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_non_finite_input_is_refused(bad):
+    # issue 32, finding 13: NaN came back for NaN or inf, and cka_matrix made a NaN layer 0
+    x = np.random.default_rng(0).normal(size=(10, 4))
+    y = x.copy()
+    y[3, 1] = bad
+    with pytest.raises(ValueError, match="Y holds NaN or infinite values"):
+        linear_cka(x, y)
+    states = np.stack([x, x * 2, y])
+    with pytest.raises(ValueError, match="Layer 2 holds NaN or infinite values"):
+        cka_matrix(states)
+    with pytest.raises(ValueError, match="Layer 2 holds NaN"):
+        cka_matrix(np.stack([x.T[:, 2:5], x.T[:, 2:5], y.T[:, 2:5]]))  # fewer tokens than features
+
+
+@pytest.mark.parametrize("scale", [1e-100, 1e-300, 1e-310, 1e100, 1e300])
+def test_cka_is_scale_invariant_near_the_float_limits(scale):
+    rng = np.random.default_rng(1)
+    x = rng.normal(size=(30, 6))
+    y = np.tanh(x @ rng.normal(size=(6, 9)))
+    assert linear_cka(x * scale, x) == pytest.approx(1.0, abs=1e-9)
+    assert linear_cka(x * scale, y) == pytest.approx(linear_cka(x, y), abs=1e-9)
+    matrix = cka_matrix(np.stack([x, x * scale, x[:, ::-1] * 7.0]))
+    np.testing.assert_allclose(matrix, np.ones((3, 3)), atol=1e-9)
+
+
+def test_constant_inputs_give_zero_as_documented():
+    # 0.1 is not exact in binary: the mean of a constant column missed it by an ulp, and two
+    # constant inputs compared their rounding errors (1.0)
+    constant = np.full((7, 3), 0.1)
+    assert linear_cka(constant, constant) == 0.0
+    assert linear_cka(constant, np.random.default_rng(2).normal(size=(7, 3))) == 0.0
+    assert np.array_equal(cka_matrix(np.stack([constant, constant])), np.eye(2) * 0)

@@ -104,3 +104,54 @@ def test_standardizing_takes_the_weight_off_the_rogue_dimension():
     assert before.share > 0.9 > 0.2 > after.share
     assert "(7)" in sentence and f"{before.share:.0%}" in sentence
     assert f"after standardize, {after.share:.0%}" in sentence
+
+
+@pytest.mark.parametrize("mode", POSTPROCESSING)
+@pytest.mark.parametrize("bad", [np.nan, np.inf])
+def test_non_finite_input_is_refused(data, mode, bad):
+    # issue 32, finding 13: NaN went through, and abtt raised numpy's LinAlgError
+    vectors, reference = data
+    broken = vectors.copy()
+    broken[2, 5] = bad
+    with pytest.raises(ValueError, match="NaN or infinite values in the vectors"):
+        postprocess(broken, mode, reference)
+    broken = reference.copy()
+    broken[0, 0] = bad
+    with pytest.raises(ValueError, match="NaN or infinite values in the reference"):
+        postprocess(vectors, mode, broken)
+    with pytest.raises(ValueError, match="NaN or infinite"):
+        rogue_share(np.where(np.isnan(vectors), 0, broken[:7]))
+
+
+@pytest.mark.parametrize("mode", POSTPROCESSING)
+@pytest.mark.parametrize("scale", [1e-300, 1e30, 1e300])
+def test_post_processing_has_no_overflow_and_scales_with_the_vectors(data, mode, scale):
+    vectors, reference = data
+    vectors, reference = vectors - 4.0, reference - 4.0  # centred: differences ~ values
+    plain = postprocess(vectors, mode, reference).astype(np.float64)
+    if mode == "standardize":  # z-scores: the same whatever the units
+        np.testing.assert_allclose(postprocess(vectors * scale, mode, reference * scale), plain,
+                                   atol=1e-5)  # fmt: skip
+        return
+    expected = plain * scale
+    if np.abs(expected).max() > np.finfo(np.float32).max:
+        with pytest.raises(ValueError, match="beyond what float32 holds"):
+            postprocess(vectors * scale, mode, reference * scale)
+        return
+    got = postprocess(vectors * scale, mode, reference * scale).astype(np.float64)
+    if scale < 1e-40:  # below float32's smallest: zeros, not NaN
+        assert np.array_equal(got, np.zeros_like(got))
+    else:
+        np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5 * scale)
+
+
+def test_values_beyond_float32_are_refused_not_made_inf(data):
+    # issue 32, finding 13: values >= 3.4e38 became inf
+    vectors, reference = data
+    with pytest.raises(ValueError, match=r"as they are reach \d.\d+e\+38, beyond what float32"):
+        postprocess(vectors * 1e38, "none", reference * 1e38)
+    for mode in ("center", "abtt"):
+        with pytest.raises(ValueError, match=rf"after {mode} reach .* beyond what float32 holds"):
+            postprocess(vectors * 1e39, mode, reference * 1e39)
+    huge = postprocess(vectors * 1e300, "standardize", reference * 1e300)
+    np.testing.assert_allclose(huge, postprocess(vectors, "standardize", reference), atol=1e-5)

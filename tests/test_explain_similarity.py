@@ -209,3 +209,16 @@ def test_integrated_gradients_report_their_progress_and_stop_when_it_raises(tiny
     with pytest.raises(Stop):
         explain_similarity(tiny, A, B, "cls", report=stop)
     assert explain_similarity(tiny, A, B, "mean", report=stop).method == "exact"  # one pass
+
+
+def test_typed_special_tokens_are_attributed_as_the_text_they_are(bundled):
+    # issue 32, finding 14: a typed "[CLS] [SEP] [PAD]" became real special tokens, kept by
+    # the baseline, and the attribution ran its most steps (256: 9-12 s for 5 tokens)
+    from explorer.explain._gradients import MAX_STEPS, integrated_gradients
+
+    target = explorer.sentence_embeddings(bundled, ["money in the bank"], "cls", "last")[0]
+    typed = integrated_gradients(bundled, "[CLS] [SEP] [PAD] bank", target)
+    plain = bundled.tokenize("[cls] [sep] [pad] bank")  # the same pieces, as any text
+    assert bundled.tokenize("[CLS] [SEP] [PAD] bank").ids == plain.ids and len(plain) == 13
+    assert len(typed.scores) == 13 and typed.scores[1:-1].all()  # every piece is a word's
+    assert typed.steps < MAX_STEPS and typed.gap <= 1e-3

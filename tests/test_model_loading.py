@@ -186,3 +186,23 @@ def test_pickle_only_checkpoint_needs_opt_in(tmp_path, tiny_bert_path):
     with pytest.warns(UserWarning, match="pickle"):
         loaded = explorer.load_model(str(tmp_path), allow_pickle=True)
     assert loaded.num_layers == 4
+
+
+TYPED = "[CLS] the [SEP] river [PAD] bank [MASK] [UNK]"
+
+
+def test_typed_special_tokens_are_plain_text(bundled):
+    # issue 32, finding 14: a typed "[SEP]" became a real separator (and "[PAD]" a pad token)
+    typed = bundled.tokenize(TYPED)
+    assert typed.special == [True] + [False] * (len(typed) - 2) + [True]
+    assert typed.tokens[1:5] == ["[", "cl", "##s", "]"] and "[SEP]" not in typed.tokens[1:-1]
+    same = bundled.tokenize(TYPED.lower())  # an uncased model: the same pieces as any text
+    assert (typed.ids, typed.offsets) == (same.ids, same.offsets)
+    (row,) = bundled.encode_batch([TYPED])
+    assert row["input_ids"] == typed.ids and row["special_tokens_mask"] == [1] + [0] * 20 + [1]
+    pair = bundled.tokenize(TYPED, "[SEP] a second one")
+    assert pair.tokens.count("[SEP]") == 2 and set(pair.segment_ids) == {0, 1}
+    assert pair.segment_ids == [0] * len(typed) + [1] * (len(pair) - len(typed))
+    # a text without them tokenizes as the tokenizer always did: every page's numbers stay
+    for text in (TUTORIAL, "embeddings", "A [bracketed] word <s> and </s>."):
+        assert bundled.tokenize(text).ids == bundled.tokenizer(text)["input_ids"]

@@ -164,3 +164,61 @@ def test_resume_refuses_an_input_whose_kept_texts_changed_in_place(tiny, tmp_pat
     assert source.stat().st_size == stat.st_size
     with pytest.raises(ValueError, match="input's texts differ from the rows its shards/00001"):
         embed_to_store(tiny, source, tmp_path / "s", SETTINGS)
+
+
+def _plant(kind: str, at: Path, precious: Path) -> None:
+    if kind == "symlink":
+        at.symlink_to(precious)
+    elif kind == "hard link":
+        os.link(precious, at)
+    elif kind == "foreign file":
+        at.write_text("not a lock record\n")
+    else:
+        os.mkfifo(at)
+
+
+@pytest.mark.parametrize("kind", ["symlink", "hard link", "foreign file", "fifo"])
+def test_a_planted_lock_path_is_refused_and_left_untouched(
+    tiny, tiny_bert_path, tmp_path, kind, capsys
+):
+    # issue 32, finding 3: `ln -s $PWD/precious.txt out/.embed.lock` made `explorer embed`
+    # write its lock record into precious.txt
+    from explorer.cli import main
+
+    precious = tmp_path / "precious.txt"
+    precious.write_text("keep me\n")
+    (tmp_path / "out").mkdir()
+    lock = tmp_path / "out" / LOCK_FILE
+    _plant(kind, lock, precious)
+    before = lock.lstat()
+    with pytest.raises(ValueError, match="is not a lock file of `explorer embed`"):
+        with lock_store(tmp_path / "out"):
+            pass
+    source = write_csv(tmp_path / "in.csv", TEXTS[:2])
+    with pytest.raises(ValueError, match="left untouched and nothing was written"):
+        embed_to_store(tiny, source, tmp_path / "out", SETTINGS)
+    argv = ["embed", str(source), "--out", str(tmp_path / "out"), "--model", tiny_bert_path]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "is not a lock file" in err and "Traceback" not in err
+    assert precious.read_text() == "keep me\n"
+    after = lock.lstat()
+    assert (after.st_ino, after.st_mode, after.st_size) == (
+        before.st_ino,
+        before.st_mode,
+        before.st_size,
+    )
+    if kind == "foreign file":
+        assert lock.read_text() == "not a lock record\n"
+    assert not (tmp_path / "out" / "manifest.json").exists()
+
+
+def test_an_empty_or_stale_lock_file_of_ours_is_taken_over(tmp_path):
+    (tmp_path / LOCK_FILE).write_text("")  # a run killed between creating and writing it
+    with lock_store(tmp_path) as previous:
+        assert previous is None
+    stale = {"pid": 2**22 + 12345, "host": "elsewhere-" + os.uname().nodename, "since": "x"}
+    (tmp_path / LOCK_FILE).write_text(json.dumps(stale))
+    with lock_store(tmp_path) as previous:  # flock decides on a local file system
+        assert previous == stale
+    assert not (tmp_path / LOCK_FILE).exists()

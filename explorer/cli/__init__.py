@@ -17,6 +17,7 @@ import sys
 from collections.abc import Sequence
 
 from explorer.cli import _embed, _stores
+from explorer.cli._common import say
 from explorer.layers import LAYER_CHOICES
 
 ENGINES = ("local", "ray")
@@ -35,10 +36,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         return args.run(args)
     except ValueError as error:
-        print(f"explorer {args.command}: error: {error}", file=sys.stderr)
+        say(f"explorer {args.command}: error: {error}", error=True)
         return 2
     except OSError as error:
-        print(f"explorer {args.command}: error: {error}", file=sys.stderr)
+        say(f"explorer {args.command}: error: {error}", error=True)
         return 2
 
 

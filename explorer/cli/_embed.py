@@ -8,7 +8,7 @@ import sys
 import time
 from pathlib import Path
 
-from explorer.cli._common import duration, size_text
+from explorer.cli._common import duration, say, size_text
 
 
 def embed(args: argparse.Namespace) -> int:
@@ -16,17 +16,17 @@ def embed(args: argparse.Namespace) -> int:
         raise ValueError("--ray-address and --ray-actors go with --engine ray.")
     if args.ray_actors is not None and args.ray_actors < 1:
         raise ValueError(f"--ray-actors must be at least 1, not {args.ray_actors}.")
+    if args.batch_tokens is not None and args.batch_tokens < 1:
+        raise ValueError(f"--batch-tokens must be at least 1, not {args.batch_tokens}.")
+    from explorer.data.store.inputs import inspect_input
+
+    # cheap checks first, so a typo or a binary file fails before torch and the model load
+    inspect_input(args.input, args.text_column, args.label_column)
+    from explorer.data.store.writer import Settings, parse_poolings
     from explorer.model.batching import MAX_BATCH_TOKENS
 
     if args.batch_tokens is None:
         args.batch_tokens = MAX_BATCH_TOKENS
-    if args.batch_tokens < 1:
-        raise ValueError(f"--batch-tokens must be at least 1, not {args.batch_tokens}.")
-    from explorer.data.store.inputs import inspect_input
-    from explorer.data.store.writer import Settings, parse_poolings
-
-    # cheap checks first, so a typo fails before the model loads
-    inspect_input(args.input, args.text_column, args.label_column)
     settings = Settings(
         poolings=parse_poolings(args.pooling),
         layers=args.layers,
@@ -69,7 +69,7 @@ def _run_embed(args: argparse.Namespace, settings, engine) -> int:
         if not first:
             first.append(state.rows)
             if state.kept is not None and not args.quiet:
-                print(_resuming(args.out, state.kept), file=sys.stderr)
+                say(_resuming(args.out, state.kept), error=True)
         if bar is not None:
             bar.update(state)
 
@@ -82,13 +82,13 @@ def _run_embed(args: argparse.Namespace, settings, engine) -> int:
     except KeyboardInterrupt:
         if bar is not None:
             bar.close()
-        print(f"\nexplorer embed: interrupted; {_kept(args.out)}", file=sys.stderr)
+        say(f"\nexplorer embed: interrupted; {_kept(args.out)}", error=True)
         return 130
     finally:
         if bar is not None:
             bar.close()
     if not args.quiet:
-        print(_summary(args, manifest, first[0] if first else None, start))
+        say(_summary(args, manifest, first[0] if first else None, start))
     return 0
 
 

@@ -8,7 +8,7 @@ import shlex
 import time
 from pathlib import Path
 
-from explorer.cli._common import duration, layer_arg, size_text
+from explorer.cli._common import duration, layer_arg, say, size_text, terminal_text
 
 
 def info(args: argparse.Namespace) -> int:
@@ -43,7 +43,7 @@ def info(args: argparse.Namespace) -> int:
             f"Projection {entry['method']} of {entry['pooling']}/{entry['layers']}: "
             f"{entry['points']:,} of {entry['of_rows']:,} rows ({entry['file']})"
         )
-    print("\n".join(lines))
+    say("\n".join(lines))
     return 0
 
 
@@ -61,14 +61,14 @@ def project(args: argparse.Namespace) -> int:
     )
     trust = entry["trustworthiness"]
     quality = f", trustworthiness {trust:.3f}" if trust is not None else ""
-    print(
+    say(
         f"Projected {entry['points']:,} of {entry['of_rows']:,} rows with {args.method} "
         f"in {duration(time.perf_counter() - start)}{quality}: {entry['file']}"
     )
     for note in entry["notes"]:
-        print(f"  note: {note}")
+        say(f"  note: {note}")
     store = Path(args.store).resolve()
-    print(
+    say(
         f"To view it: EXPLORER_CORPORA={shlex.quote(str(store.parent))} streamlit run app.py, "
         f"then Projections > Saved corpus > {store.name} ({args.method}, {args.pooling} "
         f"pooling, layer {args.layer})."
@@ -89,19 +89,20 @@ def search(args: argparse.Namespace) -> int:
     rows = corpus.take(found.indices)
     used = layer_indices(layers, corpus.num_layers)
     which = f"layer{'s' * (len(used) > 1)} {', '.join(map(str, used))}"
-    print(
+    say(
         f"{len(found.indices)} nearest of {len(corpus):,} texts by cosine similarity, "
         f"{args.pooling} pooling, {layers_label(layers).lower()} ({which}):"
     )
     label = corpus.label_column
-    labels = rows[label].astype(str).tolist() if label else [""] * len(rows)
+    # escaped before measuring, so that the columns line up as printed
+    labels = [terminal_text(str(tag)) for tag in rows[label]] if label else [""] * len(rows)
     label_width = max(map(len, labels), default=0)
     width = len(str(len(corpus)))
     for rank, (row, score, tag, text) in enumerate(
         zip(found.indices, found.scores, labels, rows[corpus.text_column], strict=True), start=1
     ):
-        text = " ".join(str(text).split())
+        text = terminal_text(" ".join(str(text).split()))
         text = text if len(text) <= 100 else text[:99] + "…"
         tag = f"  {tag:<{label_width}}" if label else ""
-        print(f"{rank:>3}  {score:.4f}  #{row:<{width}}{tag}  {text}")
+        say(f"{rank:>3}  {score:.4f}  #{row:<{width}}{tag}  {text}")
     return 0

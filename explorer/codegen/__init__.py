@@ -53,7 +53,8 @@ def model_preamble(model_name: str) -> str:
         "import torch\n"
         "from transformers import AutoModel, AutoTokenizer\n\n"
         + where
-        + "tokenizer = AutoTokenizer.from_pretrained(name)\n"
+        # as the explorer reads texts: a typed "[SEP]" is text, not a separator
+        + "tokenizer = AutoTokenizer.from_pretrained(name, split_special_tokens=True)\n"
         "model = AutoModel.from_pretrained(name).eval()\n"
     )
 

@@ -72,6 +72,8 @@ def lens_snippet(model_name: str, text: str, k: int = 5) -> str:
     and ``top`` ``{layer: [[(token, probability), ...] per mask]}``."""
     preamble = model_preamble(model_name).replace("AutoModel,", "AutoModelForMaskedLM,")
     preamble = preamble.replace(_LOAD, "AutoModelForMaskedLM.from_pretrained(name)")
+    # the lens reads a typed [MASK] as the mask token, on purpose
+    preamble = preamble.replace(", split_special_tokens=True)", ")")
     return (
         preamble + f"\ntext = {literal(text)}\n" + f"k = {int(k)}\n"
         "text = text.replace('[MASK]', tokenizer.mask_token)\n"

@@ -24,19 +24,33 @@ matrices of BERT-base's 13 layers then take about 100 MB."""
 
 
 def _centred(matrix, what: str) -> np.ndarray:
+    """``matrix`` ``(n, p)`` in float64 with its columns centred, divided by its largest
+    ``|value|`` before and after centring (CKA is invariant to an overall scale: no overflow
+    near the float limits, no underflow of the products for tiny values); a column whose
+    values are all equal is exactly 0. ``ValueError`` for a non-finite value."""
     array = np.asarray(matrix, dtype=np.float64)
     if array.ndim != 2:
         raise ValueError(f"{what} must be an (examples, features) array; got shape {array.shape}.")
     if len(array) < 2:
         raise ValueError(f"CKA needs at least 2 examples; {what} has {len(array)}.")
-    return array - array.mean(axis=0)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{what} holds NaN or infinite values: CKA needs finite numbers.")
+    array = _unit_scale(array)
+    centred = array - array.mean(axis=0)
+    centred[:, np.ptp(array, axis=0) == 0] = 0.0  # a constant column is no variation at all
+    return _unit_scale(centred)
+
+
+def _unit_scale(array: np.ndarray) -> np.ndarray:
+    largest = np.abs(array).max()
+    return array / largest if largest > 0 else array
 
 
 def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
     """Centred linear CKA of ``X`` ``(n, p)`` and ``Y`` ``(n, q)``, rows the same examples.
 
     Returns a float in [0, 1]; 0 when either representation is constant. ``ValueError`` for
-    fewer than 2 examples or different numbers of rows.
+    fewer than 2 examples, different numbers of rows, or a NaN or infinite value.
     """
     x, y = _centred(X, "X"), _centred(Y, "Y")
     if len(x) != len(y):
@@ -55,21 +69,21 @@ def linear_cka(X: np.ndarray, Y: np.ndarray) -> float:
 def cka_matrix(states: np.ndarray) -> np.ndarray:
     """CKA of every layer with every other: ``states`` ``(L+1, n, H)`` (the same ``n``
     tokens at every layer) -> ``(L+1, L+1)`` float64, symmetric, ones on the diagonal (for
-    layers that are not constant)."""
+    layers that are not constant). ``ValueError`` naming a layer with a NaN or infinite value."""
     states = np.asarray(states)
     if states.ndim != 3:
         raise ValueError(
             f"Expected states of shape (layers + 1, tokens, hidden); got {states.shape}."
         )
     grams = []
-    for layer in states:
-        x = _centred(layer, "Each layer")
+    for index, layer in enumerate(states):
+        x = _centred(layer, f"Layer {index}")
         grams.append(x @ x.T if len(x) < x.shape[1] else x.T @ x)
     # <K_l, K_m>_F = ||X_m^T X_l||_F^2: with features (H < n) the cross term needs X itself.
     if len(states[0]) < states.shape[2]:
         cross = lambda a, b: np.sum(grams[a] * grams[b])  # noqa: E731
     else:
-        centred = [_centred(layer, "Each layer") for layer in states]
+        centred = [_centred(layer, f"Layer {index}") for index, layer in enumerate(states)]
         cross = lambda a, b: np.linalg.norm(centred[b].T @ centred[a]) ** 2  # noqa: E731
     norms = [np.linalg.norm(g) for g in grams]
     size = len(states)

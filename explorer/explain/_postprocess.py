@@ -62,7 +62,15 @@ def _matrix(vectors, what: str) -> np.ndarray:
     array = np.asarray(vectors, dtype=np.float64)
     if array.ndim != 2 or array.shape[0] == 0 or array.shape[1] == 0:
         raise ValueError(f"{what} must be a non-empty (n, dim) array; got shape {array.shape}.")
+    if not np.isfinite(array).all():
+        raise ValueError(
+            f"There are NaN or infinite values in {what.lower()}: post-processing and cosines "
+            "need finite numbers."
+        )
     return array
+
+
+_FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def postprocess(
@@ -76,9 +84,13 @@ def postprocess(
     statistics of ``reference`` ``(m, dim)`` (default: ``vectors``). Returns ``(n, dim)``
     float32. ``components`` is all-but-the-top's ``D`` (:func:`abtt_components` by default).
 
-    ``ValueError`` for an unknown mode, shapes that do not match, or an all-but-the-top
-    reference with no more vectors than directions to remove (its centred vectors span at
-    most ``m - 1`` directions; removing them all leaves nothing to compare).
+    Computed in float64 on the vectors and reference divided by their largest ``|value|`` (no
+    overflow or underflow near the float limits), in the vectors' units again at the end.
+
+    ``ValueError`` for an unknown mode, shapes that do not match, a NaN or infinite value, a
+    result beyond float32 (about 3.4e38), or an all-but-the-top reference with no more vectors
+    than directions to remove (its centred vectors span at most ``m - 1`` directions; removing
+    them all leaves nothing to compare).
     """
     if mode not in POSTPROCESSING:
         raise ValueError(f"Unknown post-processing {mode!r}; choose one of {POSTPROCESSING}")
@@ -90,13 +102,18 @@ def postprocess(
             f"{vectors.shape[1]}: take both from the same model, pooling and layers."
         )
     if mode == "none":
-        return vectors.astype(np.float32)
+        return _float32(vectors, mode)
+    scale = max(np.abs(vectors).max(), np.abs(reference).max()) or 1.0
+    vectors, reference = vectors / scale, reference / scale
     mean = reference.mean(axis=0)
-    if mode == "center":
-        return (vectors - mean).astype(np.float32)
-    if mode == "standardize":
-        std = reference.std(axis=0)
-        return ((vectors - mean) / np.where(std > 1e-12, std, 1.0)).astype(np.float32)
+    with np.errstate(over="ignore"):
+        if mode == "center":
+            return _float32((vectors - mean) * scale, mode)
+        if mode == "standardize":
+            std = reference.std(axis=0)
+            spread = std > 1e-12  # of the largest |value|; else the dimension is only centred
+            z = (vectors - mean) / np.where(spread, std, 1.0)
+            return _float32(np.where(spread, z, (vectors - mean) * scale), mode)
     count = abtt_components(vectors.shape[1]) if components is None else int(components)
     if not 1 <= count < len(reference):
         raise ValueError(
@@ -106,7 +123,21 @@ def postprocess(
         )
     top = _top_directions(reference - mean, count)  # (D, dim), orthonormal rows
     centred = vectors - mean
-    return (centred - centred @ top.T @ top).astype(np.float32)
+    with np.errstate(over="ignore"):
+        return _float32((centred - centred @ top.T @ top) * scale, mode)
+
+
+def _float32(result: np.ndarray, mode: str) -> np.ndarray:
+    """``result`` as float32; ``ValueError`` when a value does not fit (it would be inf)."""
+    largest = np.abs(result).max()
+    if not largest <= _FLOAT32_MAX:
+        reach = f"{largest:.3g}" if np.isfinite(largest) else "past 1.8e308"
+        raise ValueError(
+            f"The vectors {'as they are' if mode == 'none' else f'after {mode}'} reach {reach}, "
+            "beyond what float32 holds (about 3.4e38): divide them by a large number first "
+            "(their cosines stay the same)."
+        )
+    return result.astype(np.float32)
 
 
 def _top_directions(centred: np.ndarray, count: int) -> np.ndarray:

@@ -3,6 +3,11 @@
 A :class:`Model` tokenizes (with character offsets), batches, and runs the encoder under
 ``torch.inference_mode()``; hidden states come out as float32 with the layer axis first
 (index 0 = embedding output). Build one with :func:`explorer.model.load_model`.
+
+A special token typed in a text ("[CLS]", "[SEP]", "[PAD]", "[MASK]", RoBERTa's "<s>" ...) is
+read as the plain text it is (the tokenizer's ``split_special_tokens``): only the tokenizer
+adds special tokens, so a text cannot start a second segment, pad itself or hide words from
+the pooling. (The masked-LM lens, :mod:`explorer.attention`, reads its "[MASK]" on purpose.)
 """
 
 from __future__ import annotations
@@ -133,6 +138,7 @@ class Model:
                 return_offsets_mapping=offsets,
                 return_special_tokens_mask=True,
                 return_token_type_ids=True,
+                split_special_tokens=True,  # a typed "[SEP]" is text (module docstring)
             )
 
     PREFIX_MARGIN = 16
@@ -162,6 +168,7 @@ class Model:
                 add_special_tokens=False,
                 return_offsets_mapping=True,
                 verbose=False,
+                split_special_tokens=True,
             )["offset_mapping"]
             for n, i in enumerate(long):
                 spans_a, spans_b = found[n], found[len(long) + n]

@@ -35,6 +35,10 @@ FORMATS = {
 
 CHUNK_ROWS = 8192
 _BLOCK_BYTES = 1 << 22
+MAX_ROW_BYTES = _BLOCK_BYTES
+"""The most one row may take: pyarrow's CSV and JSON readers refuse a row that does not fit in
+their block, and a plain text file's line is held to the same (in characters)."""
+_SCAN_BYTES = 1 << 20
 
 
 @dataclass(frozen=True)
@@ -87,12 +91,7 @@ def inspect_input(
         raise ValueError(f"No such input file: {path}")
     fmt = input_format(path)
     if fmt != "parquet":
-        with open(path, "rb") as data:
-            if b"\x00" in data.read(1 << 16):
-                raise ValueError(
-                    f"{path.name} looks like a binary file (it holds NUL bytes), not {fmt} "
-                    "text: give a UTF-8 text file (or a .parquet file)."
-                )
+        check_text_file(path, fmt)
     if fmt == "text":
         if label_column is not None:
             raise ValueError("A plain text file has no columns: --label-column needs CSV, TSV, ...")
@@ -108,21 +107,101 @@ def inspect_input(
         else:
             raise ValueError(
                 f"{path.name} has no column named 'text'; say which column holds the texts "
-                f"with --text-column (columns: {', '.join(columns)})."
+                f"with --text-column (columns: {_listed(columns)})."
             )
     if text_column not in columns:
         raise ValueError(
-            f"{path.name} has no column {text_column!r} (columns: {', '.join(columns)})."
+            f"{path.name} has no column {text_column!r} (columns: {_listed(columns)})."
         )
     if label_column is None and "label" in columns and text_column != "label":
         label_column = "label"
     if label_column is not None and label_column not in columns:
         raise ValueError(
-            f"{path.name} has no column {label_column!r} (columns: {', '.join(columns)})."
+            f"{path.name} has no column {label_column!r} (columns: {_listed(columns)})."
         )
     if label_column == text_column:
         raise ValueError("The label column must differ from the text column.")
     return InputInfo(path, fmt, columns, text_column, label_column)
+
+
+def _listed(columns: tuple[str, ...], most: int = 20) -> str:
+    """The column names for a message: each made :func:`printable` and cut to 60 characters,
+    at most ``most`` of them."""
+    names = ", ".join(printable(name, 60) for name in columns[:most])
+    return names + (f" and {len(columns) - most:,} more" if len(columns) > most else "")
+
+
+def check_text_file(path: Path, fmt: str) -> None:
+    """Refuse a text input (CSV, TSV, JSON Lines, plain text) that holds a NUL byte anywhere,
+    or, for plain text, a line longer than :data:`MAX_ROW_BYTES` bytes: a ``ValueError`` naming
+    where. Reads the file once, a block at a time (memory does not grow with the file or its
+    lines); a sparse file's first hole (read as NUL bytes) is found without reading past it."""
+    with open(path, "rb") as data:
+        hole = _first_hole(data.fileno())  # nothing after it needs reading
+        line, start, offset, after_cr = 1, 0, 0, False  # start: where the current line began
+        while block := data.read(_SCAN_BYTES if hole is None else min(_SCAN_BYTES, hole - offset)):
+            nul = block.find(b"\x00")
+            seen = block if nul < 0 else block[:nul]
+            breaks = _breaks(seen, after_cr)
+            if fmt == "text":
+                if b"\r" in seen:
+                    first = min(
+                        i for i in (seen.find(b"\n"), seen.find(b"\r"), len(seen)) if i >= 0
+                    )
+                    last = max(seen.rfind(b"\n"), seen.rfind(b"\r"))
+                else:  # the usual case: one search each way
+                    first, last = seen.find(b"\n"), seen.rfind(b"\n")
+                if last >= 0:
+                    if offset + first - start > MAX_ROW_BYTES:
+                        raise ValueError(_too_long(path, line))
+                    start = offset + last + 1
+                if offset + len(seen) - start > MAX_ROW_BYTES:
+                    raise ValueError(_too_long(path, line + breaks))
+            line += breaks
+            if nul >= 0:
+                raise ValueError(_binary(path, fmt, f"at byte {offset + nul:,}, line {line:,}"))
+            after_cr = block.endswith(b"\r")
+            offset += len(block)
+        if hole is not None:
+            raise ValueError(_binary(path, fmt, f"from byte {hole:,} on, line {line:,}"))
+
+
+def _breaks(block: bytes, after_cr: bool) -> int:
+    """Line breaks in ``block`` (``\\n``, ``\\r\\n`` or a lone ``\\r``, as Python reads text);
+    ``after_cr``: the block before ended with ``\\r``."""
+    breaks = block.count(b"\n") - (after_cr and block.startswith(b"\n"))
+    if b"\r" in block:
+        breaks += block.count(b"\r") - block.count(b"\r\n")
+    return breaks
+
+
+def _first_hole(fd: int) -> int | None:
+    """Where the file's first hole begins (a sparse file's unwritten part, read as NUL bytes),
+    ``None`` when it has none before its end or the system cannot tell."""
+    size = os.fstat(fd).st_size
+    try:
+        hole = os.lseek(fd, 0, os.SEEK_HOLE)
+    except (AttributeError, OSError):
+        return None
+    finally:
+        os.lseek(fd, 0, os.SEEK_SET)
+    return hole if hole < size else None
+
+
+def _binary(path: Path, fmt: str, where: str) -> str:
+    return (
+        f"{path.name} looks like a binary file (it holds NUL bytes, {where}), not "
+        f"{'plain' if fmt == 'text' else fmt} text: "
+        "give a UTF-8 text file (or a .parquet file)."
+    )
+
+
+def _too_long(path: Path, line: int) -> str:
+    return (
+        f"Line {line:,} of {path.name} is longer than {MAX_ROW_BYTES >> 20} MB, the most one text "
+        "may take (as one row of a CSV or JSON Lines file): the file is refused, nothing was "
+        "read into the store. Split that text into lines, or cut it."
+    )
 
 
 def estimate_rows(info: InputInfo) -> int | None:
@@ -158,7 +237,16 @@ def read_chunks(info: InputInfo, chunk_rows: int = CHUNK_ROWS) -> Iterator[pa.Ta
                 )
             yield table
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as error:
-        raise ValueError(f"Could not read {info.path}: {printable(str(error))}") from None
+        raise ValueError(_unreadable(info.path, error)) from None
+
+
+def _unreadable(path: Path, error: Exception) -> str:
+    if "straddles two block boundaries" in str(error):  # pyarrow: a row larger than a block
+        return (
+            f"Could not read {path}: one of its rows is too long (one row may take about "
+            f"{MAX_ROW_BYTES >> 20} MB at most): the file is refused. Split or cut that row."
+        )
+    return f"Could not read {path}: {printable(str(error))}"
 
 
 def printable(text: str, limit: int = 200) -> str:
@@ -191,7 +279,7 @@ def _first_chunk(path: Path, fmt: str) -> pa.Table:
         for table in _tables(info, 16, typed=False):
             return table
     except (pa.ArrowInvalid, pa.ArrowTypeError, UnicodeDecodeError) as error:
-        raise ValueError(f"Could not read {path}: {printable(str(error))}") from None
+        raise ValueError(_unreadable(path, error)) from None
     raise ValueError(f"{path} holds no rows.")
 
 
@@ -232,7 +320,13 @@ def _text_lines(path: Path, chunk_rows: int) -> Iterator[pa.Table]:
     texts: list[str] = []
     lines: list[int] = []
     with open(path, encoding="utf-8", errors="strict", newline=None) as data:
-        for number, line in enumerate(data, start=1):
+        # readline with a limit holds at most that much of a line (a file that changed since
+        # check_text_file is refused here too, as it streams)
+        for number, line in enumerate(iter(lambda: data.readline(MAX_ROW_BYTES + 1), ""), 1):
+            if len(line) > MAX_ROW_BYTES and not line.endswith("\n"):
+                raise ValueError(_too_long(path, number))
+            if "\x00" in line:
+                raise ValueError(_binary(path, "text", f"line {number:,}"))
             texts.append(line.rstrip("\n"))
             lines.append(number)
             if len(texts) >= chunk_rows:

@@ -5,6 +5,8 @@ for it cannot both win, and it goes when its process dies, however it dies. The 
 owner's process id, host name and start time, for the refusal's message and for file systems
 that refuse ``flock`` (then a recorded owner that still runs on this host, or runs on another
 host, keeps the store; one that is gone is taken over). The file is removed on release.
+The lock never follows a link and never truncates a file it did not make: a symbolic link, a
+hard link, another user's file or anything but a lock record at its path is refused, untouched.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import errno
 import json
 import os
 import socket
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -41,7 +44,10 @@ def _acquire(path: Path) -> tuple[int, dict | None]:
     import fcntl
 
     for _ in range(100):
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fd = _open(path)
+        except FileNotFoundError:  # a releasing owner removed it between our two opens
+            continue
         try:
             owner = _read(fd)
             try:
@@ -59,6 +65,8 @@ def _acquire(path: Path) -> tuple[int, dict | None]:
                 os.close(fd)
                 continue
             owner = _read(fd)
+            if owner is None and os.fstat(fd).st_size:  # nobody writes it while we hold it
+                raise ValueError(_foreign(path, "it holds something other than a lock record"))
             record = {"pid": os.getpid(), "host": socket.gethostname(), "since": fmt.now()}
             os.ftruncate(fd, 0)
             os.pwrite(fd, json.dumps(record).encode(), 0)
@@ -70,9 +78,56 @@ def _acquire(path: Path) -> tuple[int, dict | None]:
     raise ValueError(f"Could not take the lock of {path.parent}: it kept changing hands.")
 
 
+_RECORD_BYTES = 4096
+"""More than any lock record takes: a larger file at the lock's path is not one."""
+
+
+def _open(path: Path) -> int:
+    """A descriptor of the lock file at ``path``: a new one (``O_EXCL``), else the one there when
+    it is a lock file of ours (a regular file of this user, with no other name, small enough).
+    Links are never followed; anything else at the path is refused, left as it is."""
+    flags = os.O_RDWR | os.O_NOFOLLOW | os.O_CLOEXEC
+    try:
+        return os.open(path, flags | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        pass
+    mode = path.lstat().st_mode  # FileNotFoundError: the caller tries again
+    if stat.S_ISLNK(mode):
+        raise ValueError(_foreign(path, "it is a symbolic link"))
+    if not stat.S_ISREG(mode):
+        raise ValueError(_foreign(path, "it is not a regular file"))
+    try:  # O_NONBLOCK: a FIFO swapped in since the lstat cannot hang the open
+        fd = os.open(path, flags | os.O_NONBLOCK)
+    except OSError as error:
+        if error.errno == errno.ELOOP:  # swapped for a link since the lstat
+            raise ValueError(_foreign(path, "it is a symbolic link")) from None
+        raise
+    info = os.fstat(fd)
+    why = None
+    if not stat.S_ISREG(info.st_mode):
+        why = "it is not a regular file"
+    elif info.st_uid != os.geteuid():
+        why = "it belongs to another user"
+    elif info.st_nlink != 1:
+        why = "it is a hard link: the same file has other names"
+    elif info.st_size > _RECORD_BYTES:
+        why = "it is larger than a lock record"
+    if why is not None:
+        os.close(fd)
+        raise ValueError(_foreign(path, why))
+    return fd
+
+
+def _foreign(path: Path, why: str) -> str:
+    return (
+        f"{path} is not a lock file of `explorer embed` ({why}), so it was left untouched and "
+        f"nothing was written. Check what it is and remove it, then run the same command again."
+    )
+
+
 def _inode(path: Path) -> int | None:
     try:
-        return path.stat().st_ino
+        return path.lstat().st_ino
     except FileNotFoundError:
         return None
 
