@@ -267,9 +267,14 @@ def model_picker():
 
 
 def model_info(slot) -> None:
-    """The model in use, in ``slot`` (loads it if no page has yet)."""
-    with slot.container():
+    """The model in use, in ``slot`` (loads it if no page has yet); when it cannot be loaded
+    beside the models in use now, says so and stops the run."""
+    try:
         model = current_model()
+    except NoRoom as error:  # it left while idle, and the models in use leave no room now
+        messages.warning(f"{current_model_label()} is not loaded at the moment. {error}")
+        st.stop()
+    with slot.container():
         messages.caption(f"In use: {current_model_label()}")
         st.caption(
             f"{model.num_layers} layers · hidden size {model.hidden_size} · "
