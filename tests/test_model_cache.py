@@ -207,3 +207,15 @@ def test_a_baseline_is_refused_when_it_and_its_model_do_not_fit_together():
     assert "second copy of this model (1,279 MB of weights)" in refusal
     assert "(1,024 MB)" in refusal and "The rest of the page works" in refusal
     assert baseline_refusal(large, 3 * large) is None
+
+
+def test_a_models_bytes_are_known_before_it_loads(tiny_bert_path, tmp_path):
+    from explorer.model.loading import expected_weight_bytes
+
+    loaded = explorer.load_model(tiny_bert_path).weight_bytes
+    expected = expected_weight_bytes(tiny_bert_path)
+    assert abs(expected - loaded) <= 0.01 * loaded + 2**16  # the files' headers besides
+    bundled = expected_weight_bytes(None)
+    assert abs(bundled - explorer.load_model().weight_bytes) <= 0.01 * bundled
+    assert expected_weight_bytes(str(tmp_path)) is None  # no config, no weights
+    assert expected_weight_bytes("no-such/model-anywhere") is None  # the hub is not asked

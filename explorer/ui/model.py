@@ -17,6 +17,7 @@ import streamlit as st
 import explorer
 from explorer.model.cache import ModelCache, NoRoom
 from explorer.model.hub import DEFAULT_MODEL
+from explorer.model.loading import expected_weight_bytes
 from explorer.server import limits
 from explorer.server import settings as operator
 from explorer.server.warmup import freeze_survivors
@@ -105,7 +106,10 @@ def get_model(name: str = DEFAULT_MODEL, max_parameters: int | None = None) -> M
         _freeze_once()
         return model
 
-    return _cached((name, max_parameters), load_model, "Loading the model…")
+    key = (name, max_parameters)
+    # Known before loading, the weights' bytes let a model that cannot fit be refused unread.
+    size = None if key in MODELS else expected_weight_bytes(name)
+    return _cached(key, load_model, "Loading the model…", size=size)
 
 
 _frozen = threading.Lock()
