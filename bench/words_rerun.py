@@ -1,19 +1,18 @@
 """Projections in Words mode on a large model: what a rerun costs once the lines are in.
 
 ``python -m bench.words_rerun --model FOLDER [--lines 31] [--words 500] [--every 2]`` offers
-``FOLDER``
-(``EXPLORER_MODELS``), picks it in the sidebar and runs the Projections page in this process
-(Streamlit's ``AppTest``, no browser): Words mode, the word "bank" every ``--every``-th word
-of ``--lines`` pasted lines of ``--words`` random words (:func:`text`). It times the first
+``FOLDER`` (``EXPLORER_MODELS``), picks it in the sidebar and runs the Projections page in this
+process (Streamlit's ``AppTest``, no browser): Words mode, the word "bank" every ``--every``-th
+word of ``--lines`` pasted lines of ``--words`` random words (:func:`text`). It times the first
 run (the forward passes and a PCA), three reruns that change nothing (median; wall seconds and
 this process's CPU seconds, which do not grow with the machine's load), a switch to UMAP and to
 t-SNE, and back to PCA, and prints the load average beside them (the machine may be busy) and
-this process's peak RSS. Issue 32, 5b: with a BERT-base-sized model every
-rerun ran the forward passes again (15-18 s; a method switch 33-35 s), every layer of the
-occurrences' vectors being more than the results pool keeps beside the weights. With "bank"
-every 2nd word the page keeps about 4,800 occurrences within its token cap, 190 MB at every
-layer of BERT-base, over the 128 MB the pool keeps beside BERT-base's weights; every 4th word,
-96 MB, which fits when nothing else is in the pool.
+this process's peak RSS. Issue 32, 5b: with a BERT-base-sized model every rerun ran the forward
+passes again (15-18 s; a method switch 33-35 s), every layer of the occurrences' vectors being
+more than the results pool keeps beside the weights. With "bank" every 2nd word the page keeps
+about 4,800 occurrences within its token cap, 190 MB at every layer of BERT-base, over the 128
+MB the pool keeps beside BERT-base's weights; every 4th word, 96 MB, which fits when nothing
+else is in the pool.
 """
 
 from __future__ import annotations
