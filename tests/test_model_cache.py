@@ -188,11 +188,16 @@ def test_the_refusal_says_what_would_fit(monkeypatch):
     from explorer.ui.model import RANDOM_PREFIX, room_refusal
 
     monkeypatch.setenv("EXPLORER_MODELS", "/srv/models/base-a,/srv/models/base-b")
-    error = NoRoom(BASE, 188 * MB, {("/srv/models/base-a", None): BASE})
+    busy = {("/srv/models/base-a", None): BASE, ("/srv/models/base-b", None): 100 * MB}
+    error = NoRoom(BASE, 88 * MB, busy)
     message = room_refusal((RANDOM_PREFIX + "/srv/models/base-b", None), error, 1024 * MB)
     assert message.startswith("base-b (local) with random weights needs 418 MB of weights")
-    assert "at most 1,024 MB" in message and "using base-a (local) (418 MB)" in message
-    assert "a model of up to 188 MB" in message and "/srv" not in message
+    assert "at most 1,024 MB" in message
+    assert "using base-a (local) (418 MB), base-b (local) (100 MB) right now" in message
+    assert "What fits now: base-a (local) or base-b (local) (loaded already)" in message
+    assert "a model of up to 88 MB" in message and "/srv" not in message
+    twin = NoRoom(BASE, 0, {(RANDOM_PREFIX + "/srv/models/base-a", None): BASE})
+    assert "What fits now: a model of up to 0 MB" in room_refusal(("x", None), twin, BASE)
 
 
 def test_a_baseline_is_refused_when_it_and_its_model_do_not_fit_together():

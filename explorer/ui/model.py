@@ -69,11 +69,12 @@ def room_refusal(key: tuple, error: NoRoom, max_bytes: int) -> str:
     budget is ``max_bytes``), and what would fit: the models in use (loaded already, free to
     choose), or a model up to the bytes they leave, or the same one a little later."""
     busy = ", ".join(f"{_label(k)} ({size / MB:,.0f} MB)" for k, size in error.busy.items())
+    loaded = [_label(k) for k in error.busy if not str(k[0]).startswith(RANDOM_PREFIX)]
     return (
         f"{_label(key)} needs {error.needed / MB:,.0f} MB of weights, and this server holds at "
-        f"most {max_bytes / MB:,.0f} MB of models at once; other visitors' requests are using "
+        f"most {max_bytes / MB:,.0f} MB of models at once; requests in progress are using "
         f"{busy} right now. What fits now: "
-        + ("those models (loaded already), or " if busy else "")
+        + (f"{' or '.join(loaded)} (loaded already), or " if loaded else "")
         + f"a model of up to {error.free / MB:,.0f} MB of weights. Or try again in a minute, "
         "when those requests have ended."
     )
