@@ -1,7 +1,8 @@
 """Soak test: the largest input each page accepts, from several browser sessions at once.
 
 ``python -m bench.soak [--sessions 8] [--rounds 1] [--pages tokens,projections] [--solo]
-[--model FOLDER]`` (the heavy-and-light case is :mod:`bench.fairness`)
+[--model FOLDER | --models A,B,C] [--query KEY=VALUE]`` (the heavy-and-light case is
+:mod:`bench.fairness`)
 starts ``streamlit run app.py`` (:func:`harness.server.streamlit_server`), opens one Chromium tab
 per session and walks every session through the same steps together: each step is started in
 every tab before any is waited for, so the server runs them all at once. A step is one request
@@ -11,7 +12,10 @@ page accepts, different in every session and round, so no session profits from a
 cache and the caches fill up to their byte budgets. ``--model FOLDER`` offers that folder to
 the server (``EXPLORER_MODELS``) and every page link picks it (``?model=``); the lens's steps
 run when it has a masked-LM head (``python -m bench.model_folders`` writes BERT-base-sized and
-BERT-large-sized ones).
+BERT-large-sized ones). ``--models`` offers several folders and gives them to the sessions in
+turn (session 1 the first, session 2 the second...): visitors picking different models of one
+server. ``--query`` adds a bound parameter to every page link (``layers.cka_random=true``: the
+Layers page's CKA beside random weights).
 
 For every request it records the seconds from the action to the end of the script run it
 started (the server's ``script_finished`` message, then an idle app), whether the page showed
@@ -234,13 +238,16 @@ def open_sessions(
     url: str,
     n: int,
     folder: Path,
-    query: dict[str, str] | None = None,
+    query: dict[str, str] | list[dict[str, str]] | None = None,
 ):
-    """``n`` tabs on the home page (with ``query``, e.g. the model), each a :class:`Session`."""
+    """``n`` tabs on the home page (with ``query``, e.g. the model; a list: one per session in
+    turn), each a :class:`Session`."""
+    queries = query if isinstance(query, list) else [query or {}]
     sessions = []
     for i in range(n):
         tab = stack.enter_context(open_tab(browser))
-        sessions.append(Session(i, tab, RunCounter(tab.page), folder, dict(query or {})))
+        mine = dict(queries[i % len(queries)])
+        sessions.append(Session(i, tab, RunCounter(tab.page), folder, mine))
     for s in sessions:  # the server routes a deep link only after a first visit
         s.page.goto(f"{url}/" + (f"?{urllib.parse.urlencode(s.query)}" if s.query else ""))
     for s in sessions:
@@ -256,6 +263,17 @@ def model_query(folder: str | None) -> tuple[dict[str, str], dict[str, str]]:
 
     query, env = query_string(folder)
     return dict(urllib.parse.parse_qsl(query)), env
+
+
+def models_query(folders: list[str], extra: dict[str, str]) -> tuple[list[dict[str, str]], dict]:
+    """One query per folder of ``folders`` (``{"model": its label, **extra}``) and the server's
+    extra environment offering them all (``EXPLORER_MODELS``)."""
+    from explorer.server import settings
+
+    environ = {"EXPLORER_MODELS": ",".join(folders)}
+    config = settings.from_environment(environ)
+    labels = [config.label_of(str(Path(f).expanduser())) for f in folders]
+    return [{"model": label, **extra} for label in labels], environ
 
 
 def has_head(folder: str | None) -> bool:
@@ -285,6 +303,12 @@ def main(argv: list[str] | None = None) -> int:
         "--model", default=None, help="a model folder to soak (BERT-base-sized...), not the bundled"
     )
     parser.add_argument(
+        "--models", default="", help="comma-separated model folders, given to the sessions in turn"
+    )
+    parser.add_argument(
+        "--query", action="append", default=[], help="KEY=VALUE added to every page link"
+    )
+    parser.add_argument(
         "--rss-limit-gb", type=float, default=RSS_LIMIT / 2**30, help="the peak's budget"
     )
     parser.add_argument("--timeout", type=float, default=STEP_TIMEOUT_S, help="seconds per step")
@@ -293,8 +317,14 @@ def main(argv: list[str] | None = None) -> int:
     if reason:
         print(f"cannot run: {reason}")
         return 2
-    query, env = model_query(args.model)
-    head = has_head(args.model)
+    extra = dict(pair.split("=", 1) for pair in args.query)
+    folders = [f.strip() for f in args.models.split(",") if f.strip()]
+    if folders:
+        query, env = models_query(folders, extra)
+    else:
+        query, env = model_query(args.model)
+        query.update(extra)
+    head = all(has_head(f) for f in folders) if folders else has_head(args.model)
     steps = steps_for([p.strip() for p in args.pages.split(",") if p.strip()], head)
     if not head:
         print("the model has no masked-LM head: the lens's steps are left out")
@@ -349,7 +379,7 @@ def main(argv: list[str] | None = None) -> int:
     ]
     print("over 30 s:", "; ".join(slow) if slow else "none")
     summary = {
-        "model": args.model or "bundled",
+        "model": args.models or args.model or "bundled",
         "load_start": load_start,
         "peak_rss_mb": round(peak / MB),
         "hwm_mb": round(hwm / MB),

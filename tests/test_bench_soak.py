@@ -76,6 +76,18 @@ def test_the_soak_picks_the_model_folder_in_every_page_link(tmp_path):
     assert not run.has_head(None)
 
 
+def test_the_soak_gives_several_models_to_the_sessions_in_turn(tmp_path):
+    from bench import soak as run
+
+    folders = [str(tmp_path / name) for name in ("base-a", "base-b")]
+    queries, env = run.models_query(folders, {"layers.cka_random": "true"})
+    assert env == {"EXPLORER_MODELS": ",".join(folders)}
+    assert queries == [
+        {"model": "base-a (local)", "layers.cka_random": "true"},
+        {"model": "base-b (local)", "layers.cka_random": "true"},
+    ]
+
+
 def test_the_heavy_and_light_case_uploads_the_most_vectors_the_server_accepts(tmp_path):
     from bench import fairness
     from explorer.data import vectorfiles

@@ -290,3 +290,34 @@ def test_a_thread_waiting_for_another_threads_result_can_give_up():
 def test_bad_lanes_are_refused(running, heavy):
     with pytest.raises(ValueError, match="max_heavy"):
         Pool(1, max_running=running, max_heavy=heavy)
+
+
+def test_the_results_pool_shrinks_at_once_when_a_model_loads(monkeypatch):
+    # Issue 32: the server's 2 GB holds weights and results together; the pool only learned of
+    # a new model's weights at its next stored result, and kept its old results meanwhile.
+    from explorer.model.cache import ModelCache
+    from explorer.server import limits
+    from explorer.ui import compute
+
+    mb = 2**20
+
+    class Fake:
+        weight_bytes = 418 * mb  # a BERT-base-sized model
+
+    def result(megabytes: int) -> np.ndarray:
+        return np.broadcast_to(np.float32(0), (megabytes * mb // 4,))  # counted, not allocated
+
+    pool = Pool(max_bytes=limits.RESULTS_BYTES)
+    memo = Memo(limits.RESULTS_BYTES, pool=pool)
+    models = ModelCache(max_bytes=2**30)
+    monkeypatch.setattr(compute, "POOL", pool)
+    monkeypatch.setattr(compute, "MODELS", models)
+    models.after_load = compute.fit_pool
+    for key in range(4):
+        memo.get(key, lambda: result(100))
+    assert pool.bytes > 400 * mb
+    held = models.get("base", Fake)
+    budget = limits.results_budget(models.bytes)
+    assert budget == limits.MIN_RESULTS_BYTES and pool.max_bytes == budget
+    assert pool.bytes <= budget and len(memo) == 1  # before any new result is stored
+    assert held.weight_bytes == 418 * mb

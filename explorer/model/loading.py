@@ -5,6 +5,7 @@ sizes, before any weight is read or downloaded)."""
 from __future__ import annotations
 
 import copy
+import json
 import os
 import re
 import warnings
@@ -213,6 +214,33 @@ def _resolve(name: str | None) -> tuple[str, str, bool]:
             "(huggingface-cli download ...) and give its folder, or use the bundled model."
         )
     return name, name, False
+
+
+def expected_weight_bytes(name: str | None) -> int | None:
+    """Bytes the weights of ``name`` (as :func:`load_model` takes it) will take once loaded,
+    from the sizes of its safetensors files on this machine (a folder, the bundled model, or a
+    hub id in the local cache): ``None`` when they are not there (the hub is never asked) or
+    cannot be read. Float32 files load at their size, 16-bit ones at twice it."""
+    try:
+        if name is None or name == DEFAULT_MODEL:
+            source = bundled_model_path()
+        elif Path(name).expanduser().is_dir():
+            source = Path(name).expanduser()
+        else:
+            cached = cached_snapshot(name) if _HF_ID.match(name) else None
+            source = None if cached is None else Path(cached)
+        if source is None:
+            return None
+        sizes = [
+            p.stat().st_size
+            for p in source.iterdir()
+            if p.name.startswith("model") and p.name.endswith(".safetensors")
+        ]
+        config = json.loads((source / "config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    dtype = str(config.get("dtype") or config.get("torch_dtype") or "")
+    return sum(sizes) * (2 if dtype.removeprefix("torch.") in _HALF_DTYPES else 1) or None
 
 
 def _weight_files(source: str, local_only: bool) -> dict[str, int | None] | None:

@@ -213,6 +213,16 @@ class Pool:
         with self.lock:
             return sum(memo.bytes for memo in self.memos)
 
+    def resize(self, max_bytes: int) -> None:
+        """Set :attr:`max_bytes` and drop the least recently used results until they fit now
+        (a server that loads a larger model must free room for its weights at once, not at
+        the next result stored)."""
+        if max_bytes < 1:
+            raise ValueError("A pool needs max_bytes >= 1.")
+        with self.lock:
+            self.max_bytes = max_bytes
+            self._evict()
+
     def _tick(self) -> int:
         self._clock += 1
         return self._clock

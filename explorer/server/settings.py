@@ -15,9 +15,12 @@ path, and a refusal never says whether a path exists. Four variables:
     Folders (separated by ``os.pathsep`` or commas) whose saved corpus stores visitors may
     open. Unset: none.
 ``EXPLORER_MODEL_MEMORY``
-    Bytes of model weights the server keeps loaded (``1G``, ``768M``): the least recently used
-    model leaves when another would pass it, random-weights baselines first, and loads again
-    when a visitor needs it. Default :data:`DEFAULT_MODEL_MEMORY`.
+    Bytes of model weights the server holds at once (``1G``, ``768M``), trained models and
+    their random-weights baselines together, those a running request still holds included
+    (:class:`explorer.model.cache.ModelCache`): an idle model leaves when another would pass
+    it, baselines first, and loads again when a visitor needs it; a model that does not fit
+    beside the models in use is refused, saying what would fit. Default
+    :data:`DEFAULT_MODEL_MEMORY`.
 
 Everything here is plain Python: the UI layer calls :func:`from_environment` once per run.
 """

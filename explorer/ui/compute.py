@@ -55,9 +55,14 @@ larger model the pool shrinks by the extra bytes of its weights (:func:`fit_pool
 
 def fit_pool() -> None:
     """Shrink (or grow back) :data:`POOL` to :func:`explorer.server.limits.results_budget` of the
-    weights the server keeps now: a larger model leaves less room for results. Called before
-    every cached computation; the pool evicts down to it at its next insertion."""
-    POOL.max_bytes = limits.results_budget(MODELS.bytes)
+    weights alive now (:attr:`MODELS.bytes <explorer.model.cache.ModelCache.bytes>`: trained
+    models and random-weights baselines, those still held by a page run included): a larger
+    model leaves less room for results. Called after every model load and before every cached
+    computation; the pool drops its oldest results down to the new budget at once."""
+    POOL.resize(limits.results_budget(MODELS.bytes))
+
+
+MODELS.after_load = fit_pool
 
 
 BUDGETS = {
@@ -217,6 +222,30 @@ def word_layer_vectors(
     return cached(
         "words",
         (model_name, texts, word, subwords),
+        compute,
+        "Running the model…",
+        heavy_texts(texts),
+    )
+
+
+def word_vectors(
+    model_name: str, texts: tuple[str, ...], word: str, subwords: str, layers: str | int
+) -> tuple[list[Occurrence], np.ndarray, str | None]:
+    """:func:`word_layer_vectors` with ``layers`` combined
+    (:func:`explorer.layers.combine_layers`): the occurrences, their vectors ``(occurrences,
+    dim)`` (read-only) and the cap's note, cached on their own. Every layer of 5,000
+    BERT-base-sized occurrences is 200 MB, more than the results pool keeps beside the model's
+    weights, so a map that asked for them recomputed every forward pass on every rerun (15-18
+    s, issue 32); one layer choice of them is 15 MB (60 MB concatenating the last four)."""
+    from explorer.layers import combine_layers
+
+    def compute():
+        occurrences, per_layer, note = word_layer_vectors(model_name, texts, word, subwords)
+        return occurrences, _read_only(combine_layers(per_layer, layers)), note
+
+    return cached(
+        "words",
+        ("layer choice", model_name, texts, word, subwords, layers),
         compute,
         "Running the model…",
         heavy_texts(texts),

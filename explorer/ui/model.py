@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 import explorer
-from explorer.model.cache import ModelCache
+from explorer.model.cache import ModelCache, NoRoom
 from explorer.model.hub import DEFAULT_MODEL
+from explorer.model.loading import expected_weight_bytes
 from explorer.server import limits
 from explorer.server import settings as operator
 from explorer.server.warmup import freeze_survivors
@@ -46,19 +47,55 @@ def settings() -> operator.Settings:
 
 
 MODELS = ModelCache(operator.DEFAULT_MODEL_MEMORY, idle_seconds=limits.BASELINE_IDLE_SECONDS)
-"""Every model the server keeps (trained and random-weights baselines), bounded by the bytes of
-their weights (``EXPLORER_MODEL_MEMORY``, read on every load); a baseline unused for
-:data:`explorer.server.limits.BASELINE_IDLE_SECONDS` leaves."""
+"""Every model the server holds (trained and random-weights baselines together), bounded by
+the bytes of their weights (``EXPLORER_MODEL_MEMORY``, read on every load), those still in
+use by a page run included; a baseline unused for
+:data:`explorer.server.limits.BASELINE_IDLE_SECONDS` leaves. A model that does not fit beside
+the models in use is refused with :func:`room_refusal`."""
+
+MB = 2**20
 
 
-def _cached(key: tuple, load_model, spinner: str, disposable: bool = False) -> Model:
+def _label(key: tuple) -> str:
+    """What visitors see for the model of a :data:`MODELS` key."""
+    name = key[0]
+    if name.startswith(RANDOM_PREFIX):
+        return f"{settings().label_of(name.removeprefix(RANDOM_PREFIX))} with random weights"
+    return settings().label_of(name)
+
+
+def room_refusal(key: tuple, error: NoRoom, max_bytes: int) -> str:
+    """Why the model of ``key`` is not loaded now (``error`` from :data:`MODELS`, whose
+    budget is ``max_bytes``), and what would fit: the models in use (loaded already, free to
+    choose), or a model up to the bytes they leave, or the same one a little later."""
+    busy = ", ".join(f"{_label(k)} ({size / MB:,.0f} MB)" for k, size in error.busy.items())
+    loaded = [_label(k) for k in error.busy if not str(k[0]).startswith(RANDOM_PREFIX)]
+    return (
+        f"{_label(key)} needs {error.needed / MB:,.0f} MB of weights, and this server holds at "
+        f"most {max_bytes / MB:,.0f} MB of models at once; requests in progress are using "
+        f"{busy} right now. What fits now: "
+        + (f"{' or '.join(loaded)} (loaded already), or " if loaded else "")
+        + f"a model of up to {error.free / MB:,.0f} MB of weights. Or try again in a minute, "
+        "when those requests have ended."
+    )
+
+
+def _cached(
+    key: tuple, load_model, spinner: str, disposable: bool = False, size: int | None = None
+) -> Model:
     """``load_model()`` through :data:`MODELS`, with ``spinner`` while it loads (a model that
-    left the cache comes back the same way)."""
+    left comes back the same way); ``size``, its weights' bytes when known before it loads.
+    Raises :class:`~explorer.model.cache.NoRoom` (a ``ValueError``) saying
+    :func:`room_refusal` when it does not fit beside the models in use."""
     MODELS.max_bytes = settings().model_memory
-    if key in MODELS:
-        return MODELS.get(key, load_model, disposable)
-    with st.spinner(spinner):
-        return MODELS.get(key, load_model, disposable)
+    try:
+        if key in MODELS:
+            return MODELS.get(key, load_model, disposable, size)
+        with st.spinner(spinner):
+            return MODELS.get(key, load_model, disposable, size)
+    except NoRoom as error:
+        error.args = (room_refusal(key, error, MODELS.max_bytes),)
+        raise
 
 
 def get_model(name: str = DEFAULT_MODEL, max_parameters: int | None = None) -> Model:
@@ -70,7 +107,10 @@ def get_model(name: str = DEFAULT_MODEL, max_parameters: int | None = None) -> M
         _freeze_once()
         return model
 
-    return _cached((name, max_parameters), load_model, "Loading the model…")
+    key = (name, max_parameters)
+    # Known before loading, the weights' bytes let a model that cannot fit be refused unread.
+    size = None if key in MODELS else expected_weight_bytes(name)
+    return _cached(key, load_model, "Loading the model…", size=size)
 
 
 _frozen = threading.Lock()
@@ -113,14 +153,16 @@ def _random_model(name: str, max_parameters: int | None) -> Model:
     model do not fit in :data:`MODELS`' bytes together (:func:`baseline_refusal`)."""
     from explorer.model.loading import random_weights
 
-    refusal = baseline_refusal(get_model(name, max_parameters).weight_bytes, MODELS.max_bytes)
+    trained = get_model(name, max_parameters)
+    refusal = baseline_refusal(trained.weight_bytes, MODELS.max_bytes)
     if refusal:
         raise ValueError(refusal)
     return _cached(
         (RANDOM_PREFIX + name, max_parameters),
-        lambda: random_weights(get_model(name, max_parameters)),
+        lambda: random_weights(trained),
         "Building the same model with random weights…",
         disposable=True,
+        size=trained.weight_bytes,  # at most: the baseline has no masked-LM head
     )
 
 
@@ -200,9 +242,12 @@ def model_picker():
         wanted, label = picked.source, picked.label
     failed: dict[str, str] = st.session_state.setdefault(_FAILED_KEY, {})
     if wanted and wanted != in_use:
+        busy = None  # a refusal for now (the models in use leave no room), not remembered
         if wanted not in failed:
             try:
                 load(wanted)
+            except NoRoom as error:
+                busy = _refusal(wanted, label, error, config.free_entry)
             except ValueError as error:
                 failed[wanted] = _refusal(wanted, label, error, config.free_entry)
             except Exception as error:  # noqa: BLE001 - a failure the library did not foresee
@@ -214,8 +259,8 @@ def model_picker():
             else:
                 st.session_state[MODEL_KEY] = wanted
                 st.session_state.pop(_NOTICE_KEY, None)
-        if wanted in failed:
-            st.session_state[_NOTICE_KEY] = failed[wanted]
+        if busy or wanted in failed:
+            st.session_state[_NOTICE_KEY] = busy or failed[wanted]
             if choice != OTHER_LABEL:
                 st.session_state[_RESET_KEY] = config.label_of(in_use)
                 st.rerun()
@@ -227,9 +272,14 @@ def model_picker():
 
 
 def model_info(slot) -> None:
-    """The model in use, in ``slot`` (loads it if no page has yet)."""
-    with slot.container():
+    """The model in use, in ``slot`` (loads it if no page has yet); when it cannot be loaded
+    beside the models in use now, says so and stops the run."""
+    try:
         model = current_model()
+    except NoRoom as error:  # it left while idle, and the models in use leave no room now
+        messages.warning(f"{current_model_label()} is not loaded at the moment. {error}")
+        st.stop()
+    with slot.container():
         messages.caption(f"In use: {current_model_label()}")
         st.caption(
             f"{model.num_layers} layers · hidden size {model.hidden_size} · "

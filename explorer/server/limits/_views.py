@@ -165,10 +165,13 @@ layer and pooling, about 25 MB), its maps and probes, and a Word in context requ
 
 def results_budget(weight_bytes: int) -> int:
     """Bytes of cached results a server may keep while its models' weights take
-    ``weight_bytes``: :data:`RESULTS_BYTES` less every byte of weights beyond the bundled
-    model's, at least :data:`MIN_RESULTS_BYTES`. A shared server's 2 GB holds weights and
-    results together: it starts at 0.55-0.6 GB without weights, BERT-base with its
-    random-weights baseline adds 0.84 GB, and one session's walk of every page with them and
-    the bundled pool of 448 MB already reached 2.0 GB (``python -m bench.soak --solo --model
-    FOLDER``, bench/README.md "Real model sizes"); with BERT-base loaded the results get 128 MB."""
+    ``weight_bytes`` (every model alive, trained and random-weights, at most
+    ``EXPLORER_MODEL_MEMORY``): :data:`RESULTS_BYTES` less every byte of weights beyond the
+    bundled model's, at least :data:`MIN_RESULTS_BYTES`: weights and results together stay
+    within ``EXPLORER_MODEL_MEMORY`` + :data:`MIN_RESULTS_BYTES` (unless one model alone is
+    larger than that budget). A shared server's 2 GB holds weights and results together: it
+    starts at 0.55-0.6 GB without weights, BERT-base with its random-weights baseline adds 0.84
+    GB, and one session's walk of every page with them and the bundled pool of 448 MB already
+    reached 2.0 GB (``python -m bench.soak --solo --model FOLDER``, bench/README.md "Real model
+    sizes"); with BERT-base loaded the results get 128 MB."""
     return max(MIN_RESULTS_BYTES, RESULTS_BYTES - max(0, weight_bytes - BUNDLED_WEIGHT_BYTES))

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.ui.compute import word_layer_vectors
 from explorer.ui.projections._points import Points
 from explorer.ui.widgets import show_code
 
@@ -24,9 +23,7 @@ def _spans(points: Points) -> list[tuple[int, int, int]] | None:
     occurrences the map's vectors come from); None for a sentence map."""
     if points.word is None:
         return None
-    occurrences = word_layer_vectors(points.model_name, points.texts, points.word, points.subwords)[
-        0
-    ]
+    occurrences = points.occurrences()[0]
     return [(o.text_index, o.char_start, o.char_end) for o in occurrences]
 
 

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from explorer.layers import combine_layers
-from explorer.ui.compute import cached, embed_corpus, open_store, word_layer_vectors
+from explorer.ui.compute import cached, embed_corpus, open_store, word_layer_vectors, word_vectors
 
 
 @dataclass(frozen=True)
@@ -43,8 +42,12 @@ class Points:
         """The points' vectors before post-processing ``(n, dim)``."""
         if self.word is None:
             return embed_corpus(self.model_name, self.texts).sentence(self.pooling, self.layers)
-        _, per_layer, _ = word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)
-        return combine_layers(per_layer, self.layers)
+        return self.occurrences()[1]
+
+    def occurrences(self):
+        """For a word map: ``(occurrences, vectors (n, dim) under the layer choice, note)``,
+        cached without every layer (:func:`explorer.ui.compute.word_vectors`)."""
+        return word_vectors(self.model_name, self.texts, self.word, self.subwords, self.layers)
 
     def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:
         """The points (those of ``rows``, default all) at every layer ``(L + 1, n, dim)``

@@ -47,9 +47,7 @@ def shown_points(
     coloured by clusters, else None. Notes (occurrences left out, 2-D instead of 3-D) are shown
     on the page."""
     if points.word is not None:
-        occurrences, _, cap_note = compute.word_layer_vectors(
-            points.model_name, points.texts, points.word, points.subwords
-        )
+        occurrences, _, cap_note = points.occurrences()
         if cap_note:
             messages.info(cap_note)
         by_label = labels is not None and colour == "labels"
