@@ -284,7 +284,7 @@ def _parameters_in_files(
 
 
 def random_weights(model: Model, seed: int = 0) -> Model:
-    """The same architecture and tokenizer as ``model`` with freshly initialised (untrained)
+    """The same architecture and a copy of the tokenizer of ``model`` with freshly initialised (untrained)
     weights, built from its config: no download. The baseline that shows what training added:
     its vectors have the same shapes, but its neighbourhoods and probe scores owe nothing to
     training. ``seed`` makes the weights reproducible without touching the global RNG."""
@@ -294,4 +294,7 @@ def random_weights(model: Model, seed: int = 0) -> Model:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         encoder = AutoModel.from_config(config, attn_implementation=config._attn_implementation)
-    return Model(f"{model.name} (random weights)", model.source, model.tokenizer, encoder)
+    # Its own tokenizer: a fast tokenizer's per-call settings (truncation, special-token
+    # splitting) are shared state, guarded by each model's own lock.
+    tokenizer = copy.deepcopy(model.tokenizer)
+    return Model(f"{model.name} (random weights)", model.source, tokenizer, encoder)
