@@ -284,10 +284,11 @@ def _parameters_in_files(
 
 
 def random_weights(model: Model, seed: int = 0) -> Model:
-    """The same architecture and a copy of the tokenizer of ``model`` with freshly initialised (untrained)
-    weights, built from its config: no download. The baseline that shows what training added:
-    its vectors have the same shapes, but its neighbourhoods and probe scores owe nothing to
-    training. ``seed`` makes the weights reproducible without touching the global RNG."""
+    """The same architecture as ``model`` (and a copy of its tokenizer) with freshly
+    initialised (untrained) weights, built from its config: no download. The baseline that
+    shows what training added: its vectors have the same shapes, but its neighbourhoods and
+    probe scores owe nothing to training. ``seed`` makes the weights reproducible without
+    touching the global RNG."""
     from transformers import AutoModel
 
     config = copy.deepcopy(model.encoder.config)
