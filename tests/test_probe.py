@@ -57,11 +57,12 @@ def test_built_in_word_senses_need_context(bundled):
 
 def test_snippet_reproduces_one_layer_sentence_task(tiny, tiny_bert_path):
     texts, labels = toy_set()
-    scores = probing.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3)
+    scores = probing.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3, control=True)
     namespace = run_snippet(
         probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3), "<probe snippet>"
     )[0]
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[2], atol=1e-6)
+    assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[2], abs=1e-6)
     assert namespace["baseline"] == pytest.approx(scores.attrs["baseline"], abs=1e-6)
 
 
@@ -70,11 +71,16 @@ def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path):
     texts += [f"A {w} bat flew by." for w in ("small", "wooden", "black", "cricket")] * 3
     labels = ["river", "finance"] * 6 + ["animal", "sport"] * 6
     words = ["bank"] * 12 + ["bat"] * 12
-    scores = probing.layer_scores(tiny, texts, labels, word=words, folds=3, subwords="first")
+    scores = probing.layer_scores(
+        tiny, texts, labels, word=words, folds=3, subwords="first", control=True
+    )
     features = probing.word_features(tiny, texts, words)
     spans = [(o.char_start, o.char_end) for o in features.occurrences]
-    source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", 3, 0, words, spans)
+    folds = scores.attrs["folds"]  # lowered to 2: each sense has two distinct texts, repeated
+    assert folds == 2
+    source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", folds, 0, words, spans)
     namespace = run_snippet(source, "<probe snippet>")[0]
     np.testing.assert_allclose(namespace["X"], features.vectors["first"][3], atol=1e-4)
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[3], atol=1e-6)
+    assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[3], abs=1e-6)
     assert namespace["baseline"] == pytest.approx(0.5)
