@@ -32,6 +32,15 @@ def test_figures():
     assert names[:2] == ["[CLS]", "Mean"] and "baseline" in names[2].lower()
     assert figure.layout.xaxis.title.text and figure.layout.yaxis.title.text
     assert all(trace.hovertemplate for trace in figure.data)
+    controlled = scores.assign(control_mean=[0.5, 0.55, 0.5, 0.5, 0.5, 0.6])
+    controlled["selectivity"] = controlled["accuracy_mean"] - controlled["control_mean"]
+    figure = layer_accuracy_figure(controlled, 0.5, {"cls": "[CLS]", "mean": "Mean"})
+    by_name = {trace.name: trace for trace in figure.data}
+    assert by_name["Mean: control task"].line.dash == "dot"
+    assert by_name["Mean: control task"].line.color == by_name["Mean"].line.color
+    np.testing.assert_allclose(by_name["Mean: selectivity"].y, [0.0, 0.3, 0.2])
+    assert by_name["Mean: selectivity"].yaxis == "y2" and by_name["Mean"].yaxis == "y"
+    assert figure.layout.yaxis2.title.text == "Selectivity"
     heads = pd.DataFrame({"head": ["linear", "cnn"], "accuracy_mean": [0.8, 0.7],
                           "accuracy_std": [0.05, 0.1]})  # fmt: skip
     bars = head_comparison_figure(heads, 0.5)

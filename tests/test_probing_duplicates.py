@@ -74,7 +74,7 @@ def test_distinct_texts_per_class_lower_the_folds_or_refuse():
     plan = plan_folds(labels, folds=5, texts=texts)
     # class a has 2 distinct texts ("one" twice, "two"): 2 folds, said so
     assert plan.folds == 2 and any("2 different texts" in note for note in plan.notes)
-    with pytest.raises(ValueError, match="single distinct text"):
+    with pytest.raises(ValueError, match=r"single distinct text \(its 2 rows repeat it\)"):
         plan_folds(["a", "a", "b", "b"], folds=2, texts=["x", "X", "y", "z"])
     with pytest.raises(ValueError, match="same text"):
         plan_folds(["a", "b", "a"], folds=2, texts=["x", " x", "X"])

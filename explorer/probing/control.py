@@ -60,7 +60,7 @@ def control_notice(scores: pd.DataFrame, label: str = "") -> str:
     ``accuracy_mean``, ``accuracy_std``, ``control_mean``, ``selectivity``, ``baseline``):
     the control accuracy and selectivity at the best layer, the most selective layer when it
     differs, and a warning when the probe is high at every layer but the control scores
-    nearly as high (not selective). ``label`` names the strategy (``"with mean pooling"``).
+    nearly as high (not selective). ``label`` names the strategy (``"Mean of tokens"``).
     Raises ``ValueError`` without control columns."""
     if "selectivity" not in scores.columns or scores.empty:
         raise ValueError("No control-task scores: probe with control=True.")
@@ -70,7 +70,9 @@ def control_notice(scores: pd.DataFrame, label: str = "") -> str:
     baseline = float(best["baseline"])
     accuracy, control = float(best["accuracy_mean"]), float(best["control_mean"])
     selectivity = float(best["selectivity"])
-    where = f" {label}" if label else ""
+    from explorer.probing.scores import _lowered
+
+    where = f" with {_lowered(label)}" if label else ""
     first = (
         f"On a control task (Hewitt and Liang 2019: each text gets a random label, the same "
         f"wherever it occurs, with the real labels' distribution) the probe{where} scores "

@@ -130,7 +130,7 @@ def plan_folds(
             raise ValueError(f"Got {len(values)} labels but {len(keys)} texts.")
     # what counts as one example: a row, or a distinct text (duplicates are one example)
     units = np.arange(len(values)).astype(str) if keys is None else keys
-    rarest, rarest_where, fewest = None, "", None
+    rarest, rarest_where, rarest_group, fewest = None, "", "", None
     for name in dict.fromkeys(group_values.tolist()):
         inside = group_values == name
         counts = pd.Series(values[inside]).value_counts()
@@ -145,6 +145,7 @@ def plan_folds(
         distinct = distinct.sort_values(ascending=False, kind="stable")
         if rarest is None or distinct.iloc[-1] < rarest[1]:
             rarest, rarest_where = (distinct.index[-1], int(distinct.iloc[-1])), where
+            rarest_group = name
         total = len(set(units[inside].tolist()))
         if fewest is None or total < fewest[1]:
             fewest = (where, total)
@@ -156,7 +157,10 @@ def plan_folds(
             "cross-validation needs at least 2 different texts, one to train on, one to test."
         )
     if rarest[1] < 2:
-        what = "a single example" if keys is None else "a single distinct text"
+        copies = int(np.sum(values[group_values == rarest_group] == rarest[0]))
+        what = "a single example"
+        if copies > 1:
+            what = f"a single distinct text (its {copies} rows repeat it)"
         raise ValueError(
             f"Class {rarest[0]!r}{rarest_where} has {what}; cross-validation needs at least 2 "
             f"{'examples' if keys is None else 'different texts'} of every class (one to "

@@ -33,14 +33,19 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     assert best == f"Best: layer{'s' if '–' in band or ',' in band else ''} {band}"
     (layers,) = _figures(at)  # the CNN trains only on request
     assert [t["name"] for t in layers["data"]][0] == "Mean of subwords"  # single-token words
-    assert "baseline" in layers["data"][-1]["name"].lower()
+    names = [t["name"] for t in layers["data"]]
+    assert any("baseline" in name.lower() for name in names)
+    # the control task beside the probe, and its selectivity in a panel below
+    assert "Mean of subwords: control task" in names and "yaxis2" in layers["layout"]
+    notice = next(plain(i.value) for i in at.info if "read best" in plain(i.value))
+    assert "On a control task" in notice and "selectivity" in notice
     at.toggle(key="probe.cnn").set_value(True).run()
     _ok(at)
     layers, heads = _figures(at)
     assert [t["name"] for t in heads["data"]][0].startswith("Accuracy")
     assert at.dataframe[0].value.loc[0, "strategy"] == "Mean of subwords"
     assert len(at.get("download_button")) == 3
-    assert "LogisticRegression" in at.code[0].value and "StratifiedKFold" in at.code[0].value
+    assert "LogisticRegression" in at.code[0].value and "StratifiedGroupKFold" in at.code[0].value
 
 
 def test_url_query_parameters_restore_the_view(fresh_app):
