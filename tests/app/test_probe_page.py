@@ -132,3 +132,28 @@ def test_large_upload_is_probed_on_a_stratified_sample(page, monkeypatch):
     assert any("Using 3-fold cross-validation instead of 5" in plain(i.value) for i in at.info)
     (layers,) = _figures(at)
     assert "60 texts, 3-fold CV" in layers["layout"]["title"]["text"]
+
+
+def test_repeated_texts_are_counted_and_kept_in_one_fold(page):
+    """Tickets that repeat (issue 33.2): the page says how many rows repeat a text, and a probe
+    of random labels per text stays near the majority baseline at every layer."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    words = "printer invoice password wifi laptop refund login router screen licence".split()
+    pairs = rng.choice(words, size=(40, 2))
+    texts = [f"Ticket {i}: the {a} and the {b} fail" for i, (a, b) in enumerate(pairs)]
+    queue = rng.choice(["billing", "hardware"], size=40)  # random: nothing in a text says it
+    order = np.repeat(np.arange(40), 3)
+    rows = [f"{texts[i] if k % 2 else texts[i].upper()},{queue[i]}" for k, i in enumerate(order)]
+    at = page("probe")
+    at.radio(key="probe.source").set_value("upload").run()
+    _upload(at, ("text,label\n" + "\n".join(rows)).encode())
+    _ok(at)
+    assert not at.error
+    assert any("80 of the 120 rows repeat a text" in plain(i.value) for i in at.info)
+    assert any("(80 rows repeat a text)" in plain(c.value) for c in at.caption)
+    metrics = {m.label: m.value for m in at.metric}
+    best = next(label for label in metrics if label.startswith("Best: layer"))
+    # memorising the repeated texts gave 1.00 at every layer
+    assert float(metrics[best].split("±")[0]) < 0.85
