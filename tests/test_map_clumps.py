@@ -51,7 +51,7 @@ def test_interleaved_clumps_are_not_called_clear_groups():
     text = maps.map_notice(coords, names, method="umap")
     assert "100% of each point's 5 nearest points share its label" in text  # as before
     assert "form clear groups" not in text.replace("do not form clear groups", "")
-    assert "5 of the 5 labels are each broken into many small clumps" in text
+    assert "all 5 labels are each broken into many small clumps" in text
     assert "into 8, the largest with 12% of its points" in text
     assert "more neighbours" in text and "PCA" in text
     assert "PCA keeps the large-scale layout" in maps.map_notice(coords, names, method="pca")

@@ -99,8 +99,11 @@ def clumps_sentence(
     if not split or sum(c.points for c in split) < total / 2:
         return None
     worst = max(split, key=lambda c: (c.clumps, -c.largest))
+    how_many = (
+        f"all {len(clumps)}" if len(split) == len(clumps) else f"{len(split)} of the {len(clumps)}"
+    )
     return (
-        f"but {len(split)} of the {len(clumps)} {what}s are each broken into many small clumps "
+        f"but {how_many} {what}s are each broken into many small clumps "
         f"rather than one group (“{worst.label}” into {worst.clumps}, the largest with "
         f"{worst.largest:.0%} of its points), so the {what}s do not form clear groups here. "
         + TRY.get(method or "", TRY[""])
