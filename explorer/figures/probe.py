@@ -98,7 +98,20 @@ def layer_accuracy_figure(
 
 
 def _control_traces(figure: go.Figure, groups: list, labels: Mapping[str, str], colours) -> None:
-    """Each strategy's control-task accuracy (dotted, top panel) and selectivity (bottom)."""
+    """Each strategy's control-task accuracy (dotted, top panel; one legend entry for all)
+    and selectivity (bottom)."""
+    figure.add_trace(
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            name="Control task (dotted, each strategy's colour)",
+            line={"color": BASELINE_COLOR, "dash": "dot"},
+            hoverinfo="skip",
+        ),
+        row=1,
+        col=1,
+    )
     for name, frame in groups:
         frame = frame.sort_values("layer")
         label = labels.get(str(name), str(name))
@@ -109,6 +122,7 @@ def _control_traces(figure: go.Figure, groups: list, labels: Mapping[str, str], 
                 mode="lines",
                 name=f"{label}: control task",
                 legendgroup=str(name),
+                showlegend=False,
                 line={"color": colours[name], "dash": "dot"},
                 hovertemplate=(
                     f"<b>{label}, control task</b><br>layer %{{x}}<br>accuracy on random "
