@@ -8,6 +8,7 @@ import streamlit as st
 from explorer import probing
 from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
 from explorer.ui import compute, messages, presentation
 from explorer.ui import probing as probes
@@ -95,7 +96,13 @@ scores = pd.concat(
 )
 best = probing.best_layers(scores)
 top_row = best.iloc[0]
-messages.info(probe_notice(best, labels_for, "word's sense" if task == "word" else "label"), notice)
+chosen = scores[scores["strategy"] == top_row["strategy"]]
+messages.info(
+    probe_notice(best, labels_for, "word's sense" if task == "word" else "label")
+    + " "
+    + control_notice(chosen, labels_for.get(top_row["strategy"], top_row["strategy"])),
+    notice,
+)
 
 # -- results ---------------------------------------------------------------------------------
 what = "word's sense" if task == "word" else "label"
@@ -112,7 +119,13 @@ st.plotly_chart(
     key="probe.chart",
 )
 st.caption(
-    f"Mean accuracy over {plan.folds} folds; bars show ± one standard deviation. "
+    f"Mean accuracy over {plan.folds} folds; bars show ± one standard deviation. Dotted: the "
+    "same probe on a control task (each text a random label, the same wherever it repeats, "
+    "with the real labels' distribution; Hewitt and Liang 2019); below, selectivity = "
+    "accuracy − control accuracy. Identical texts (ignoring case and spacing) are always in "
+    "the same fold"
+    + (f" ({plan.duplicates:,} rows repeat a text)" if plan.duplicates else ": none repeats")
+    + ". "
     + (
         "Each word is probed on its own sentences: at layer 0 the vectors of one word differ "
         "only by position, so only context-mixing layers can separate its senses."

@@ -32,6 +32,15 @@ def test_figures():
     assert names[:2] == ["[CLS]", "Mean"] and "baseline" in names[2].lower()
     assert figure.layout.xaxis.title.text and figure.layout.yaxis.title.text
     assert all(trace.hovertemplate for trace in figure.data)
+    controlled = scores.assign(control_mean=[0.5, 0.55, 0.5, 0.5, 0.5, 0.6])
+    controlled["selectivity"] = controlled["accuracy_mean"] - controlled["control_mean"]
+    figure = layer_accuracy_figure(controlled, 0.5, {"cls": "[CLS]", "mean": "Mean"})
+    by_name = {trace.name: trace for trace in figure.data}
+    assert by_name["Mean: control task"].line.dash == "dot"
+    assert by_name["Mean: control task"].line.color == by_name["Mean"].line.color
+    np.testing.assert_allclose(by_name["Mean: selectivity"].y, [0.0, 0.3, 0.2])
+    assert by_name["Mean: selectivity"].yaxis == "y2" and by_name["Mean"].yaxis == "y"
+    assert figure.layout.yaxis2.title.text == "Selectivity"
     heads = pd.DataFrame({"head": ["linear", "cnn"], "accuracy_mean": [0.8, 0.7],
                           "accuracy_std": [0.05, 0.1]})  # fmt: skip
     bars = head_comparison_figure(heads, 0.5)
@@ -57,11 +66,12 @@ def test_built_in_word_senses_need_context(bundled):
 
 def test_snippet_reproduces_one_layer_sentence_task(tiny, tiny_bert_path):
     texts, labels = toy_set()
-    scores = probing.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3)
+    scores = probing.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3, control=True)
     namespace = run_snippet(
         probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3), "<probe snippet>"
     )[0]
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[2], atol=1e-6)
+    assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[2], abs=1e-6)
     assert namespace["baseline"] == pytest.approx(scores.attrs["baseline"], abs=1e-6)
 
 
@@ -70,11 +80,16 @@ def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path):
     texts += [f"A {w} bat flew by." for w in ("small", "wooden", "black", "cricket")] * 3
     labels = ["river", "finance"] * 6 + ["animal", "sport"] * 6
     words = ["bank"] * 12 + ["bat"] * 12
-    scores = probing.layer_scores(tiny, texts, labels, word=words, folds=3, subwords="first")
+    scores = probing.layer_scores(
+        tiny, texts, labels, word=words, folds=3, subwords="first", control=True
+    )
     features = probing.word_features(tiny, texts, words)
     spans = [(o.char_start, o.char_end) for o in features.occurrences]
-    source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", 3, 0, words, spans)
+    folds = scores.attrs["folds"]  # lowered to 2: each sense has two distinct texts, repeated
+    assert folds == 2
+    source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", folds, 0, words, spans)
     namespace = run_snippet(source, "<probe snippet>")[0]
     np.testing.assert_allclose(namespace["X"], features.vectors["first"][3], atol=1e-4)
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[3], atol=1e-6)
+    assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[3], abs=1e-6)
     assert namespace["baseline"] == pytest.approx(0.5)

@@ -134,7 +134,7 @@ def _run(source: str, corpus) -> dict:
 @pytest.mark.parametrize(("store", "column", "layer"), [("some", "label", 3), ("meta", "topic", 6)])
 def test_snippet_reproduces_the_probe_on_the_store(stores, store, column, layer):
     corpus = stores[store]
-    scores = store_layer_scores(corpus, column, "mean_max", folds=3, limit=12)
+    scores = store_layer_scores(corpus, column, "mean_max", folds=3, limit=12, control=True)
     chosen = scores.attrs["rows"]
     assert chosen.sampled and len(chosen.rows) == 12
     is_label = column == corpus.label_column
@@ -144,6 +144,7 @@ def test_snippet_reproduces_the_probe_on_the_store(stores, store, column, layer)
     assert namespace["chosen"].rows.tolist() == chosen.rows.tolist()
     row = scores.set_index("layer").loc[layer]
     np.testing.assert_allclose(namespace["scores"], row.filter(like="fold_"), atol=1e-6)
+    assert namespace["control"].mean() == pytest.approx(row["control_mean"], abs=1e-6)
     assert namespace["baseline"] == pytest.approx(scores.attrs["baseline"])
 
 

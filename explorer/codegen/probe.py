@@ -24,7 +24,7 @@ from explorer.words import SUBWORD_MODES
 _IMPORTS = (
     "import numpy as np\n"
     "from sklearn.linear_model import LogisticRegression\n"
-    "from sklearn.model_selection import StratifiedKFold\n"
+    "from sklearn.model_selection import StratifiedGroupKFold\n"
     "from sklearn.pipeline import make_pipeline\n"
     "from sklearn.preprocessing import StandardScaler\n"
 )
@@ -81,7 +81,8 @@ def probe_snippet(
     word per text, ``spans`` the ``(char_start, char_end)`` of the occurrence used in each
     text (from :func:`explorer.words.first_occurrences`) and ``mode`` is a subword mode.
     ``folds`` should be the folds the page used (after any lowering). Leaves ``X``
-    ``(texts, hidden)``, ``scores`` ``(folds,)`` and ``baseline`` in its namespace.
+    ``(texts, hidden)``, ``scores`` and ``control`` (the control task's) ``(folds,)`` and
+    ``baseline`` in its namespace.
     """
     texts = list(texts)
     if len(labels) != len(texts):
@@ -128,28 +129,59 @@ def probe_snippet(
 
 
 def _probe_loop(folds: int, random_state: int) -> str:
-    """The page's cross-validated probe on ``X`` ``(rows, dim)``, ``labels`` and ``groups``
-    (one probe per group): leaves ``scores`` ``(folds,)`` and ``baseline``, prints both."""
+    """The page's cross-validated probe on ``X`` ``(rows, dim)``, ``labels``, ``groups``
+    (one probe per group) and ``texts`` (identical texts share a fold), on the labels and on
+    the control task: leaves ``scores``, ``control`` ``(folds,)`` and ``baseline``, prints
+    them."""
     return (
         f"folds, seed = {int(folds)}, {int(random_state)}\n"
-        "correct, tested = np.zeros(folds), np.zeros(folds)\n"
-        "majority = 0\n"
-        "for group in dict.fromkeys(groups.tolist()):  # each group is split and probed alone\n"
+        'same = np.array([" ".join(t.lower().split()) for t in texts])  # case, spacing ignored\n'
+        "\n\n"
+        "def cross_validate(targets):\n"
+        '    """Accuracy of each fold on targets (folds stratified by the real labels, identical\n'
+        '    texts never in both training and test)."""\n'
+        "    correct, tested = np.zeros(folds), np.zeros(folds)\n"
+        "    for group in dict.fromkeys(groups.tolist()):  # each group is split and probed alone\n"
+        "        rows_g = np.flatnonzero(groups == group)\n"
+        "        y = targets[rows_g]\n"
+        "        splitter = StratifiedGroupKFold(folds, shuffle=True, random_state=seed)\n"
+        "        splits = splitter.split(X[rows_g], labels[rows_g], same[rows_g])\n"
+        "        for k, (train, test) in enumerate(splits):\n"
+        "            if len(set(y[train])) < 2:  # a single class to learn: guess it\n"
+        "                predicted = np.full(len(test), y[train][0])\n"
+        "            else:\n"
+        "                probe = make_pipeline(\n"
+        "                    StandardScaler(),\n"
+        "                    LogisticRegression(max_iter=2000, random_state=seed),\n"
+        "                )\n"
+        "                probe.fit(X[rows_g[train]], y[train])\n"
+        "                predicted = probe.predict(X[rows_g[test]])\n"
+        "            correct[k] += (predicted == y[test]).sum()\n"
+        "            tested[k] += len(test)\n"
+        "    return correct / tested\n"
+        "\n\n"
+        "# control task (Hewitt and Liang 2019): each text a random label, the same wherever it\n"
+        "# occurs, drawn from its group's label distribution\n"
+        "rng = np.random.default_rng(seed)\n"
+        "random_labels = np.empty(len(labels), dtype=object)\n"
+        "for group in dict.fromkeys(groups.tolist()):\n"
         "    rows_g = np.flatnonzero(groups == group)\n"
-        "    y = labels[rows_g]\n"
-        "    majority += np.unique(y, return_counts=True)[1].max()\n"
-        "    splitter = StratifiedKFold(folds, shuffle=True, random_state=seed)\n"
-        "    for k, (train, test) in enumerate(splitter.split(np.zeros(len(y)), y)):\n"
-        "        probe = make_pipeline(\n"
-        "            StandardScaler(), LogisticRegression(max_iter=2000, random_state=seed)\n"
-        "        )\n"
-        "        probe.fit(X[rows_g[train]], y[train])\n"
-        "        correct[k] += (probe.predict(X[rows_g[test]]) == y[test]).sum()\n"
-        "        tested[k] += len(test)\n\n"
-        "scores = correct / tested  # accuracy of each fold\n"
+        "    classes, counts = np.unique(labels[rows_g], return_counts=True)\n"
+        "    keys = list(dict.fromkeys(same[rows_g].tolist()))\n"
+        "    draws = rng.choice(classes, size=len(keys), p=counts / counts.sum())\n"
+        "    drawn = dict(zip(keys, draws))\n"
+        "    random_labels[rows_g] = [drawn[key] for key in same[rows_g]]\n"
+        "\n"
+        "scores = cross_validate(labels)  # accuracy of each fold\n"
+        "control = cross_validate(random_labels)\n"
+        "majority = 0  # rows of each group's most common label\n"
+        "for group in dict.fromkeys(groups.tolist()):\n"
+        "    majority += np.unique(labels[groups == group], return_counts=True)[1].max()\n"
         "baseline = majority / len(labels)  # always guess the most common label\n"
         'print(f"layer {layer}: accuracy {scores.mean():.4f} ± {scores.std():.4f} '
         '(folds: {np.round(scores, 4)})")\n'
+        'print(f"control task: {control.mean():.4f}, selectivity '
+        '{scores.mean() - control.mean():+.4f}")\n'
         'print(f"majority-class baseline: {baseline:.4f}")\n'
     )
 
@@ -193,7 +225,8 @@ def stored_probe_snippet(
         f"# rows with a value; beyond {int(limit):,} of them, a random sample stratified by label\n"
         f"chosen = probe_rows(values, limit={int(limit)}, seed={int(random_state)})\n"
         "labels = np.array(chosen.labels)\n"
-        "groups = np.zeros(len(labels))\n\n"
+        "groups = np.zeros(len(labels))\n"
+        "texts = [corpus.texts[i] for i in chosen.rows]\n\n"
         f"layer, pooling = {int(layer)}, {pooling!r}  # layer 0 = embedding output\n"
         "X = corpus.sentence(pooling, layer, rows=chosen.rows)  # (rows, dim): stored, no model\n\n"
         + _probe_loop(folds, random_state)

@@ -1,4 +1,5 @@
-"""Figures for the "Which layer?" page: probe accuracy per layer, and linear probe vs CNN."""
+"""Figures for the "Which layer?" page: probe accuracy per layer (with the control task and
+selectivity), and linear probe vs CNN."""
 
 from __future__ import annotations
 
@@ -6,8 +7,12 @@ from collections.abc import Mapping
 
 import pandas as pd
 import plotly.graph_objects as go
+from plotly.colors import qualitative
+from plotly.subplots import make_subplots
 
 BASELINE_COLOR = "#7f7f7f"
+PALETTE = qualitative.Plotly
+"""One colour per strategy: its accuracy, control-task and selectivity lines share it."""
 
 
 def layer_accuracy_figure(
@@ -21,12 +26,24 @@ def layer_accuracy_figure(
 
     ``scores`` has columns ``strategy``, ``layer``, ``accuracy_mean``, ``accuracy_std``
     (from :func:`explorer.probing.scores.compare_strategies`); ``labels`` maps strategy names
-    to legend text. The majority-class ``baseline`` is a dashed grey line.
+    to legend text. The majority-class ``baseline`` is a dashed grey line. With control-task
+    columns (``control_mean``, ``selectivity``: ``control=True``), each strategy's control
+    accuracy is a dotted line of its colour, and a lower panel draws its selectivity
+    (accuracy minus control accuracy) per layer.
     """
     labels = dict(labels or {})
-    figure = go.Figure()
+    control = {"control_mean", "selectivity"} <= set(scores.columns)
+    if control:
+        figure = make_subplots(
+            rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06
+        )
+    else:
+        figure = go.Figure()
+    where = {"row": 1, "col": 1} if control else {}
     layers = sorted(scores["layer"].unique())
-    for name, frame in scores.groupby("strategy", sort=False):
+    groups = list(scores.groupby("strategy", sort=False))
+    colours = {name: PALETTE[i % len(PALETTE)] for i, (name, _) in enumerate(groups)}
+    for name, frame in groups:
         frame = frame.sort_values("layer")
         label = labels.get(str(name), str(name))
         figure.add_trace(
@@ -37,28 +54,101 @@ def layer_accuracy_figure(
                 customdata=frame["accuracy_std"],
                 mode="lines+markers",
                 name=label,
+                legendgroup=str(name),
+                line={"color": colours[name]},
                 hovertemplate=(
                     f"<b>{label}</b><br>layer %{{x}}<br>accuracy %{{y:.3f}} ± "
                     "%{customdata:.3f}<extra></extra>"
                 ),
-            )
+            ),
+            **where,
         )
     figure.add_trace(
         _baseline(
             baseline,
             x=[layers[0], layers[-1]],
             hovertemplate="majority-class baseline %{y:.3f}<extra></extra>",
-        )
+        ),
+        **where,
     )
+    if control:
+        _control_traces(figure, groups, labels, colours)
     figure.update_layout(
         title=title,
-        xaxis={"title": "Layer (0 = embedding output)", "tickmode": "array", "tickvals": layers},
-        yaxis={"title": "Accuracy (mean ± std over folds)", "range": [0, 1.03]},
-        legend={"title": "Strategy", "orientation": "h", "yanchor": "bottom", "y": -0.35},
+        legend={"title": "Strategy", "orientation": "h", "yanchor": "top", "y": -0.12},
         hovermode="closest",
         margin={"t": 60, "b": 10},
     )
+    axis = {"title": "Layer (0 = embedding output)", "tickmode": "array", "tickvals": layers}
+    if not control:
+        figure.update_layout(
+            xaxis=axis,
+            yaxis={"title": "Accuracy (mean ± std over folds)", "range": [0, 1.03]},
+            legend={"yanchor": "bottom", "y": -0.35},
+        )
+        return figure
+    lowest = min(0.0, float(scores["selectivity"].min()))
+    figure.update_xaxes(tickmode="array", tickvals=layers, showticklabels=True, row=1, col=1)
+    figure.update_xaxes(**axis, row=2, col=1)
+    figure.update_yaxes(title="Accuracy", range=[0, 1.03], row=1, col=1)
+    figure.update_yaxes(
+        title="Selectivity", range=[lowest - 0.05, 1.03], zeroline=True, row=2, col=1
+    )
     return figure
+
+
+def _control_traces(figure: go.Figure, groups: list, labels: Mapping[str, str], colours) -> None:
+    """Each strategy's control-task accuracy (dotted, top panel; one legend entry for all)
+    and selectivity (bottom)."""
+    figure.add_trace(
+        go.Scatter(
+            x=[None],
+            y=[None],
+            mode="lines",
+            name="Control task (dotted, each strategy's colour)",
+            line={"color": BASELINE_COLOR, "dash": "dot"},
+            hoverinfo="skip",
+        ),
+        row=1,
+        col=1,
+    )
+    for name, frame in groups:
+        frame = frame.sort_values("layer")
+        label = labels.get(str(name), str(name))
+        figure.add_trace(
+            go.Scatter(
+                x=frame["layer"],
+                y=frame["control_mean"],
+                mode="lines",
+                name=f"{label}: control task",
+                legendgroup=str(name),
+                showlegend=False,
+                line={"color": colours[name], "dash": "dot"},
+                hovertemplate=(
+                    f"<b>{label}, control task</b><br>layer %{{x}}<br>accuracy on random "
+                    "labels %{y:.3f}<extra></extra>"
+                ),
+            ),
+            row=1,
+            col=1,
+        )
+        figure.add_trace(
+            go.Scatter(
+                x=frame["layer"],
+                y=frame["selectivity"],
+                mode="lines+markers",
+                name=f"{label}: selectivity",
+                legendgroup=str(name),
+                showlegend=False,
+                line={"color": colours[name]},
+                hovertemplate=(
+                    f"<b>{label}</b><br>layer %{{x}}<br>selectivity %{{y:+.3f}} (accuracy "
+                    "minus control)<extra></extra>"
+                ),
+            ),
+            row=2,
+            col=1,
+        )
 
 
 def _baseline(baseline: float, x: list, **hover) -> go.Scatter:

@@ -7,6 +7,8 @@ arguments (hashable, for caches). The methods themselves are :mod:`~explorer.map
 
 from __future__ import annotations
 
+import logging
+import re
 import warnings
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -28,6 +30,36 @@ LABELS = {"pca": "PCA", "umap": "UMAP", "tsne": "t-SNE"}
 DIMENSIONS = (2, 3)
 MIN_POINTS = {"umap": 4, "tsne": 5}
 """Fewest points UMAP and t-SNE accept (PCA needs ``n_components + 1``)."""
+
+
+log = logging.getLogger(__name__)
+
+PLAIN_WARNINGS = (
+    (
+        r"Spectral initiali[sz]ation failed|not connected but mult",
+        "{name} could not lay out its neighbour graph in one piece at the start (its usual "
+        "starting layout failed), so it started from random positions: groups are still "
+        "real, but how far apart separate groups sit means little. PCA, or more neighbours, "
+        "give a steadier picture.",
+    ),
+    (
+        r"vertices were disconnected from the manifold",
+        "Some points have no near neighbours in the full space: {name} places them loosely.",
+    ),
+)
+"""Library warnings a visitor is told about, as ``(pattern, sentence)``: the first pattern
+found in a warning's text (``re.search``) gives the sentence (``{name}``: the method's name).
+Every other warning goes to the log only (library wording a visitor cannot act on)."""
+
+
+def plain_warning(method: str, message: str) -> str | None:
+    """The sentence of :data:`PLAIN_WARNINGS` for a library warning ``message`` raised while
+    fitting ``method``, or ``None`` (and the warning is logged) when there is none."""
+    for pattern, sentence in PLAIN_WARNINGS:
+        if re.search(pattern, message):
+            return sentence.format(name=LABELS.get(method, method))
+    log.warning("%s fit: %s", LABELS.get(method, method), message)
+    return None
 
 
 def validate_method(method: str) -> str:
@@ -111,7 +143,9 @@ class Projector:
                 embedding = self._fit_tsne(X, progress)
         for warning in caught:
             if not issubclass(warning.category, DeprecationWarning | FutureWarning):
-                self.notes_.append(f"{LABELS[self.method]}: {warning.message}")
+                note = plain_warning(self.method, str(warning.message))
+                if note is not None and note not in self.notes_:
+                    self.notes_.append(note)
         self.embedding_ = np.asarray(embedding, dtype=np.float32)
         self.trustworthiness_neighbors_ = min(quality.TRUSTWORTHINESS_NEIGHBORS, (n - 1) // 2)
         self.trustworthiness_: float | None = None

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from explorer._markup import shorten
+from explorer.maps._clumps import clumps_sentence, label_clumps
 from explorer.similarity._nearest import neighbors
 
 DEFAULT_K = 10
@@ -206,6 +207,7 @@ def map_notice(
     k: int = 5,
     max_points: int = 5_000,
     what: str = "label",
+    method: str | None = None,
 ) -> str:
     """What a map shows, in one or two plain sentences (plain text: labels are user text,
     escape to show; a label it names is shortened to
@@ -216,7 +218,10 @@ def map_notice(
     the share a random labelling would give, and the tightest and most mixed labels. Without:
     how many points, and whether map neighbours are real (``trust``, the map's
     trustworthiness). A low ``trust`` (< 0.85) is always mentioned. Above ``max_points``
-    points, the shares are estimated from a fixed random sample of that many points.
+    points, the shares are estimated from a fixed random sample of that many points. Labels
+    that agree with their neighbours but are each broken into many small clumps
+    (:mod:`explorer.maps._clumps`) are not called clear groups; the sentence says what to try
+    (PCA unless ``method`` is ``"pca"``, more neighbours for UMAP).
     """
     coords = np.asarray(coords, dtype=np.float64)
     if coords.ndim != 2 or len(coords) < 2:
@@ -257,6 +262,9 @@ def map_notice(
         if lift >= 0.15
         else f"the {what}s are mixed together"
     )
+    if lift >= 0.15:
+        split = clumps_sentence(label_clumps(coords[rows], names[rows], names=groups), what, method)
+        verdict = verdict if split is None else f"neighbours agree, {split}"
     text = (
         f"On the map, {share:.0%} of each point's {k} nearest points share its {what} "
         f"({chance:.0%} if the {what}s were shuffled): {verdict}."

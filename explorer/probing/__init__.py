@@ -20,7 +20,9 @@ One module per job (the names a notebook or the page calls are importable from h
 from its module):
 
 * :mod:`~explorer.probing.datasets`: labelled tables (checks, CSV uploads, row limit);
-* :mod:`~explorer.probing.folds`: checked labels, shared stratified folds, the baseline;
+* :mod:`~explorer.probing.folds`: checked labels, shared stratified folds (identical texts in
+  one fold), the baseline;
+* :mod:`~explorer.probing.control`: the control task (random labels per text) and selectivity;
 * :mod:`~explorer.probing.features`: word features and token sequences (one forward pass);
 * :mod:`~explorer.probing.linear`: the linear probe;
 * :mod:`~explorer.probing.heads`: the CNN head;

@@ -25,6 +25,8 @@ def probe_accuracies(features: np.ndarray, plan: ProbePlan) -> np.ndarray:
         raise ValueError(f"Expected features of shape ({len(plan)}, d), got {features.shape}.")
 
     def fit_predict(train, train_labels, test):
+        if len(set(train_labels.tolist())) < 2:  # a control task's draw can leave one class
+            return np.full(len(test), train_labels[0], dtype=object)
         probe = make_probe(plan.random_state).fit(features[train], train_labels)
         return probe.predict(features[test])
 

@@ -20,6 +20,7 @@ import pandas as pd
 from explorer.embeddings import embed_corpus
 from explorer.model import Model
 from explorer.pooling import validate_pooling
+from explorer.probing.control import control_plan
 from explorer.probing.features import Progress, word_features
 from explorer.probing.folds import ProbePlan, plan_folds, summary_row
 from explorer.probing.linear import probe_accuracies
@@ -32,6 +33,7 @@ def score_layers(
     progress: Progress | None = None,
     *,
     layers: Sequence[int] | None = None,
+    control: bool = False,
 ) -> pd.DataFrame:
     """Probe every layer of ``stack (num_layers + 1, n, d)``.
 
@@ -39,7 +41,10 @@ def score_layers(
     keeping only some layers: ``(0, 3, 6)``). Returns one row per layer with ``layer``,
     ``accuracy_mean``, ``accuracy_std`` (over folds), ``baseline``, and ``fold_1`` …
     ``fold_k``; ``attrs`` holds ``baseline``, ``folds``, ``n`` and ``notes``.
-    ``progress(layers_done, layers_total)`` after each layer.
+    ``progress(layers_done, layers_total)`` after each layer. With ``control``, the same
+    probe on the same folds also learns the control task
+    (:func:`explorer.probing.control.control_labels`) and each row gains ``control_mean``,
+    ``control_std`` and ``selectivity`` (``accuracy_mean - control_mean``); twice the work.
     """
     stack = np.asarray(stack)
     if stack.ndim != 3:
@@ -48,9 +53,17 @@ def score_layers(
     if len(numbers) != stack.shape[0]:
         raise ValueError(f"Got {len(numbers)} layer numbers for a stack of {stack.shape[0]}.")
     rows = []
+    controlled = control_plan(plan) if control else None
     for index, layer in enumerate(numbers):
         scores = probe_accuracies(stack[index], plan)
         rows.append({"layer": layer, **summary_row(scores, plan)})
+        if controlled is not None:
+            chance = probe_accuracies(stack[index], controlled)
+            rows[-1].update(
+                control_mean=float(chance.mean()),
+                control_std=float(chance.std()),
+                selectivity=float(scores.mean() - chance.mean()),
+            )
         if progress is not None:
             progress(index + 1, stack.shape[0])
     return _with_attrs(pd.DataFrame(rows), plan)
@@ -60,12 +73,13 @@ def compare_strategies(
     stacks: Mapping[str, np.ndarray],
     plan: ProbePlan,
     progress: Progress | None = None,
+    control: bool = False,
 ) -> pd.DataFrame:
     """Probe every layer under every strategy: ``stacks[name]`` is ``(layers + 1, n, d)``.
 
     A strategy is a pooling (sentence task) or a subword mode (word task). Returns the rows
-    of :func:`score_layers` with a leading ``strategy`` column, strategies in the order
-    given; ``attrs`` as in :func:`score_layers`.
+    of :func:`score_layers` (with ``control``, its control columns) with a leading
+    ``strategy`` column, strategies in the order given; ``attrs`` as in :func:`score_layers`.
     """
     if not stacks:
         raise ValueError("No strategies to compare: choose at least one.")
@@ -78,7 +92,7 @@ def compare_strategies(
             if progress is not None:
                 progress(offset + layer_done, total)
 
-        frame = score_layers(stack, plan, step)
+        frame = score_layers(stack, plan, step, control=control)
         frames.append(frame.assign(strategy=name)[["strategy", *frame.columns]])
         done += np.shape(stack)[0]
     return _with_attrs(pd.concat(frames, ignore_index=True), plan)
@@ -97,7 +111,8 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
     ``scores`` comes from :func:`compare_strategies`; returns columns ``strategy``,
     ``layer``, ``within_noise`` (:func:`layers_within_noise` as text, e.g. ``"3–6"``),
     ``accuracy_mean``, ``accuracy_std``, ``embedding_layer`` (layer-0 accuracy, NaN when
-    layer 0 was not probed) and ``baseline``.
+    layer 0 was not probed) and ``baseline``; with control columns in ``scores``, also the
+    best layer's ``control_mean`` and ``selectivity``.
     """
     rows = []
     for name, frame in scores.groupby("strategy", sort=False):
@@ -114,6 +129,11 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
                 "baseline": float(best["baseline"]),
             }
         )
+        if "selectivity" in frame.columns:
+            rows[-1].update(
+                control_mean=float(best["control_mean"]),
+                selectivity=float(best["selectivity"]),
+            )
     return (
         pd.DataFrame(rows)
         .sort_values(["accuracy_mean", "layer"], ascending=[False, True])
@@ -161,6 +181,7 @@ def layer_scores(
     *,
     subwords: str = "mean",
     progress: Progress | None = None,
+    control: bool = False,
 ) -> pd.DataFrame:
     """Cross-validated linear-probe accuracy at every layer, from one forward pass per text.
 
@@ -172,7 +193,10 @@ def layer_scores(
 
     Returns one row per layer (0 = embeddings … L) with ``layer``, ``accuracy_mean``,
     ``accuracy_std``, ``baseline`` (majority class) and ``fold_1`` …; ``attrs["baseline"]``,
-    ``attrs["folds"]`` (after any lowering, see :func:`plan_folds`) and ``attrs["notes"]``.
+    ``attrs["folds"]`` (after any lowering, see :func:`plan_folds`) and ``attrs["notes"]``
+    (how many rows repeat a text, among others: identical texts, ignoring case and spacing,
+    always share a fold). With ``control``, also ``control_mean``, ``control_std`` and
+    ``selectivity`` (accuracy minus control accuracy; :mod:`explorer.probing.control`).
     Raises ``ValueError`` for mismatched lengths, bad labels, an unknown pooling or subword
     mode and texts without their word.
     """
@@ -182,14 +206,14 @@ def layer_scores(
     if len(texts) != len(labels):
         raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
     groups = None if word is None or isinstance(word, str) else words_per_text(texts, word)
-    plan = plan_folds(labels, groups, folds, random_state)
+    plan = plan_folds(labels, groups, folds, random_state, texts=texts)
     if word is None:
         validate_pooling(pooling)
         stack = embed_corpus(model, texts).per_layer(pooling)
     else:
         validate_subwords(subwords)
         stack = word_features(model, texts, word, (subwords,)).vectors[subwords]
-    return score_layers(stack, plan, progress)
+    return score_layers(stack, plan, progress, control=control)
 
 
 def probe_notice(

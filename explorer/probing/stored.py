@@ -183,6 +183,7 @@ def store_layer_scores(
     random_state: int = 0,
     limit: int = MAX_ROWS,
     progress: Progress | None = None,
+    control: bool = False,
 ) -> pd.DataFrame:
     """Cross-validated linear-probe accuracy at every stored layer of ``corpus`` (an opened
     store), no forward pass: the label is column ``column`` (``None``: the store's label
@@ -190,7 +191,9 @@ def store_layer_scores(
     ``random_state``), with ``pooling``'s stored vectors.
 
     Returns :func:`~explorer.probing.scores.score_layers`'s table, ``layer`` holding the real
-    layer numbers; ``attrs["rows"]`` is the :class:`ProbeRows` used. Raises ``ValueError``
+    layer numbers; ``attrs["rows"]`` is the :class:`ProbeRows` used. Identical texts (case and
+    spacing ignored) share a fold; ``control`` adds the control task's columns
+    (:func:`~explorer.probing.scores.score_layers`). Raises ``ValueError``
     for a store without that column, a column that cannot be probed (see
     :func:`check_label_column`) or a pooling that is not stored.
     """
@@ -205,8 +208,11 @@ def store_layer_scores(
     if not checked.usable:
         raise ValueError(f"Column {column!r} cannot be probed: {checked.problem}.")
     chosen = probe_rows(values, limit, random_state)
-    plan = plan_folds(chosen.labels, None, folds, random_state)
+    texts = corpus.texts
+    plan = plan_folds(
+        chosen.labels, None, folds, random_state, texts=[texts[i] for i in chosen.rows]
+    )
     layers, stack = stored_stack(corpus, pooling, chosen.rows)
-    scores = score_layers(stack, plan, progress, layers=layers)
+    scores = score_layers(stack, plan, progress, layers=layers, control=control)
     scores.attrs["rows"] = chosen
     return scores

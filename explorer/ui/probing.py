@@ -47,13 +47,13 @@ class ProbeData:
     rows: tuple[int, ...] | None = None
 
     def plan(self):
-        """The cross-validation plan (:func:`explorer.probing.folds.plan_folds`); for texts the
-        model reads, the folds are lowered when many rows would take too long
-        (:func:`explorer.server.limits.probe_folds`)."""
+        """The cross-validation plan (:func:`explorer.probing.folds.plan_folds`, identical texts
+        in one fold); for texts the model reads, the folds are lowered when many rows would
+        take too long (:func:`explorer.server.limits.probe_folds`)."""
         folds, note = self.folds, None
         if self.store is None:
             folds, note = limits.probe_folds(len(self.texts), self.folds)
-        plan = plan_folds(self.labels, self.words, folds, self.random_state)
+        plan = plan_folds(self.labels, self.words, folds, self.random_state, texts=self.texts)
         return plan if note is None else replace(plan, notes=(note, *plan.notes))
 
 
@@ -100,14 +100,17 @@ def _stack(
 
 def layer_scores(model_name: str, data: ProbeData, strategy: str) -> pd.DataFrame:
     """Cached :func:`explorer.probing.scores.score_layers` for one pooling (sentence probes and
-    saved corpora) or subword mode (word probes; one probe per word), with a progress bar.
-    Features come from the cached forward pass or the store, so a new strategy or fold count
-    runs no model. ``layer`` holds the real layer numbers (a store may keep only some)."""
+    saved corpora) or subword mode (word probes; one probe per word), with a progress bar, and
+    the control task beside it (``control_mean``, ``selectivity``). Features come from the
+    cached forward pass or the store, so a new strategy or fold count runs no model. ``layer``
+    holds the real layer numbers (a store may keep only some)."""
 
     def compute() -> pd.DataFrame:
         layers, stack = _stack(model_name, data, strategy)
-        with progress_bar(f"Probing every layer ({strategy})… layer") as report:
-            scores = score_layers(stack, data.plan(), report, layers=layers)
+        with progress_bar(
+            f"Probing every layer and its control task ({strategy})… layer"
+        ) as report:
+            scores = score_layers(stack, data.plan(), report, layers=layers, control=True)
             return scores.assign(strategy=strategy)
 
     model = None if data.store is not None else model_name  # a store needs no model
@@ -245,6 +248,10 @@ def best_table(best: pd.DataFrame, labels: dict[str, str]) -> None:
             "accuracy_std": number("± std", format="%.3f"),
             "embedding_layer": number("Layer 0", format="%.3f"),
             "baseline": number("Baseline", format="%.3f"),
+            "control_mean": number("Control task", format="%.3f"),
+            "selectivity": number(
+                "Selectivity", format="%+.3f", help="Accuracy minus control-task accuracy"
+            ),
         },
         key="probe.best",
     )

@@ -33,14 +33,19 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     assert best == f"Best: layer{'s' if '–' in band or ',' in band else ''} {band}"
     (layers,) = _figures(at)  # the CNN trains only on request
     assert [t["name"] for t in layers["data"]][0] == "Mean of subwords"  # single-token words
-    assert "baseline" in layers["data"][-1]["name"].lower()
+    names = [t["name"] for t in layers["data"]]
+    assert any("baseline" in name.lower() for name in names)
+    # the control task beside the probe, and its selectivity in a panel below
+    assert "Mean of subwords: control task" in names and "yaxis2" in layers["layout"]
+    notice = next(plain(i.value) for i in at.info if "read best" in plain(i.value))
+    assert "On a control task" in notice and "selectivity" in notice
     at.toggle(key="probe.cnn").set_value(True).run()
     _ok(at)
     layers, heads = _figures(at)
     assert [t["name"] for t in heads["data"]][0].startswith("Accuracy")
     assert at.dataframe[0].value.loc[0, "strategy"] == "Mean of subwords"
     assert len(at.get("download_button")) == 3
-    assert "LogisticRegression" in at.code[0].value and "StratifiedKFold" in at.code[0].value
+    assert "LogisticRegression" in at.code[0].value and "StratifiedGroupKFold" in at.code[0].value
 
 
 def test_url_query_parameters_restore_the_view(fresh_app):
@@ -127,3 +132,28 @@ def test_large_upload_is_probed_on_a_stratified_sample(page, monkeypatch):
     assert any("Using 3-fold cross-validation instead of 5" in plain(i.value) for i in at.info)
     (layers,) = _figures(at)
     assert "60 texts, 3-fold CV" in layers["layout"]["title"]["text"]
+
+
+def test_repeated_texts_are_counted_and_kept_in_one_fold(page):
+    """Tickets that repeat (issue 33.2): the page says how many rows repeat a text, and a probe
+    of random labels per text stays near the majority baseline at every layer."""
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    words = "printer invoice password wifi laptop refund login router screen licence".split()
+    pairs = rng.choice(words, size=(40, 2))
+    texts = [f"Ticket {i}: the {a} and the {b} fail" for i, (a, b) in enumerate(pairs)]
+    queue = rng.choice(["billing", "hardware"], size=40)  # random: nothing in a text says it
+    order = np.repeat(np.arange(40), 3)
+    rows = [f"{texts[i] if k % 2 else texts[i].upper()},{queue[i]}" for k, i in enumerate(order)]
+    at = page("probe")
+    at.radio(key="probe.source").set_value("upload").run()
+    _upload(at, ("text,label\n" + "\n".join(rows)).encode())
+    _ok(at)
+    assert not at.error
+    assert any("80 of the 120 rows repeat a text" in plain(i.value) for i in at.info)
+    assert any("(80 rows repeat a text)" in plain(c.value) for c in at.caption)
+    metrics = {m.label: m.value for m in at.metric}
+    best = next(label for label in metrics if label.startswith("Best: layer"))
+    # memorising the repeated texts gave 1.00 at every layer
+    assert float(metrics[best].split("±")[0]) < 0.85

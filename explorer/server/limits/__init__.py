@@ -173,9 +173,10 @@ def sample_points(n: int, limit: int = MAX_POINTS, seed: int = 0) -> tuple[np.nd
     return rows, f"Showing {limit:,} of {n:,} points, a random sample (seed {seed})."
 
 
-MAX_PROBE_ROWS = 2_000
+MAX_PROBE_ROWS = 1_000
 """Most rows of a saved corpus one probe reads (a stratified random sample beyond): a linear
-probe on 2,000 x 384 vectors takes about 1 s per layer and pooling with 5 folds on one core."""
+probe on 2,000 x 384 vectors takes about 1 s per layer and pooling with 5 folds on one core, and
+its control task (random labels, Hewitt and Liang 2019) several times that: it fits slowly."""
 
 
 MAX_POINTS_3D = 2_000
@@ -201,20 +202,21 @@ def cap_3d(params, count: int, limit: int | None = None):
     )
 
 
-MAX_PROBE_TEXTS = 800
+MAX_PROBE_TEXTS = 400
 """Most texts one "Which layer?" request embeds and probes (a stratified random sample beyond,
 :func:`explorer.probing.sample.probe_sample`). The default four poolings x 7 layers x 5 folds
-are 140 logistic regressions: about 11 s of one core at 800 rows, 14 s at 1,000, 32 s at
-2,000 (384-d vectors of short texts, on a busy machine)."""
+are 140 logistic regressions, and as many again for the control task: at 800 rows 2.3 s of
+CPU for the probes but 14 s for the control task (random labels fit slowly), 7 s at 400
+(``python -m bench.probe``; BERT-base-sized: ``--model /work/models/bert-base-sized``)."""
 
 MAX_PROBE_TOKENS = 60_000
 """Most tokens one "Which layer?" request embeds: the forward pass (about 20 s for
 :data:`MAX_TOKENS` on a quiet 2-core machine) shares the 30 s with the probes."""
 
 
-MAX_PROBE_TRAIN_ROWS = 3_200
-"""Most training rows one layer's probe sees over all its folds, ``rows x (folds - 1)``: a probe's
-time grows with it. 800 rows get 5 folds (the default), 400 rows 9."""
+MAX_PROBE_TRAIN_ROWS = 1_600
+"""Most training rows one layer's probe (and its control task) sees over all its folds, ``rows x
+(folds - 1)``: a probe's time grows with it. 400 rows get 5 folds (the default), 200 rows 9."""
 
 
 def probe_folds(rows: int, folds: int, limit: int | None = None) -> tuple[int, str | None]:

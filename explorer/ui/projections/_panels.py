@@ -155,6 +155,10 @@ def map_notice(
         "projections",
         ("map notice", points, params, labels, what),
         lambda: maps.map_notice(
-            projector.embedding_, labels, trust=projector.trustworthiness_, what=what
+            projector.embedding_,
+            labels,
+            trust=projector.trustworthiness_,
+            what=what,
+            method=params.method,
         ),
     )
