@@ -8,11 +8,12 @@ import streamlit as st
 from explorer import probing
 from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import pooling_labels
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
 from explorer.ui import compute, messages, presentation
 from explorer.ui import probing as probes
-from explorer.ui.model import current_model_name
+from explorer.ui.model import current_model, current_model_name
 from explorer.ui.probedata import probe_rows
 from explorer.ui.probelayer import one_layer
 from explorer.ui.widgets import URL, header, pooling_select, subwords_select
@@ -85,7 +86,7 @@ else:
         multi=True,
         help="How a text's token vectors become one vector, at every layer.",
     )
-    labels_for = POOLING_LABELS
+    labels_for = pooling_labels(current_model().tokenizer.cls_token)  # the model's own token
 if not strategies:
     st.info("Choose at least one strategy to probe.")
     st.stop()

@@ -157,3 +157,21 @@ def test_repeated_texts_are_counted_and_kept_in_one_fold(page):
     best = next(label for label in metrics if label.startswith("Best: layer"))
     # memorising the repeated texts gave 1.00 at every layer
     assert float(metrics[best].split("±")[0]) < 0.85
+
+
+def test_the_sentences_name_the_models_own_first_token(page, tiny_roberta_path, monkeypatch):
+    """Issue 33.7: with <s>/</s> specials the probe's sentences never say [CLS]."""
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("probe")
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at.radio(key="probe.source").set_value("upload").run()
+    rows = [f"I love this {w}!,pos" for w in ("cake", "song", "film", "town", "book")]
+    rows += [f"I hate this {w}.,neg" for w in ("cake", "song", "film", "town", "book")]
+    _upload(at, ("text,label\n" + "\n".join(rows)).encode())
+    at.multiselect(key="probe.poolings").set_value(["cls", "mean"]).run()
+    _ok(at)
+    shown = " ".join(plain(e.value) for e in [*at.markdown, *at.caption, *at.info])
+    shown += json.dumps(_figures(at))
+    assert "<s> token" in shown and "[CLS]" not in shown, shown[:2000]
