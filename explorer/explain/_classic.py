@@ -32,6 +32,7 @@ import pandas as pd
 
 from explorer.context.baseline import BASELINE_PAIRS, sample_pairs
 from explorer.data import corpora
+from explorer.explain._isoscore import isoscore
 from explorer.model import Model
 from explorer.words import Occurrence, aggregate_subwords, find_occurrences, word_layer_vectors
 
@@ -152,7 +153,9 @@ def classic_measures(
     Returns a table indexed by layer (0 = embedding output) with columns
     ``self_similarity``, ``intra_sentence_similarity``, ``mev`` (means over words or
     sentences), ``baseline_cosine`` (random tokens of different sentences), ``baseline_mev``
-    and the anisotropy-adjusted ``*_adjusted`` columns (measure minus its baseline).
+    and the anisotropy-adjusted ``*_adjusted`` columns (measure minus its baseline), and
+    ``isoscore``: :func:`explorer.isoscore` of all the sentences' tokens (Rudman et al. 2022),
+    how evenly they use the layer's dimensions, beside the average cosine's anisotropy.
     ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs).
     ``progress(sentences_done, total)`` is called after each batch of the forward pass.
     ``ValueError`` when no word occurs in ``min_contexts`` sentences.
@@ -214,6 +217,7 @@ def _measures(
             "mev": np.mean(mev, axis=0),
             "baseline_cosine": baseline_cosine.mean(axis=1),
             "baseline_mev": np.mean(baseline_mev, axis=0),
+            "isoscore": [isoscore(vectors) for vectors in pooled],
         },
         index=pd.RangeIndex(model.num_layers + 1, name="layer"),
     )
