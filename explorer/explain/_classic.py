@@ -156,7 +156,8 @@ def classic_measures(
     and the anisotropy-adjusted ``*_adjusted`` columns (measure minus its baseline), and
     ``isoscore``: :func:`explorer.isoscore` of all the sentences' tokens (Rudman et al. 2022),
     how evenly they use the layer's dimensions, beside the average cosine's anisotropy.
-    ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs).
+    ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs),
+    ``tokens`` and ``dimensions`` (of the clouds IsoScore measures).
     ``progress(sentences_done, total)`` is called after each batch of the forward pass.
     ``ValueError`` when no word occurs in ``min_contexts`` sentences.
     """
@@ -226,7 +227,13 @@ def _measures(
         table["intra_sentence_similarity"] - table["baseline_cosine"]
     )
     table["mev_adjusted"] = table["mev"] - table["baseline_mev"]
-    table.attrs.update(words=tuple(words), sentences=len(sentences), pairs=len(pairs))
+    table.attrs.update(
+        words=tuple(words),
+        sentences=len(sentences),
+        pairs=len(pairs),
+        tokens=pooled.shape[1],
+        dimensions=pooled.shape[2],
+    )
     return table
 
 
