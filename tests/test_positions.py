@@ -88,6 +88,9 @@ def test_the_sentence_quotes_the_gaps_and_says_whether_likeness_falls():
     bumpy = position_notice(np.cos(gap / 8), first=2)
     assert "(from 2)" in bumpy and "does not fall steadily" in bumpy
     assert "positions 100 apart" not in position_notice(1 / (1 + gap[:20, :20]))
+    noise = np.random.default_rng(0).normal(size=(n, 64))
+    unrelated = position_notice(position_cosines(noise))
+    assert "near 0 at every distance" in unrelated and "-0.00" not in unrelated
 
 
 def test_figure_joins_the_positions_and_thins_the_heatmap(tiny):

@@ -65,6 +65,10 @@ def position_figure(coords: np.ndarray, cosines: np.ndarray, first: int = 0) -> 
     return figure
 
 
+UNRELATED = 0.05
+"""Mean cosines below this (in size) at every quoted distance count as unrelated rows."""
+
+
 def gap_cosines(cosines: np.ndarray) -> dict[int, float]:
     """Mean cosine of positions ``g`` apart, for each ``g`` of :data:`GAPS` shorter than the
     table."""
@@ -78,9 +82,16 @@ def position_notice(cosines: np.ndarray, first: int = 0) -> str:
     gaps = gap_cosines(cosines)
     if not gaps:
         return "The table has one position: nothing to compare."
-    quoted = ", ".join(f"{value:.2f} for positions {g} apart" for g, value in gaps.items())
+    quoted = ", ".join(
+        f"{round(value, 2) + 0.0:.2f} for positions {g} apart" for g, value in gaps.items()
+    )  # + 0.0: no "-0.00"
     values = list(gaps.values())
     sentence = f"The {len(cosines)} positions (from {first}) have a mean cosine of {quoted}"
+    if all(abs(v) < UNRELATED for v in values):
+        return sentence + (
+            ": near 0 at every distance, so near positions are no more alike than far ones "
+            "(an untrained table looks like this)."
+        )
     if len(values) > 1 and all(a > b for a, b in zip(values, values[1:], strict=False)):
         return sentence + ": the nearer two positions, the more alike their vectors."
     if len(values) > 1:
