@@ -102,3 +102,20 @@ def test_figure_joins_the_positions_and_thins_the_heatmap(tiny):
     side = len(heatmap.z)
     assert side <= MAX_CELLS and side == len(heatmap.x) == len(heatmap.y)
     assert heatmap.z[1][0] == pytest.approx(cosines[heatmap.x[1], 0])
+
+
+@pytest.mark.parametrize("fixture", ["bundled", "tiny_bert_path", "distilbert_path"])
+def test_the_sentence_matches_each_models_table(request, fixture):
+    value = request.getfixturevalue(fixture)
+    model = value if fixture == "bundled" else explorer.load_model(value)
+    positions = position_table(model)
+    cosines = position_cosines(positions.table)
+    note = position_notice(cosines, positions.first)
+    gaps = {g: np.diagonal(cosines, offset=g).mean() for g in (1, 10, 100) if g < len(cosines)}
+    for g, mean in gaps.items():
+        assert f"{round(mean, 2) + 0.0:.2f} for positions {g} apart" in note
+    values = list(gaps.values())
+    unrelated = all(abs(v) < 0.05 for v in values)
+    falling = all(a > b for a, b in zip(values, values[1:], strict=False))
+    assert ("near 0 at every distance" in note) == unrelated
+    assert ("the nearer two positions" in note) == (not unrelated and falling)
