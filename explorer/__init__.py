@@ -44,12 +44,13 @@ _HOMES = {
     "explain_similarity": "explorer.explain",
     "postprocess": "explorer.explain",
     "linear_cka": "explorer.explain",
+    "isoscore": "explorer.explain",
 }
 
 if TYPE_CHECKING:
     from explorer.data.store.corpus import open_corpus
     from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
-    from explorer.explain import explain_similarity, linear_cka, postprocess
+    from explorer.explain import explain_similarity, isoscore, linear_cka, postprocess
     from explorer.layers import LAYER_CHOICES, combine_layers, layer_indices
     from explorer.model import Model, Tokenization, estimate_parameters, load_model
     from explorer.model.hub import DEFAULT_MODEL
@@ -88,6 +89,7 @@ __all__ = [
     "explain_similarity",
     "estimate_parameters",
     "find_occurrences",
+    "isoscore",
     "layer_indices",
     "linear_cka",
     "load_model",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.figures.explain_notices import classic_notice, classic_random_notice
+from explorer.figures.isotropy import isotropy_notice
 from explorer.ui import contextual as lesson
 from explorer.ui import messages, presentation
 from explorer.ui.model import RANDOM_PREFIX, current_model_label, current_model_name
@@ -36,7 +37,7 @@ if compare:
 if note:
     messages.info(note)
 
-notes = classic_notice(*trained)
+notes = [*classic_notice(*trained), isotropy_notice(trained[0])]
 if random is not None:
     notes.append(classic_random_notice(trained, random))
 notice.info(
@@ -45,6 +46,7 @@ notice.info(
 )
 
 lesson.chart(trained, random)
+lesson.isotropy(name, trained, random, rows)
 lesson.references(trained)
 lesson.measured(trained, rows)
 lesson.one_word(name, rows)

@@ -9,7 +9,7 @@ from explorer.codegen.layers import layers_snippet
 from explorer.data import corpora
 from explorer.data.examples import TUTORIAL
 from explorer.figures import layers as figures
-from explorer.ui import compute, layercka, messages, presentation
+from explorer.ui import compute, layercka, messages, positions, presentation
 from explorer.ui import layers as layer_sections
 from explorer.ui.model import current_model_label, current_model_name
 from explorer.ui.widgets import header, option_labels, show_code
@@ -146,4 +146,5 @@ layer_sections.outliers(hidden, statistics, layer, labels, tokenization, include
 
 layer_sections.norms(hidden, labels, token, layer)
 cka_code = layercka.section(model_name, text, hidden, tokenization.special, special_names)
+positions.section(model_name)
 show_code(layers_snippet(model_name, text, layer, token), cka_code)

@@ -185,3 +185,37 @@ def test_an_exception_from_progress_stops_tsne_within_a_layer():
     with pytest.raises(RuntimeError, match="gone"):
         layer_maps(X, "tsne", progress=progress)
     assert calls == [0]  # within layer 0, before its map was finished
+
+
+def test_tsne_layers_report_progress_without_error_evaluations(monkeypatch):
+    """Every t-SNE layer (its own map, then maps continued from the previous layer) reports
+    from its gradient: openTSNE evaluates its error only once after each of its two phases
+    (with callbacks it did at every report), and an exception stops the layer it is in."""
+    import openTSNE.tsne
+
+    errors = []
+
+    def spy(gradient):
+        def counted(*args, should_eval_error=False, **kwargs):
+            errors.append(should_eval_error)
+            return gradient(*args, should_eval_error=should_eval_error, **kwargs)
+
+        return counted
+
+    for name in ("kl_divergence_bh", "kl_divergence_fft"):  # the first layer's, the others'
+        monkeypatch.setattr(openTSNE.tsne, name, spy(getattr(openTSNE.tsne, name)))
+    X = np.random.default_rng(0).normal(size=(3, 60, 8)).astype(np.float32)
+    calls = []
+    layer_maps(X, "tsne", progress=lambda done, total: calls.append(done))
+    assert sum(errors) == 2 * 3  # two phases in each of the three layers
+    assert calls.count(1) > 1 and calls.count(2) > 1  # within layers 1 and 2, then after
+
+    def stop(done, total):
+        calls.append(done)
+        if calls.count(1) == 2:  # the first report from within layer 1
+            raise RuntimeError("the session has gone")
+
+    calls.clear()
+    with pytest.raises(RuntimeError, match="gone"):
+        layer_maps(X, "tsne", progress=stop)
+    assert calls[-2:] == [1, 1] and 2 not in calls

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from explorer.explain import classic_measures, sense_accuracy
+from explorer.explain import classic_measures, isoscore, sense_accuracy
 from explorer.explain._classic import (
     REFERENCES,
     intra_sentence_similarity,
@@ -96,6 +96,16 @@ def test_classic_measures_agree_with_the_hidden_states(tiny):
     )
     np.testing.assert_allclose(table["mev_adjusted"], table["mev"] - table["baseline_mev"])
     assert ((table["mev"] > 0) & (table["mev"] <= 1)).all()
+    # IsoScore of every sentence's tokens but [CLS]/[SEP], layer by layer.
+    tokens = np.concatenate(
+        [
+            tiny.hidden_states(s)[:, ~np.asarray(tiny.tokenize(s).special, dtype=bool)]
+            for s in SENTENCES
+        ],
+        axis=1,
+    )
+    expected = [isoscore(layer) for layer in tokens]
+    np.testing.assert_allclose(table["isoscore"], expected, atol=1e-6)
     with pytest.raises(ValueError, match="No word occurs"):
         classic_measures(tiny, SENTENCES[:3], min_contexts=5)
 

@@ -14,7 +14,13 @@ from explorer.maps import (
     total_explained_variance,
     trustworthiness,
 )
-from explorer.maps._tsne import tsne_neighbors, tsne_reduce
+from explorer.maps._tsne import (
+    TSNE_EARLY_ITERATIONS,
+    TSNE_ITERATIONS,
+    fit_tsne,
+    tsne_neighbors,
+    tsne_reduce,
+)
 
 
 def _blobs(n: int = 60, d: int = 20, seed: int = 0) -> np.ndarray:
@@ -117,6 +123,38 @@ def test_tsne_reduce_keeps_narrow_vectors_and_the_distances_of_few_points():
         return np.linalg.norm(points[:, None, :] - points[None, :, :], axis=2)
 
     np.testing.assert_allclose(gaps(reduced), gaps(few.astype(np.float64)), atol=1e-3)
+
+
+@pytest.mark.parametrize("n_components", [2, 3])
+def test_tsne_progress_costs_no_error_evaluation_and_stops_the_fit(monkeypatch, n_components):
+    """Progress every 25 iterations, counted over both phases, without making openTSNE
+    evaluate its KL divergence at each (it did for every iteration ending in a callback):
+    only the one openTSNE computes after each phase. An exception from progress stops."""
+    import openTSNE.tsne
+
+    method = {2: "kl_divergence_fft", 3: "kl_divergence_bh"}[n_components]
+    gradient, errors = getattr(openTSNE.tsne, method), []
+
+    def spy(*args, should_eval_error=False, **kwargs):
+        errors.append(should_eval_error)
+        return gradient(*args, should_eval_error=should_eval_error, **kwargs)
+
+    monkeypatch.setattr(openTSNE.tsne, method, spy)
+    calls = []
+    total = TSNE_EARLY_ITERATIONS + TSNE_ITERATIONS
+    fit_tsne(_blobs(60), n_components, 10.0, 0, progress=lambda *call: calls.append(call))
+    assert calls == [(done, total) for done in range(25, total + 1, 25)]
+    assert len(errors) == total + 2 and sum(errors) == 2  # after each of the two phases
+
+    def stop(done, total):
+        calls.append(done)
+        if done == 150:
+            raise RuntimeError("the session has gone")
+
+    calls.clear()
+    with pytest.raises(RuntimeError, match="gone"):
+        fit_tsne(_blobs(60), n_components, 10.0, 0, progress=stop)
+    assert calls == [25, 50, 75, 100, 125, 150]  # into the second phase, then no further
 
 
 @pytest.mark.parametrize(("n", "perplexity"), [(5, 1.3), (12, 3.6), (60, 19.6), (5000, 30.0)])

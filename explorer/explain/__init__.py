@@ -13,12 +13,15 @@
   (Coenen et al. 2019: nearest-centroid word senses), layer by layer on built-in sentences
   (:func:`classic_lesson`: both from one forward pass); the papers' findings to show beside
   them are in ``explorer.explain._classic.REFERENCES``.
+* :func:`isoscore` (Rudman et al. 2022): how evenly a cloud of vectors uses its dimensions,
+  1 for isotropic, near 0 for one direction.
 """
 
 from __future__ import annotations
 
 from explorer.explain._cka import cka_matrix, layer_cka, linear_cka
 from explorer.explain._classic import classic_lesson, classic_measures, sense_accuracy
+from explorer.explain._isoscore import isoscore
 from explorer.explain._postprocess import (
     RogueShare,
     postprocess,
@@ -35,6 +38,7 @@ __all__ = [
     "classic_lesson",
     "classic_measures",
     "explain_similarity",
+    "isoscore",
     "layer_cka",
     "linear_cka",
     "postprocess",

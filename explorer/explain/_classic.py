@@ -32,6 +32,7 @@ import pandas as pd
 
 from explorer.context.baseline import BASELINE_PAIRS, sample_pairs
 from explorer.data import corpora
+from explorer.explain._isoscore import isoscore
 from explorer.model import Model
 from explorer.words import Occurrence, aggregate_subwords, find_occurrences, word_layer_vectors
 
@@ -152,8 +153,11 @@ def classic_measures(
     Returns a table indexed by layer (0 = embedding output) with columns
     ``self_similarity``, ``intra_sentence_similarity``, ``mev`` (means over words or
     sentences), ``baseline_cosine`` (random tokens of different sentences), ``baseline_mev``
-    and the anisotropy-adjusted ``*_adjusted`` columns (measure minus its baseline).
-    ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs).
+    and the anisotropy-adjusted ``*_adjusted`` columns (measure minus its baseline), and
+    ``isoscore``: :func:`explorer.isoscore` of all the sentences' tokens (Rudman et al. 2022),
+    how evenly they use the layer's dimensions, beside the average cosine's anisotropy.
+    ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs),
+    ``tokens`` and ``dimensions`` (of the clouds IsoScore measures).
     ``progress(sentences_done, total)`` is called after each batch of the forward pass.
     ``ValueError`` when no word occurs in ``min_contexts`` sentences.
     """
@@ -214,6 +218,7 @@ def _measures(
             "mev": np.mean(mev, axis=0),
             "baseline_cosine": baseline_cosine.mean(axis=1),
             "baseline_mev": np.mean(baseline_mev, axis=0),
+            "isoscore": [isoscore(vectors) for vectors in pooled],
         },
         index=pd.RangeIndex(model.num_layers + 1, name="layer"),
     )
@@ -222,7 +227,13 @@ def _measures(
         table["intra_sentence_similarity"] - table["baseline_cosine"]
     )
     table["mev_adjusted"] = table["mev"] - table["baseline_mev"]
-    table.attrs.update(words=tuple(words), sentences=len(sentences), pairs=len(pairs))
+    table.attrs.update(
+        words=tuple(words),
+        sentences=len(sentences),
+        pairs=len(pairs),
+        tokens=pooled.shape[1],
+        dimensions=pooled.shape[2],
+    )
     return table
 
 
@@ -233,7 +244,9 @@ def nearest_centroid_accuracy(vectors: np.ndarray, labels: Sequence[str]) -> np.
     closest. Returns ``(L+1,)`` float64. A label with one occurrence has no centroid without
     it: that occurrence counts as wrong. ``ValueError`` for fewer than 2 labels."""
     vectors = np.asarray(vectors, dtype=np.float64)
-    names, index = np.unique(np.asarray(labels, dtype=object).astype(str), return_inverse=True)
+    cells = np.empty(len(labels), dtype=object)  # never a fixed-width string array
+    cells[:] = [str(label) for label in labels]
+    index, names = pd.factorize(cells)
     if len(names) < 2:
         raise ValueError("Nearest-centroid accuracy needs at least 2 senses.")
     onehot = np.eye(len(names))[index]  # (n, k)

@@ -31,6 +31,7 @@ import numpy as np
 
 from explorer.maps._projector import LABELS, PROJECTIONS, Projector, min_points, validate_method
 from explorer.maps._quality import trustworthiness
+from explorer.maps._tsne import checked_gradient
 from explorer.maps._umap import EXACT_NEIGHBORS_BELOW, mark_compiled
 
 ALIGNMENTS = ("joint", "procrustes", "none")
@@ -366,10 +367,11 @@ def _tsne_frames(X, n_components, random_state, align, perplexity, report, notes
                 n_iter=TSNE_CONTINUE_ITERATIONS,
                 random_state=random_state,
                 neighbors="exact" if n < TSNE_EXACT_BELOW else "annoy",
-                negative_gradient_method="bh" if n < TSNE_FFT_ABOVE else "fft",
+                # Progress from the gradient, not a callback (which costs an error evaluation).
+                negative_gradient_method=checked_gradient(
+                    "bh" if n < TSNE_FFT_ABOVE else "fft", within
+                ),
                 n_jobs=1,
-                callbacks=within,
-                callbacks_every_iters=25,
             )
             logger = logging.getLogger("openTSNE.tsne")
             level = logger.level

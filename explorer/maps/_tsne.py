@@ -84,9 +84,46 @@ def tsne_reduce(X: np.ndarray, random_state: int | None) -> np.ndarray:
     return np.asarray(pca.fit_transform(X), dtype=np.float32)
 
 
+TSNE_BLAS_THREADS = 1
+"""BLAS threads for t-SNE's linear algebra (the reduction to 50 components, openTSNE's PCA
+start, the trustworthiness :class:`explorer.maps.Projector` computes after it). Profiled on the
+2-core machine under load (5,000 sentence vectors, ``Projector("tsne").fit`` in phases, default
+threads and one thread alternating): two OpenBLAS threads spin-waited for each other, the
+reduction took 0.5-9.0 s of wall time (0.15-2.1 s of CPU) where one thread took 0.13-0.20 s
+(0.03 s of CPU), and the trustworthiness 1.7-2.2 s against 0.7-0.9 s. The optimisation itself
+is the same either way (it calls no BLAS)."""
+
 TSNE_PROGRESS_EVERY = 25
-"""Iterations between two calls of :func:`fit_tsne`'s ``progress`` (each also evaluates the
-error: a few per cent more time at 25)."""
+"""Iterations between two calls of :func:`fit_tsne`'s ``progress``. They are counted by the
+gradient (:func:`checked_gradient`), not by an openTSNE callback: openTSNE evaluates the KL
+divergence for every iteration that ends in a callback, 3 ms more than the 6 ms gradient of
+5,000 points."""
+
+
+def checked_gradient(
+    method: str, report: Callable[[int], None], every: int = TSNE_PROGRESS_EVERY
+) -> Callable:
+    """openTSNE's gradient ``method`` (``"fft"`` or ``"bh"``) as a function to pass as its
+    ``negative_gradient_method``, calling ``report(iterations_done)`` after every ``every``-th
+    iteration: progress and abort checks without callbacks, so without openTSNE's KL
+    divergence at each (an exception ``report`` raises stops the optimisation). Iterations
+    are counted over every ``optimize`` the function serves; the error openTSNE evaluates once
+    after each ``optimize`` is not an iteration and is not counted."""
+    from openTSNE.tsne import kl_divergence_bh, kl_divergence_fft
+
+    gradient = kl_divergence_fft if method == "fft" else kl_divergence_bh
+    done = 0
+
+    def checked(*args, should_eval_error: bool = False, **kwargs):
+        nonlocal done
+        result = gradient(*args, should_eval_error=should_eval_error, **kwargs)
+        if not should_eval_error:
+            done += 1
+            if done % every == 0:
+                report(done)
+        return result
+
+    return checked
 
 
 def fit_tsne(
@@ -108,47 +145,42 @@ def fit_tsne(
     this is 14-18x faster than scikit-learn's ``TSNE`` (Barnes-Hut, 1,000 iterations) at
     the same trustworthiness (``python -m bench.projections``). Deterministic for a given
     ``random_state``. ``progress(done, total)`` is called every :data:`TSNE_PROGRESS_EVERY`
-    iterations; an exception it raises stops the optimisation.
+    iterations; an exception it raises stops the optimisation. BLAS runs on
+    :data:`TSNE_BLAS_THREADS` thread(s).
     """
     from openTSNE import TSNEEmbedding, affinity, initialization
+    from threadpoolctl import threadpool_limits
 
     n = X.shape[0]
-    reduced = tsne_reduce(X, random_state)
-    affinities = affinity.PerplexityBasedNN(
-        reduced,
-        perplexity=perplexity,
-        method="exact",
-        k_neighbors=tsne_neighbors(n, perplexity),
-        n_jobs=TSNE_NEIGHBOR_JOBS,
-        random_state=random_state,
-    )
-    init = initialization.pca(reduced, n_components, random_state=random_state)
-    embedding = TSNEEmbedding(
-        np.asarray(init, dtype=np.float64),
-        affinities,
-        negative_gradient_method=tsne_gradient_method(n_components),
-        learning_rate="auto",
-        n_jobs=1,
-        random_state=random_state,
-        **TSNE_FFT,
-    )
     total = TSNE_EARLY_ITERATIONS + TSNE_ITERATIONS
-
-    def every(offset: int) -> dict:
-        if progress is None:
-            return {}
-        return {
-            "callbacks": lambda iteration, error, embedding: progress(offset + iteration, total),
-            "callbacks_every_iters": TSNE_PROGRESS_EVERY,
-        }
-
-    embedding = embedding.optimize(
-        n_iter=TSNE_EARLY_ITERATIONS,
-        exaggeration=TSNE_EARLY_EXAGGERATION,
-        momentum=TSNE_MOMENTUM,
-        **every(0),
-    )
-    embedding = embedding.optimize(
-        n_iter=TSNE_ITERATIONS, momentum=TSNE_MOMENTUM, **every(TSNE_EARLY_ITERATIONS)
-    )
+    gradient = tsne_gradient_method(n_components)
+    if progress is not None:
+        # An abort leaves the affinities exaggerated: they are this call's own, dropped with it.
+        gradient = checked_gradient(gradient, lambda done: progress(done, total))
+    with threadpool_limits(limits=TSNE_BLAS_THREADS, user_api="blas"):
+        reduced = tsne_reduce(X, random_state)
+        affinities = affinity.PerplexityBasedNN(
+            reduced,
+            perplexity=perplexity,
+            method="exact",
+            k_neighbors=tsne_neighbors(n, perplexity),
+            n_jobs=TSNE_NEIGHBOR_JOBS,
+            random_state=random_state,
+        )
+        init = initialization.pca(reduced, n_components, random_state=random_state)
+        embedding = TSNEEmbedding(
+            np.asarray(init, dtype=np.float64),
+            affinities,
+            negative_gradient_method=gradient,
+            learning_rate="auto",
+            n_jobs=1,
+            random_state=random_state,
+            **TSNE_FFT,
+        )
+        embedding = embedding.optimize(
+            n_iter=TSNE_EARLY_ITERATIONS,
+            exaggeration=TSNE_EARLY_EXAGGERATION,
+            momentum=TSNE_MOMENTUM,
+        )
+        embedding = embedding.optimize(n_iter=TSNE_ITERATIONS, momentum=TSNE_MOMENTUM)
     return np.asarray(embedding)

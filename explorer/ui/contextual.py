@@ -8,11 +8,13 @@ import pandas as pd
 import streamlit as st
 
 from explorer.codegen.explain import classic_snippet
+from explorer.codegen.isotropy import isoscore_snippet
 from explorer.data import corpora
 from explorer.explain import classic_lesson
 from explorer.explain._classic import REFERENCES, word_measures
 from explorer.figures.explain import classic_figure
 from explorer.figures.explain_notices import classic_table
+from explorer.figures.isotropy import isotropy_figure
 from explorer.server import limits
 from explorer.ui import compute, messages, presentation
 from explorer.ui.model import load
@@ -86,6 +88,40 @@ def chart(trained: Result, random: Result | None) -> None:
         "low = its vector depends on the sentence. Right: how often a word's vector is closest "
         "to the average vector of its own sense (each sentence left out of its sense's average)."
         + (" Dashed: the same architecture with random weights." if random else "")
+    )
+
+
+def isotropy(model_name: str, trained: Result, random: Result | None, rows: Rows) -> None:
+    """IsoScore (Rudman et al. 2022) of each layer's tokens beside their average cosine, what
+    the paper says an average cosine misses, and the code that prints both."""
+    measures = trained[0]
+    st.subheader("How many directions? IsoScore", anchor=False)
+    st.plotly_chart(
+        isotropy_figure(
+            measures, None if random is None else random[0], scale=presentation.scale()
+        ),
+        width="stretch",
+        key="contextual.isotropy",
+    )
+    tokens, dimensions = measures.attrs["tokens"], measures.attrs["dimensions"]
+    st.caption(
+        "Rudman, Gillman, Rayne and Eickhoff (2022), “IsoScore: Measuring the Uniformity of "
+        "Embedding Space Utilization” (Findings of ACL): an average cosine depends on where "
+        "the cloud of vectors sits, not on how it spreads. Vectors along one line through the "
+        "origin have an average cosine near 0 and look isotropic; the same cloud moved away "
+        "from the origin looks anisotropic. IsoScore turns the cloud to its principal axes and "
+        "asks how evenly the variance is shared among them: 1 = the same in every direction, "
+        "0 = all along one; 1 + IsoScore × (dimensions − 1) reads as the number of dimensions "
+        f"used evenly. Here: all {tokens:,} tokens of the sentences ([CLS]/[SEP] left out) "
+        f"in {dimensions} dimensions at each layer; a finite sample scores below 1 even from "
+        "an isotropic source, the more so with fewer tokens per dimension."
+    )
+    show_code(
+        isoscore_snippet(model_name, [text for *_, text in rows]),
+        caption="Plain transformers + NumPy: IsoScore step by step at every layer, and the "
+        "average cosine of every pair of tokens from different sentences (the chart samples "
+        f"{measures.attrs['pairs']:,} pairs).",
+        height=420,
     )
 
 

@@ -16,9 +16,14 @@ def _ok(at) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
-def _chart(at) -> dict:
-    (chart,) = [c for c in at.get("plotly_chart") if c.key == "contextual.chart"]
+def _chart(at, key: str = "contextual.chart") -> dict:
+    (chart,) = [c for c in at.get("plotly_chart") if c.key == key]
     return json.loads(chart.proto.spec)
+
+
+def _word_code(at) -> str:
+    """The one-word section's snippet (the isotropy section's comes first)."""
+    return next(c.value for c in at.code if "word = " in c.value)
 
 
 @pytest.mark.slow
@@ -37,8 +42,15 @@ def test_first_visit_shows_the_measurements_beside_the_papers(page):
     assert {plain(s) for s in refs.value["source"]} == {r.source for r in REFERENCES.values()}
     word_table = next(d.value for d in at.dataframe if "sense_accuracy" in d.value.columns)
     assert len(word_table) == 7  # embeddings + 6 layers
-    code = at.code[0].value
-    assert "word = 'bank'" in code
+    assert "word = 'bank'" in _word_code(at)
+    # IsoScore beside the average cosine, its sentence and its code.
+    isotropy = [trace["name"] for trace in _chart(at, "contextual.isotropy")["data"]]
+    assert isotropy == [
+        "IsoScore: how evenly the directions are used",
+        "random tokens' average cosine (anisotropy)",
+    ]
+    assert "IsoScore (Rudman et al. 2022) runs from" in notice
+    assert any("def isoscore(points):" in c.value for c in at.code)
 
 
 @pytest.mark.slow
@@ -49,10 +61,12 @@ def test_random_weights_and_another_word(page):
     names = [trace["name"] for trace in _chart(at)["data"]]
     assert "sense accuracy · random weights" in names
     assert any("With random weights" in plain(i.value) for i in at.info)
-    before = at.code[0].value
+    isotropy = [trace["name"] for trace in _chart(at, "contextual.isotropy")["data"]]
+    assert "IsoScore: how evenly the directions are used · random weights" in isotropy
+    before = _word_code(at)
     at.selectbox(key="contextual.word").set_value("plant").run()
     _ok(at)
-    assert at.code[0].value != before and "word = 'plant'" in at.code[0].value
+    assert _word_code(at) != before and "word = 'plant'" in _word_code(at)
 
 
 @pytest.mark.slow

@@ -18,6 +18,7 @@ CHARTS = (
     "layers.dimensions",
     "layers.norms",
     "layers.cka",
+    "layers.positions",
 )
 
 
@@ -56,6 +57,12 @@ def test_first_load_has_the_charts_tables_and_code(page):
     assert any("stand" in m.value and "out" in m.value for m in at.markdown)
     code = at.code[0].value
     assert "output_hidden_states=True" in code and "layer, token = 5, 6" in code
+    # Where is a token? The bundled BERT's 512 positions, 2-D and cosines, with a sentence.
+    positions = _chart(at, "layers.positions")
+    assert len(positions["data"][0]["text"]) == 512 and positions["data"][1]["type"] == "heatmap"
+    assert any(
+        "The 512 positions (from 0) have a mean cosine of" in plain(i.value) for i in at.info
+    )
 
 
 @pytest.mark.slow

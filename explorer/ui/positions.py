@@ -1,0 +1,44 @@
+"""The Layers page's "Where is a token?" section: the model's absolute position table in 2-D
+and the cosine of every position with every other (Wang and Chen 2020), or what a model
+without a table uses instead."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from explorer.figures.positions import position_figure, position_notice
+from explorer.positions import position_cosines, position_map, position_table
+from explorer.ui import compute, messages
+from explorer.ui.model import load
+
+
+def section(model_name: str) -> None:
+    """An expander with the position table of ``model_name`` (cached per model)."""
+
+    def compute_view():
+        positions = position_table(load(model_name))
+        if positions.table is None:
+            return positions, None, None
+        return positions, position_map(positions.table), position_cosines(positions.table)
+
+    with st.expander("Where is a token? The position embeddings"):
+        positions, coords, cosines = compute.cached(
+            "states", ("positions", model_name), compute_view
+        )
+        if positions.table is None:
+            messages.info(f"This model has {positions.note}.")
+            return
+        messages.info(position_notice(cosines, positions.first))
+        st.plotly_chart(
+            position_figure(coords, cosines, positions.first),
+            width="stretch",
+            key="layers.positions",
+        )
+        st.caption(
+            f"Row p of a {len(positions.table)} x {positions.table.shape[1]} table is added to "
+            "the token at position p before the first layer. Wang and Chen (2020), “What Do "
+            "Position Embeddings Learn?”, found BERT's learned table to be a smooth curve in "
+            "few dimensions, neighbouring positions alike: the 2-D view joins the positions in "
+            "order; the heatmap compares every position with every other."
+            + (f" {positions.note}." if positions.note else "")
+        )
