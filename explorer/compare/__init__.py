@@ -9,12 +9,15 @@
 * :func:`neighbour_agreement`: per text, the share of its nearest neighbours both models
   agree on; :func:`align_map`: one model's 2-D map turned onto the other's (orthogonal
   Procrustes).
+* :func:`estimated_weight_bytes` and :func:`pair_refusal`: whether two models fit a server's
+  bytes of models together, and what to say when they do not.
 """
 
 from __future__ import annotations
 
 from explorer.compare._cka import best_matches, cross_cka, cross_cka_matrix
 from explorer.compare._neighbours import align_map, nearest_sets, neighbour_agreement
+from explorer.compare._pair import estimated_weight_bytes, pair_refusal
 from explorer.compare._tokens import TokenStats, token_stats
 from explorer.compare._words import WordAlignment, align_words, word_states
 
@@ -26,8 +29,10 @@ __all__ = [
     "best_matches",
     "cross_cka",
     "cross_cka_matrix",
+    "estimated_weight_bytes",
     "nearest_sets",
     "neighbour_agreement",
+    "pair_refusal",
     "token_stats",
     "word_states",
 ]

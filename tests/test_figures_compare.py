@@ -1,0 +1,71 @@
+"""Figures and what-to-notice sentences of the Compare models page, the pair's memory refusal
+and the pair's token cap."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from explorer.compare import TokenStats, pair_refusal
+from explorer.figures.compare import (
+    cross_cka_heatmap,
+    cross_cka_notice,
+    token_stats_notice,
+    token_stats_table,
+)
+from explorer.server import limits
+
+MATRIX = np.array([[0.9, 0.5, 0.2], [0.4, 0.8, 0.3], [0.1, 0.6, 0.7], [0.2, 0.3, 0.95]])
+
+
+def test_heatmap_rings_the_best_layer_of_b_for_each_layer_of_a():
+    figure = cross_cka_heatmap(MATRIX, "A model", "B model")
+    heat, rings = figure.data
+    assert np.array_equal(np.asarray(heat.z), MATRIX)
+    assert list(rings.x) == ["0", "1", "2", "2"] and list(rings.y) == ["0", "1", "2", "3"]
+    assert "B model" in figure.layout.xaxis.title.text
+
+
+def test_cka_notice_reads_the_matrix():
+    sentence = cross_cka_notice(MATRIX, "A model", "B model")
+    assert sentence.startswith("B's best-matching layer moves down B")
+    assert "A's last layer (layer 3) is most like B's layer 2 of 2 (CKA 0.95)" in sentence
+    assert "least alike 0.10" in sentence
+    shuffled = cross_cka_notice(MATRIX[::-1], "A", "B")
+    assert shuffled.startswith("B's best-matching layers do not follow A's order")
+
+
+def test_token_notice_names_who_splits_more_with_both_shares():
+    a, b = TokenStats(100, 110, 9, 0), TokenStats(100, 125, 12, 3)
+    sentence = token_stats_notice(a, b, "MiniLM", "RoBERTa")
+    assert sentence.startswith("Model B (RoBERTa) splits 12% of these words, model A (MiniLM) 9%.")
+    assert "model A 1.10, model B 1.25" in sentence
+    assert "model B 3" in sentence and "model A 0" not in sentence
+    same = token_stats_notice(a, TokenStats(200, 220, 19, 0), "X", "Y")
+    assert same.startswith("Both tokenizers split about as many")
+    table = token_stats_table([a, b], ["MiniLM", "RoBERTa"])
+    assert table["% of words split"].tolist() == [9.0, 12.0]
+    assert table["tokens per word"].tolist() == [1.1, 1.25]
+
+
+def test_pair_refusal_says_what_fits():
+    assert pair_refusal("A", 100 * 2**20, "B", 400 * 2**20, 1024 * 2**20) is None
+    message = pair_refusal(
+        "MiniLM", 87 * 2**20, "BERT-large", 1279 * 2**20, 1024 * 2**20, ["random weights"]
+    )
+    assert "1,366 MB together" in message and "(1,024 MB)" in message
+    assert "Beside MiniLM, these fit: random weights." in message
+    alone = pair_refusal("big", 900 * 2**20, "big too", 900 * 2**20, 1024 * 2**20)
+    assert "a smaller model A would" in alone
+
+
+def test_pair_tokens_share_the_budget_by_work(bundled, bert_base_path):
+    import explorer
+
+    assert limits.pair_tokens(bundled, bundled) == limits.MAX_PAIR_TOKENS // 2
+    big = explorer.load_model(bert_base_path)
+    assert limits.pair_tokens(bundled, big) < limits.MAX_PAIR_TOKENS // 8
+    assert limits.pair_note(3, 3, 100) is None
+    assert "first 2 of 3 texts" in limits.pair_note(2, 3, 100)
+    with pytest.raises(ValueError):
+        limits.pair_tokens(bundled, bundled, budget=0)
