@@ -1,0 +1,24 @@
+"""The Compare models page: two models at once (:func:`choose_pair`), their tokenizers side by
+side (:func:`tokens_section`) and their layers against each other (:func:`layers_section`)."""
+
+from __future__ import annotations
+
+from explorer.ui.compare._pair import Pair, Side, choose_pair
+from explorer.ui.compare._sections import (
+    CORPORA,
+    capped,
+    corpus_texts,
+    layers_section,
+    tokens_section,
+)
+
+__all__ = [
+    "CORPORA",
+    "Pair",
+    "Side",
+    "capped",
+    "choose_pair",
+    "corpus_texts",
+    "layers_section",
+    "tokens_section",
+]
