@@ -38,9 +38,7 @@ for side, model, name in zip((pair.a, pair.b), models, "AB", strict=True):
         f"Model {name}: {side.label} · {model.num_layers} layers × {model.hidden_size} · "
         f"vocabulary {model.vocab_size:,} · {model.num_parameters / 1e6:.1f} M parameters"
     )
-texts, note = compare.capped(pair, models, compare.corpus_texts(corpus))
-if note:
-    messages.info(note)
+texts = compare.corpus_texts(corpus)
 
 compare.tokens_section(pair, text, texts)
 compare.layers_section(pair, texts)

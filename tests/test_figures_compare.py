@@ -28,8 +28,14 @@ def test_heatmap_rings_the_best_layer_of_b_for_each_layer_of_a():
 
 def test_cka_notice_reads_the_matrix():
     sentence = cross_cka_notice(MATRIX, "A model", "B model")
-    assert sentence.startswith("B's best-matching layer moves down B")
-    assert "A's last layer (layer 3) is most like B's layer 2 of 2 (CKA 0.95)" in sentence
+    assert sentence.startswith(
+        "The higher A's layer, the higher its best match in B (B's layer 0 for A's layer 0, "
+        "2 for A's last)"
+    )
+    assert (
+        "A's last layer (layer 3) is most like B's layer 2 of 2, 100% of the way up B " in sentence
+    )
+    assert "(CKA 0.95)" in sentence
     assert "least alike 0.10" in sentence
     shuffled = cross_cka_notice(MATRIX[::-1], "A", "B")
     assert shuffled.startswith("B's best-matching layers do not follow A's order")
@@ -43,6 +49,8 @@ def test_token_notice_names_who_splits_more_with_both_shares():
     assert "model B 3" in sentence and "model A 0" not in sentence
     same = token_stats_notice(a, TokenStats(200, 220, 19, 0), "X", "Y")
     assert same.startswith("Both tokenizers split about as many")
+    itself = token_stats_notice(a, a, "X", "X with random weights", same_tokenizer=True)
+    assert itself.startswith("Model B has model A's tokenizer: both split 9% of these words")
     table = token_stats_table([a, b], ["MiniLM", "RoBERTa"])
     assert table["% of words split"].tolist() == [9.0, 12.0]
     assert table["tokens per word"].tolist() == [1.1, 1.25]

@@ -48,7 +48,8 @@ def cross_cka_heatmap(matrix: np.ndarray, label_a: str, label_b: str) -> go.Figu
             y=rows,
             mode="markers",
             marker={"symbol": "square-open", "size": 30, "color": "white", "line": {"width": 3}},
-            name="B's best-matching layer",
+            name="B's best-matching layer for each layer of A",
+            showlegend=True,
             hovertemplate="A's layer %{y}: closest B layer %{x}<extra></extra>",
         )
     )
@@ -60,7 +61,7 @@ def cross_cka_heatmap(matrix: np.ndarray, label_a: str, label_b: str) -> go.Figu
         title="How alike each layer of A is to each layer of B (linear CKA over shared words)",
         height=max(380, 34 * len(rows) + 160),
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
-        legend={"orientation": "h", "y": -0.15},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1},
     )
     return figure
 
@@ -73,17 +74,20 @@ def cross_cka_notice(matrix: np.ndarray, label_a: str, label_b: str) -> str:
     last_a, last_b = matrix.shape[0] - 1, matrix.shape[1] - 1
     i, j = np.unravel_index(int(np.argmax(matrix)), matrix.shape)
     monotone = bool(np.all(np.diff(best) >= 0))
-    order = (
-        "B's best-matching layer moves down B as A's layer goes down A: the two models build "
-        "their representations in the same order"
-        if monotone and best[-1] > best[0]
-        else "B's best-matching layers do not follow A's order"
-    )
+    depth = best[-1] / last_b if last_b else 1.0
+    if monotone and best[-1] > best[0]:
+        order = (
+            f"The higher A's layer, the higher its best match in B (B's layer {best[0]} for "
+            f"A's layer 0, {best[-1]} for A's last): the two models' layers line up in the "
+            "same order"
+        )
+    else:
+        order = "B's best-matching layers do not follow A's order"
     return (
         f"{order}. A's last layer (layer {last_a}) is most like B's layer {best[-1]} of "
-        f"{last_b} (CKA {matrix[-1, best[-1]]:.2f}); the most alike pair is A's layer {i} "
-        f"and B's layer {j} (CKA {matrix[i, j]:.2f}), the least alike "
-        f"{matrix.min():.2f}."
+        f"{last_b}, {depth:.0%} of the way up B (CKA {matrix[-1, best[-1]]:.2f}); the most "
+        f"alike pair is A's layer {i} and B's layer {j} (CKA {matrix[i, j]:.2f}), the least "
+        f"alike {matrix.min():.2f}."
     )
 
 
@@ -102,11 +106,19 @@ def token_stats_table(stats: Sequence, labels: Sequence[str]) -> pd.DataFrame:
     )
 
 
-def token_stats_notice(stats_a, stats_b, label_a: str, label_b: str) -> str:
+def token_stats_notice(
+    stats_a, stats_b, label_a: str, label_b: str, same_tokenizer: bool = False
+) -> str:
     """What to notice in two tokenizers' counts over the same texts: who splits more words,
-    with both shares, and unknown tokens when there are any."""
+    with both shares, and unknown tokens when there are any (``same_tokenizer``: model B
+    uses model A's, as its random weights do)."""
     share_a, share_b = stats_a.split_share, stats_b.split_share
-    if abs(share_a - share_b) < SAME_SHARE:
+    if same_tokenizer:
+        sentence = (
+            f"Model B has model A's tokenizer: both split {share_a:.0%} of these words, and "
+            "every difference further down comes from the weights alone."
+        )
+    elif abs(share_a - share_b) < SAME_SHARE:
         sentence = (
             f"Both tokenizers split about as many of these words: model B ({label_b}) "
             f"{share_b:.0%}, model A ({label_a}) {share_a:.0%}."

@@ -6,7 +6,6 @@ from __future__ import annotations
 from explorer.ui.compare._pair import Pair, Side, choose_pair
 from explorer.ui.compare._sections import (
     CORPORA,
-    capped,
     corpus_texts,
     layers_section,
     tokens_section,
@@ -16,7 +15,6 @@ __all__ = [
     "CORPORA",
     "Pair",
     "Side",
-    "capped",
     "choose_pair",
     "corpus_texts",
     "layers_section",

@@ -18,7 +18,6 @@ from explorer.figures.compare import (
     token_stats_table,
 )
 from explorer.figures.tokens import token_chips_html
-from explorer.model import Model
 from explorer.server import limits
 from explorer.ui import compute, messages
 from explorer.ui.compare._pair import Pair
@@ -39,9 +38,10 @@ def corpus_texts(key: str) -> tuple[str, ...]:
     return tuple(frame["text"])
 
 
-def capped(pair: Pair, models: tuple[Model, Model], texts: tuple[str, ...]):
+def _capped(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
     """The first ``texts`` within the pair's token cap (:func:`explorer.server.limits.pair_tokens`:
     both tokenizers' counts) and a note when some were left out."""
+    models = pair.models()
     budget = limits.pair_tokens(*models)
 
     def count() -> int:
@@ -72,7 +72,7 @@ def tokens_section(pair: Pair, text: str, texts: tuple[str, ...]) -> None:
         )
         for side in (pair.a, pair.b)
     ]
-    messages.info(token_stats_notice(*stats, pair.a.label, pair.b.label))
+    messages.info(token_stats_notice(*stats, pair.a.label, pair.b.label, pair.b.random))
     table = token_stats_table(stats, [f"A: {pair.a.label}", f"B: {pair.b.label}"])
     st.dataframe(table, hide_index=True, width="stretch", key="compare.token_stats")
     st.caption(
@@ -111,6 +111,14 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         ("shared words", pair.a.tokenizer, pair.b.tokenizer, texts),
         lambda: _shared_words(pair, texts),
     )
+    kept, note = _capped(pair, used)
+    if note:  # a costly pair reads fewer texts than CKA's words would take
+        messages.info(note)
+        used, alignment = compute.cached(
+            "states",
+            ("shared words", pair.a.tokenizer, pair.b.tokenizer, kept),
+            lambda: _shared_words(pair, kept),
+        )
     words = min(MAX_WORDS, alignment.shared)
 
     def compute_cka() -> np.ndarray:
@@ -142,14 +150,15 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
             }
         ),
         hide_index=True,
+        width="content",
         key="compare.best",
     )
-    note = alignment.note()
+    dropped = alignment.note()
     messages.caption(
         f"Linear CKA (Kornblith et al. 2019) over {words:,} words of the first {len(used):,} "
         "texts, a word's vector the mean of its pieces ([CLS], [SEP] left out), so two "
         "tokenizers compare the same words. 1: the two layers place the words alike up to a "
-        "rotation and scale. Layer 0 is the embedding output." + (f" {note}" if note else "")
+        "rotation and scale. Layer 0 is the embedding output." + (f" {dropped}" if dropped else "")
     )
     show_code(
         cross_cka_snippet(pair.a.source, pair.b.source, pair.b.random, list(used), MAX_WORDS),
