@@ -42,3 +42,4 @@ texts = compare.corpus_texts(corpus)
 
 compare.tokens_section(pair, text, texts)
 compare.layers_section(pair, texts)
+compare.maps_section(pair, texts)

@@ -56,3 +56,40 @@ def test_tokens_snippet_counts_what_token_stats_counts(bundled, other_path):
     first, second = printed.split("\n")[:2]
     assert first.startswith("A ['[CLS]', 'the', 'bank', 'robber', ','")  # bundled: uncased
     assert second.startswith("B ['[CLS]', 'The', 'bank'")  # its own cased vocabulary
+
+
+@pytest.mark.parametrize(("pooling", "layers"), [("mean", "last"), ("cls", "second_to_last")])
+def test_neighbours_snippet_agrees_with_the_library(bundled, other_path, pooling, layers):
+    from explorer.codegen.compare import neighbours_snippet
+    from explorer.compare import neighbour_agreement
+
+    texts = [*TEXTS, "A bat flew out of the cave.", "Spring is the season of flowers.", "Hi."]
+    source = neighbours_snippet(
+        explorer.DEFAULT_MODEL, other_path, False, texts, pooling, layers, 2
+    )
+    namespace, printed = run_snippet(source)
+    other = explorer.load_model(other_path)
+    vectors_a = explorer.embed_corpus(bundled, texts).sentence(pooling, layers)
+    vectors_b = explorer.embed_corpus(other, texts).sentence(pooling, layers)
+    np.testing.assert_allclose(namespace["vectors_a"], vectors_a, atol=1e-4)
+    np.testing.assert_allclose(namespace["vectors_b"], vectors_b, atol=1e-4)
+    expected = neighbour_agreement(vectors_a, vectors_b, 2)
+    np.testing.assert_allclose(namespace["agreement"], expected)
+    assert printed.startswith(f"mean agreement {expected.mean():.3f}")
+
+
+def test_search_snippet_finds_what_the_library_finds(bundled, other_path):
+    from explorer.codegen.compare import search_compare_snippet
+
+    texts = [*TEXTS, "A bat flew out of the cave.", "Spring is the season of flowers."]
+    query = "fishing by the water"
+    source = search_compare_snippet(
+        explorer.DEFAULT_MODEL, other_path, False, texts, query, "mean", "last", 3
+    )
+    namespace, printed = run_snippet(source)
+    for name, model in (("top_a", bundled), ("top_b", explorer.load_model(other_path))):
+        vectors = explorer.embed_corpus(model, texts).sentence("mean", "last")
+        query_vector = explorer.embed_corpus(model, [query]).sentence("mean", "last")[0]
+        expected = explorer.neighbors(vectors, query_vector, 3).indices.tolist()
+        assert namespace[name].tolist() == expected
+    assert printed.strip().endswith("of 3")

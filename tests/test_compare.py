@@ -14,6 +14,7 @@ from explorer.compare import (
     cross_cka,
     cross_cka_matrix,
     neighbour_agreement,
+    paired_maps,
     token_stats,
     word_states,
 )
@@ -175,3 +176,14 @@ def test_the_library_face_names_them():
     assert explorer.neighbour_agreement is neighbour_agreement
     assert explorer.token_stats is token_stats
     assert explorer.align_map is align_map
+
+
+def test_paired_maps_put_a_rotated_copy_on_top_of_the_original():
+    rng = np.random.default_rng(2)
+    a = rng.normal(size=(30, 6)) * [5, 3, 1, 0.5, 0.2, 0.1]
+    b = a @ np.linalg.qr(rng.normal(size=(6, 6)))[0] * 2.0  # the same texts, turned and scaled
+    map_a, map_b = paired_maps(a, b)
+    assert map_a.shape == map_b.shape == (30, 2)
+    assert np.allclose(map_a, map_b, atol=1e-8)
+    spread = map_a - map_a.mean(axis=0)
+    assert np.var(spread[:, 0]) > np.var(spread[:, 1])  # the first component spreads most

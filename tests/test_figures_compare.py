@@ -77,3 +77,47 @@ def test_pair_tokens_share_the_budget_by_work(bundled, bert_base_path):
     assert "first 2 of 3 texts" in limits.pair_note(2, 3, 100)
     with pytest.raises(ValueError):
         limits.pair_tokens(bundled, bundled, budget=0)
+
+
+def test_maps_figure_colours_both_maps_by_agreement_and_escapes_hover_text():
+    from explorer.figures.compare_maps import paired_maps_figure
+
+    points = np.arange(8.0).reshape(4, 2)
+    agreement = np.array([0.0, 0.5, 1.0, 0.5])
+    texts = ["a <b>bold</b> text", "b", "c", "d"]
+    figure = paired_maps_figure(points, points, agreement, texts, "A", "B", 2)
+    left, right = figure.data
+    assert list(left.marker.color) == list(right.marker.color) == list(agreement)
+    assert "<b>bold</b>" not in left.text[0] and "&lt;b&gt;" in left.text[0]
+    with pytest.raises(ValueError):
+        paired_maps_figure(points, points[:3], agreement, texts, "A", "B", 2)
+
+
+def test_agreement_notice_and_disagreement_table_read_the_numbers():
+    from explorer.figures.compare_maps import agreement_notice, disagreement_table
+
+    agreement = np.array([1.0, 0.0, 0.5, 0.0])
+    sentence = agreement_notice(agreement, 2)
+    assert sentence == (
+        "On average the two models agree on 38% of a text's 2 nearest neighbours (0.8 of 2); "
+        "1 of 4 texts have the same 2 under both, 2 none in common."
+    )
+    near_a = np.array([[1, 2], [0, 2], [0, 1], [2, 1]])
+    near_b = np.array([[1, 2], [3, 2], [0, 3], [0, 1]])
+    table = disagreement_table(["t0", "t1", "t2", "t3"], agreement, near_a, near_b, rows=2)
+    assert table["text"].tolist() == ["t1", "t3"]  # lowest first, ties in text order
+    assert table["nearest under A"].tolist() == ["t0 · t2", "t2 · t1"]
+    assert table["nearest under B"].tolist() == ["t3 · t2", "t0 · t1"]
+
+
+def test_search_table_marks_what_both_found():
+    from explorer.figures.compare_maps import search_notice, search_table
+
+    texts = ["t0", "t1", "t2", "t3"]
+    table = search_table(texts, [0, 1, 2], [2, 3, 0])
+    assert table["model A"].tolist() == ["t0 ✓", "t1", "t2 ✓"]
+    assert table["model B"].tolist() == ["t2 ✓", "t3", "t0 ✓"]
+    assert search_notice([0, 1, 2], [2, 3, 0]) == (
+        "The two models share 2 of their top 3 results (✓). Their first results differ."
+    )
+    assert search_notice([0, 1], [0, 3]).endswith("Both put the same text first.")

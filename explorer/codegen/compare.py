@@ -128,3 +128,83 @@ def cross_cka_snippet(
         "print(cka)\n"
         'print("best layer of B for each layer of A:", cka.argmax(axis=1))\n'
     )
+
+
+def _both_vectors(
+    name_a: str, name_b: str, random_b: bool, texts: Sequence[str], pooling: str, layers
+) -> str:
+    """Both models and ``vectors_a``/``vectors_b`` ``(n, dim)`` of ``texts`` under
+    ``pooling`` and ``layers`` (the Similarity page's ``pooled_vectors``, run once per model:
+    it reads the globals ``tokenizer``, ``model`` and ``L``)."""
+    from explorer.codegen.similarity import _pooled_function
+    from explorer.pooling import validate_pooling
+
+    validate_pooling(pooling)
+    listed = "".join(f"    {literal(t)},\n" for t in texts)
+    return (
+        two_models(name_a, name_b, random_b)
+        + "\ntokenizer, model = tokenizer_a, model_a\n"
+        + _pooled_function(layers, [pooling])
+        + f"\n\ntexts = [\n{listed}]\n"
+        f"pooling = {pooling!r}\n"
+        "vectors_a = pooled_vectors(texts)[pooling]\n"
+        "tokenizer, model = tokenizer_b, model_b  # pooled_vectors now runs model B\n"
+        "L = model.config.num_hidden_layers\n"
+        "vectors_b = pooled_vectors(texts)[pooling]\n"
+    )
+
+
+def neighbours_snippet(
+    name_a: str,
+    name_b: str,
+    random_b: bool,
+    texts: Sequence[str],
+    pooling: str,
+    layers,
+    k: int,
+) -> str:
+    """A runnable program printing, per text, the share of its ``k`` nearest neighbours
+    (cosine, itself left out) both models agree on, as
+    :func:`explorer.compare.neighbour_agreement`; the namespace ends with ``vectors_a``,
+    ``vectors_b`` and ``agreement`` ``(n,)``."""
+    return (
+        _both_vectors(name_a, name_b, random_b, texts, pooling, layers) + f"k = {int(k)}\n\n\n"
+        "def nearest(vectors):\n"
+        '    """Each text\'s k nearest other texts by cosine, best first."""\n'
+        "    scores = cosine(vectors, vectors)\n"
+        "    np.fill_diagonal(scores, -np.inf)  # not itself\n"
+        "    return np.argsort(-scores, axis=1, kind='stable')[:, :k]\n\n\n"
+        "agreement = np.array([\n"
+        "    len(set(a) & set(b)) / k for a, b in zip(nearest(vectors_a), nearest(vectors_b))\n"
+        "])\n"
+        "print(f'mean agreement {agreement.mean():.3f}')\n"
+        "for i in np.argsort(agreement, kind='stable')[:5]:  # the texts they disagree about most\n"
+        "    print(f'{agreement[i]:.0%}', texts[i])\n"
+    )
+
+
+def search_compare_snippet(
+    name_a: str,
+    name_b: str,
+    random_b: bool,
+    texts: Sequence[str],
+    query: str,
+    pooling: str,
+    layers,
+    k: int,
+) -> str:
+    """A runnable program printing both models' ``k`` texts most similar to ``query`` and how
+    many they share; the namespace ends with ``top_a`` and ``top_b`` (indices, best first)."""
+    return (
+        _both_vectors(name_a, name_b, random_b, texts, pooling, layers)
+        + f"query, k = {literal(query)}, {int(k)}\n"
+        "top_b = np.argsort(-cosine(pooled_vectors([query])[pooling], vectors_b)[0], "
+        "kind='stable')[:k]\n"
+        "tokenizer, model = tokenizer_a, model_a\n"
+        "L = model.config.num_hidden_layers\n"
+        "top_a = np.argsort(-cosine(pooled_vectors([query])[pooling], vectors_a)[0], "
+        "kind='stable')[:k]\n"
+        "for rank, (a, b) in enumerate(zip(top_a, top_b), start=1):\n"
+        "    print(rank, 'A:', texts[a], '| B:', texts[b])\n"
+        "print('shared:', len(set(top_a) & set(top_b)), 'of', k)\n"
+    )

@@ -8,7 +8,7 @@
   those words; :func:`best_matches`: B's closest layer for each layer of A.
 * :func:`neighbour_agreement`: per text, the share of its nearest neighbours both models
   agree on; :func:`align_map`: one model's 2-D map turned onto the other's (orthogonal
-  Procrustes).
+  Procrustes); :func:`paired_maps`: PCA maps of both, B's turned onto A's.
 * :func:`estimated_weight_bytes` and :func:`pair_refusal`: whether two models fit a server's
   bytes of models together, and what to say when they do not.
 """
@@ -16,7 +16,13 @@
 from __future__ import annotations
 
 from explorer.compare._cka import best_matches, cross_cka, cross_cka_matrix
-from explorer.compare._neighbours import align_map, nearest_sets, neighbour_agreement
+from explorer.compare._neighbours import (
+    align_map,
+    nearest_sets,
+    neighbour_agreement,
+    paired_maps,
+    pca_map,
+)
 from explorer.compare._pair import estimated_weight_bytes, pair_refusal
 from explorer.compare._tokens import TokenStats, token_stats
 from explorer.compare._words import WordAlignment, align_words, word_states
@@ -33,6 +39,8 @@ __all__ = [
     "nearest_sets",
     "neighbour_agreement",
     "pair_refusal",
+    "paired_maps",
+    "pca_map",
     "token_stats",
     "word_states",
 ]

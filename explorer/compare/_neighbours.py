@@ -58,3 +58,25 @@ def align_map(reference: np.ndarray, other: np.ndarray) -> np.ndarray:
         return np.broadcast_to(ref_centre, ref.shape).copy()
     rotation, _ = orthogonal_procrustes(oth_c / oth_size, ref_c / ref_size)
     return (oth_c / oth_size) @ rotation * ref_size + ref_centre
+
+
+def pca_map(vectors: np.ndarray) -> np.ndarray:
+    """The two principal components of ``vectors`` ``(n, dim)``: ``(n, 2)`` float64 (PCA by
+    SVD of the centred rows; the signs are arbitrary, :func:`align_map` settles them)."""
+    x = np.asarray(vectors, dtype=np.float64)
+    if x.ndim != 2 or len(x) < 3:
+        raise ValueError(f"A map needs an (n, dim) array with n >= 3; got shape {x.shape}.")
+    x = x - x.mean(axis=0)
+    _, _, vt = np.linalg.svd(x, full_matrices=False)
+    components = x @ vt[:2].T
+    if components.shape[1] < 2:
+        components = np.hstack([components, np.zeros((len(x), 2 - components.shape[1]))])
+    return components
+
+
+def paired_maps(vectors_a: np.ndarray, vectors_b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """2-D maps of the same texts under two models: PCA of each model's vectors, B's map
+    turned onto A's by orthogonal Procrustes (:func:`align_map`), so a text sits in about
+    the same place in both when the models agree. Returns ``((n, 2), (n, 2))``."""
+    map_a = pca_map(vectors_a)
+    return map_a, align_map(map_a, pca_map(vectors_b))

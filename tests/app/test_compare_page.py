@@ -34,6 +34,15 @@ def _cka(at) -> np.ndarray:
     return np.array(z, dtype=float)
 
 
+def _agreement(at) -> np.ndarray:
+    """The maps' colours: each text's share of neighbours both models agree on."""
+    (chart,) = [c for c in at.get("plotly_chart") if c.key == "compare.maps"]
+    colour = json.loads(chart.proto.spec)["data"][0]["marker"]["color"]
+    if isinstance(colour, dict):
+        return np.frombuffer(base64.b64decode(colour["bdata"]), dtype=colour["dtype"])
+    return np.array(colour, dtype=float)
+
+
 def _texts(at) -> str:
     return " ".join(plain(e.value) for e in [*at.info, *at.caption, *at.markdown])
 
@@ -50,6 +59,13 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_path, mon
     assert table["words"].iloc[0] == table["words"].iloc[1]  # the same tokenizer
     code = [c.value for c in at.code]
     assert any("AutoModel.from_config" in c for c in code)
+    random_agreement = _agreement(at)
+    assert len(random_agreement) == 240 and np.all(
+        (0 <= random_agreement) & (random_agreement <= 1)
+    )
+    frames = {tuple(d.value.columns): d.value for d in at.dataframe}
+    assert len(frames[("text", "shared", "nearest under A", "nearest under B")]) == 5
+    assert len(frames[("rank", "model A", "model B")]) == 5
 
     at.selectbox(key="compare.model_b").set_value(f"{Path(other_path).name} (local)").run()
     _ok(at)
@@ -63,11 +79,14 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_path, mon
     assert "splits" in text and "Tokens per word: model A" in text
     assert "cut" in text and "words differently" in text  # punctuation kept or split off
     assert not any("AutoModel.from_config" in c.value for c in at.code)
+    assert not np.array_equal(_agreement(at), random_agreement)
 
     at.selectbox(key="compare.model_b").set_value("all-MiniLM-L6-v2 (bundled)").run()
     _ok(at)
     itself = _cka(at)  # model A against itself: ones on the diagonal
     assert np.allclose(np.diag(itself), 1.0, atol=1e-4) and not np.allclose(itself, random)
+    assert np.all(_agreement(at) == 1.0)  # the same vectors: the same neighbours
+    assert "The two models share 5 of their top 5 results" in _texts(at)
 
 
 def test_a_pair_over_the_model_memory_is_refused_saying_what_fits(page, monkeypatch):

@@ -1,8 +1,10 @@
 """The Compare models page: two models at once (:func:`choose_pair`), their tokenizers side by
-side (:func:`tokens_section`) and their layers against each other (:func:`layers_section`)."""
+side (:func:`tokens_section`), their layers against each other (:func:`layers_section`), and
+the same texts' neighbours and search results under each (:func:`maps_section`)."""
 
 from __future__ import annotations
 
+from explorer.ui.compare._neighbours import maps_section
 from explorer.ui.compare._pair import Pair, Side, choose_pair
 from explorer.ui.compare._sections import (
     CORPORA,
@@ -18,5 +20,6 @@ __all__ = [
     "choose_pair",
     "corpus_texts",
     "layers_section",
+    "maps_section",
     "tokens_section",
 ]

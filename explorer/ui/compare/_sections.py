@@ -38,7 +38,7 @@ def corpus_texts(key: str) -> tuple[str, ...]:
     return tuple(frame["text"])
 
 
-def _capped(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+def capped(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
     """The first ``texts`` within the pair's token cap (:func:`explorer.server.limits.pair_tokens`:
     both tokenizers' counts) and a note when some were left out."""
     models = pair.models()
@@ -111,7 +111,7 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         ("shared words", pair.a.tokenizer, pair.b.tokenizer, texts),
         lambda: _shared_words(pair, texts),
     )
-    kept, note = _capped(pair, used)
+    kept, note = capped(pair, used)
     if note:  # a costly pair reads fewer texts than CKA's words would take
         messages.info(note)
         used, alignment = compute.cached(
