@@ -17,6 +17,7 @@ from explorer.figures.compare_maps import (
     search_notice,
     search_table,
 )
+from explorer.figures.tables import text_table_html
 from explorer.layers import layer_choices
 from explorer.similarity import neighbors
 from explorer.ui import compute, messages
@@ -80,7 +81,8 @@ def maps_section(pair: Pair, texts: tuple[str, ...]) -> None:
     table = disagreement_table(
         texts, agreement, nearest_sets(vectors_a, k), nearest_sets(vectors_b, k)
     )
-    st.dataframe(table, hide_index=True, width="stretch", key="compare.disagree")
+    columns = ("text", "nearest under A", "nearest under B")
+    st.html(text_table_html(table, "compare.disagree", text_columns=columns))
     show_code(
         neighbours_snippet(
             pair.a.source, pair.b.source, pair.b.random, list(texts), pooling, layers, k
@@ -114,9 +116,8 @@ def _search(pair: Pair, texts: tuple[str, ...], vectors, pooling: str, layers: s
         messages.error(error)
         return
     messages.info(search_notice(*found))
-    st.dataframe(
-        search_table(texts, *found), hide_index=True, width="stretch", key="compare.search"
-    )
+    table = search_table(texts, *found)
+    st.html(text_table_html(table, "compare.search", text_columns=("model A", "model B")))
     show_code(
         search_compare_snippet(
             pair.a.source,
