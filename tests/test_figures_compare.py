@@ -121,3 +121,35 @@ def test_search_table_marks_what_both_found():
         "The two models share 2 of their top 3 results (✓). Their first results differ."
     )
     assert search_notice([0, 1], [0, 3]).endswith("Both put the same text first.")
+
+
+def test_the_followed_text_is_starred_in_both_maps_with_each_models_neighbours_ringed():
+    from explorer.figures.compare_maps import paired_maps_figure
+
+    points = np.arange(10.0).reshape(5, 2)
+    figure = paired_maps_figure(
+        points,
+        -points,
+        np.full(5, 0.5),
+        list("abcde"),
+        "A",
+        "B",
+        2,
+        3,
+        (np.array([1, 2]), np.array([0, 4])),
+    )
+    assert [list(t.customdata[:, 0]) for t in figure.data[:2]] == [[0, 1, 2, 3, 4]] * 2
+    marks = {(t.xaxis, t.marker.symbol): list(t.x) for t in figure.data[2:]}
+    assert marks[("x", "star")] == [6.0] and marks[("x2", "star")] == [-6.0]
+    assert marks[("x", "circle-open")] == [2.0, 4.0]  # A's neighbours on A's map
+    assert marks[("x2", "circle-open")] == [0.0, -8.0]  # B's on B's
+
+
+def test_a_click_on_either_map_follows_that_text_else_the_most_disputed():
+    from explorer.figures.compare_maps import followed_text
+
+    agreement = np.array([0.5, 0.1, 0.1, 0.9])
+    assert followed_text(None, agreement) == (1, False)
+    click = {"points": [{"customdata": [3, 0.9]}]}  # either map: the row comes first
+    assert followed_text(click, agreement) == (3, True)
+    assert followed_text({"points": [{"customdata": [9, 0.0]}]}, agreement) == (1, False)

@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.figures.projections import hover_text
+from explorer.figures.projections import hover_text, selected_rows
 
 SHOWN_NEIGHBOURS = 3
 """Neighbours listed per model for each text of the disagreement table."""
@@ -25,10 +25,14 @@ def paired_maps_figure(
     label_a: str,
     label_b: str,
     k: int,
+    followed: int | None = None,
+    near: tuple[Sequence[int], Sequence[int]] | None = None,
 ) -> go.Figure:
     """Two scatter plots, A's map (``(n, 2)``) left and B's (turned onto A's) right, each
     point coloured by ``agreement`` (0 to 1, :func:`explorer.compare.neighbour_agreement`),
-    its text on hover (escaped)."""
+    its text on hover (escaped); every point's ``customdata`` starts with its row. The
+    ``followed`` text is starred in both maps and, with ``near`` (its neighbours under A and
+    under B), those are ringed in their model's map."""
     map_a, map_b, agreement = np.asarray(map_a), np.asarray(map_b), np.asarray(agreement)
     if not (len(map_a) == len(map_b) == len(agreement) == len(texts)):
         raise ValueError("Both maps, the agreement and the texts need one entry per text.")
@@ -55,18 +59,57 @@ def paired_maps_figure(
                     "colorbar": {"title": f"shared of<br>{k} neighbours", "tickformat": ".0%"},
                     "line": {"width": 0.5, "color": "white"},
                 },
-                customdata=np.stack([agreement, np.arange(len(texts))], axis=1),
+                customdata=np.stack([np.arange(len(texts)), agreement], axis=1),
                 text=hovers,
-                hovertemplate="%{text}<br>neighbours shared: %{customdata[0]:.0%}<extra></extra>",
+                hovertemplate="%{text}<br>neighbours shared: %{customdata[1]:.0%}<extra></extra>",
                 showlegend=False,
             ),
             row=1,
             col=col,
         )
+    if followed is not None:
+        near_a, near_b = near if near is not None else ((), ())
+        for col, points, ringed in ((1, map_a, near_a), (2, map_b, near_b)):
+            for rows, symbol, size, name in (
+                ([int(i) for i in ringed], "circle-open", 14, "its neighbours"),
+                ([followed], "star", 18, "the text followed"),
+            ):
+                figure.add_trace(
+                    go.Scatter(
+                        x=points[rows, 0],
+                        y=points[rows, 1],
+                        mode="markers",
+                        marker={
+                            "symbol": symbol,
+                            "size": size,
+                            "color": "black",
+                            "line": {"width": 2, "color": "black"},
+                        },
+                        name=name,
+                        hoverinfo="skip",
+                        showlegend=col == 1,
+                    ),
+                    row=1,
+                    col=col,
+                )
     figure.update_xaxes(showticklabels=False, title_text="first component")
     figure.update_yaxes(showticklabels=False, title_text="second component")
-    figure.update_layout(height=480, margin={"l": 10, "r": 10, "t": 40, "b": 10})
+    figure.update_layout(
+        height=500,
+        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.08, "x": 0},
+    )
     return figure
+
+
+def followed_text(selection: dict | None, agreement: np.ndarray) -> tuple[int, bool]:
+    """The text the maps follow: ``(row, clicked)``, the first point of a click on either
+    map (``selection``: the chart's ``event.selection``), else the text with the lowest
+    agreement (the earliest on ties)."""
+    clicked = selected_rows(selection, len(agreement))
+    if clicked:
+        return clicked[0], True
+    return int(np.argmin(np.asarray(agreement))), False
 
 
 def agreement_notice(agreement: np.ndarray, k: int) -> str:

@@ -70,6 +70,8 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_path, mon
     tables = {_name(h.proto.body): h.proto.body for h in at.html if "data-name" in h.proto.body}
     assert tables["compare.disagree"].count("<tr>") == 1 + 5  # the head and 5 texts
     assert tables["compare.search"].count("<tr>") == 1 + 5
+    assert tables["compare.followed"].count("<tr>") == 1 + 10  # its 10 neighbours, A and B
+    assert "the text the models disagree about most" in _texts(at)
 
     at.selectbox(key="compare.model_b").set_value(f"{Path(other_path).name} (local)").run()
     _ok(at)

@@ -13,6 +13,7 @@ from explorer.data.examples import SIMILARITY_QUERY
 from explorer.figures.compare_maps import (
     agreement_notice,
     disagreement_table,
+    followed_text,
     paired_maps_figure,
     search_notice,
     search_table,
@@ -24,6 +25,9 @@ from explorer.ui import compute, messages
 from explorer.ui.compare._pair import Pair
 from explorer.ui.compare._sections import capped
 from explorer.ui.widgets import URL, layers_select, pooling_select, show_code
+
+MAPS_KEY = "compare.maps"
+"""Key of the paired maps (their click selection lives under it)."""
 
 K_CHOICES = (5, 10, 20)
 """Neighbours compared per text."""
@@ -65,11 +69,38 @@ def maps_section(pair: Pair, texts: tuple[str, ...]) -> None:
         messages.error(error)
         return
     map_a, map_b = paired_maps(vectors_a, vectors_b)
+    near_a, near_b = nearest_sets(vectors_a, k), nearest_sets(vectors_b, k)
     messages.info(agreement_notice(agreement, k))
+    selection = (st.session_state.get(MAPS_KEY) or {}).get("selection")
+    followed, clicked = followed_text(selection, agreement)
+    figure = paired_maps_figure(
+        map_a,
+        map_b,
+        agreement,
+        texts,
+        pair.a.label,
+        pair.b.label,
+        k,
+        followed,
+        (near_a[followed], near_b[followed]),
+    )
     st.plotly_chart(
-        paired_maps_figure(map_a, map_b, agreement, texts, pair.a.label, pair.b.label, k),
-        width="stretch",
-        key="compare.maps",
+        figure, width="stretch", key=MAPS_KEY, on_select="rerun", selection_mode="points"
+    )
+    messages.markdown(
+        "**Followed** ({how}): “{text}”, {share} of its {k} neighbours shared. Its nearest "
+        "texts under each model (✓: under both):",
+        how="clicked" if clicked else "the text the models disagree about most; click another",
+        text=texts[followed],
+        share=f"{agreement[followed]:.0%}",
+        k=k,
+    )
+    st.html(
+        text_table_html(
+            search_table(texts, near_a[followed], near_b[followed]),
+            "compare.followed",
+            text_columns=("model A", "model B"),
+        )
     )
     st.caption(
         f"{len(texts):,} texts, a PCA map of each model's vectors; B's map is turned (and "
@@ -78,9 +109,7 @@ def maps_section(pair: Pair, texts: tuple[str, ...]) -> None:
         f"{k} nearest neighbours in the full space (not on the map) that both models agree on."
     )
     st.markdown("**The texts the two models disagree about most**")
-    table = disagreement_table(
-        texts, agreement, nearest_sets(vectors_a, k), nearest_sets(vectors_b, k)
-    )
+    table = disagreement_table(texts, agreement, near_a, near_b)
     columns = ("text", "nearest under A", "nearest under B")
     st.html(text_table_html(table, "compare.disagree", text_columns=columns))
     show_code(
