@@ -106,8 +106,8 @@ def test_agreement_notice_and_disagreement_table_read_the_numbers():
     near_b = np.array([[1, 2], [3, 2], [0, 3], [0, 1]])
     table = disagreement_table(["t0", "t1", "t2", "t3"], agreement, near_a, near_b, rows=2)
     assert table["text"].tolist() == ["t1", "t3"]  # lowest first, ties in text order
-    assert table["nearest under A"].tolist() == ["t0 · t2", "t2 · t1"]
-    assert table["nearest under B"].tolist() == ["t3 · t2", "t0 · t1"]
+    assert table["nearest under A"].tolist() == ["t0\nt2", "t2\nt1"]
+    assert table["nearest under B"].tolist() == ["t3\nt2", "t0\nt1"]
 
 
 def test_search_table_marks_what_both_found():
@@ -150,6 +150,21 @@ def test_a_click_on_either_map_follows_that_text_else_the_most_disputed():
 
     agreement = np.array([0.5, 0.1, 0.1, 0.9])
     assert followed_text(None, agreement) == (1, False)
-    click = {"points": [{"customdata": [3, 0.9]}]}  # either map: the row comes first
+    # What Streamlit sends for a click on B's map (customdata comes as a dict: not used).
+    click = {"points": [{"curve_number": 1, "point_index": 3, "customdata": {"0": 3}}]}
     assert followed_text(click, agreement) == (3, True)
-    assert followed_text({"points": [{"customdata": [9, 0.0]}]}, agreement) == (1, False)
+    ring = {"points": [{"curve_number": 2, "point_index": 0}]}  # a ring, not a text
+    assert followed_text(ring, agreement) == (1, False)
+    stale = {"points": [{"curve_number": 0, "point_index": 9}]}
+    assert followed_text(stale, agreement) == (1, False)
+
+
+def test_two_text_columns_share_the_tables_width():
+    from explorer.figures.compare_maps import search_table
+    from explorer.figures.tables import text_table_html
+
+    table = search_table(["a long text", "b", "c"], [0, 1], [2, 0])
+    both = text_table_html(table, "t", text_columns=("model A", "model B"))
+    assert both.count("width:50%;") == 4 and "width:100%;" not in both.split("<tbody>")[1]
+    one = text_table_html(table, "t", text_columns=("model A",))
+    assert one.split("<tbody>")[1].count("width:100%;") == 2  # a single text column: unchanged

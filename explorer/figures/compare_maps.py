@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.figures.projections import hover_text, selected_rows
+from explorer.figures.projections import hover_text
 
 SHOWN_NEIGHBOURS = 3
 """Neighbours listed per model for each text of the disagreement table."""
@@ -45,7 +45,7 @@ def paired_maps_figure(
     hovers = [hover_text(t) for t in texts]
     for col, points in ((1, map_a), (2, map_b)):
         figure.add_trace(
-            go.Scattergl(
+            go.Scatter(
                 x=points[:, 0],
                 y=points[:, 1],
                 mode="markers",
@@ -104,11 +104,14 @@ def paired_maps_figure(
 
 def followed_text(selection: dict | None, agreement: np.ndarray) -> tuple[int, bool]:
     """The text the maps follow: ``(row, clicked)``, the first point of a click on either
-    map (``selection``: the chart's ``event.selection``), else the text with the lowest
-    agreement (the earliest on ties)."""
-    clicked = selected_rows(selection, len(agreement))
-    if clicked:
-        return clicked[0], True
+    map (``selection``: the chart's ``event.selection``; the maps are its traces 0 and 1,
+    whose points are the rows in order), else the text with the lowest agreement (the
+    earliest on ties)."""
+    n = len(agreement)
+    for point in (selection or {}).get("points") or []:
+        row = point.get("point_index")
+        if point.get("curve_number") in (0, 1) and isinstance(row, int) and 0 <= row < n:
+            return row, True
     return int(np.argmin(np.asarray(agreement))), False
 
 
@@ -137,7 +140,7 @@ def disagreement_table(
     order = np.argsort(np.asarray(agreement), kind="stable")[:rows]
 
     def listed(near: np.ndarray, i: int) -> str:
-        return " · ".join(texts[j] for j in near[i][:SHOWN_NEIGHBOURS])
+        return "\n".join(texts[j] for j in near[i][:SHOWN_NEIGHBOURS])
 
     return pd.DataFrame(
         {
