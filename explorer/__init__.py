@@ -45,9 +45,14 @@ _HOMES = {
     "postprocess": "explorer.explain",
     "linear_cka": "explorer.explain",
     "isoscore": "explorer.explain",
+    "align_map": "explorer.compare",
+    "cross_cka": "explorer.compare",
+    "neighbour_agreement": "explorer.compare",
+    "token_stats": "explorer.compare",
 }
 
 if TYPE_CHECKING:
+    from explorer.compare import align_map, cross_cka, neighbour_agreement, token_stats
     from explorer.data.store.corpus import open_corpus
     from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
     from explorer.explain import explain_similarity, isoscore, linear_cka, postprocess
@@ -83,8 +88,10 @@ __all__ = [
     "Neighbors",
     "Occurrence",
     "Tokenization",
+    "align_map",
     "combine_layers",
     "cosine_similarity",
+    "cross_cka",
     "embed_corpus",
     "explain_similarity",
     "estimate_parameters",
@@ -94,9 +101,11 @@ __all__ = [
     "linear_cka",
     "load_model",
     "neighbors",
+    "neighbour_agreement",
     "open_corpus",
     "postprocess",
     "sentence_embeddings",
+    "token_stats",
     "token_vectors",
     "word_layer_vectors",
     "word_vectors",

@@ -84,6 +84,7 @@ PAGES = (
     PageSpec("Projections", "projections"),
     PageSpec("Which layer?", "probe"),
     PageSpec("Similarity & search", "similarity"),
+    PageSpec("Compare models", "compare"),
 )
 """Every page of app.py's st.navigation, in sidebar order (a browser test checks the order)."""
 

@@ -93,6 +93,9 @@ def text_table_html(
             for column, value in zip(frame.columns, values, strict=True)
         )
         rows.append(f"<tr>{cells}</tr>")
+    shared = sum(column in text_columns for column in frame.columns)
+    if shared > 1:  # several text columns share the width instead of the first taking it
+        rows = [row.replace("width:100%;", f"width:{100 // shared}%;") for row in rows]
     return (
         f'<table class="{TABLE_CLASS}" style="{TABLE}" data-name="{html.escape(name)}">'
         f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"

@@ -156,6 +156,23 @@ PAGES = (
             " the same way (1 = same order of most to least similar pairs)."
         ),
     ),
+    PageInfo(
+        "pages/compare.py",
+        "Compare models",
+        ":material/difference:",
+        "Two encoders side by side: how their tokenizers cut the same words, and which layer "
+        "of one is most like each layer of the other (CKA).",
+        heading="Compare two models",
+        intro=(
+            "Model A is the one chosen in the sidebar; pick **model B** below: another encoder, "
+            "or model A with random weights (what training did). The same text goes through "
+            "both tokenizers, and the same words through every layer of both models. "
+            "**Linear CKA** (Kornblith et al. 2019) then says how alike each layer of A is to "
+            "each layer of B: 1 when they place the words alike up to a rotation and scale. "
+            "A word's vector is the mean of its pieces, so models that cut words differently "
+            "still compare the same words."
+        ),
+    ),
 )
 
 

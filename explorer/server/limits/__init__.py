@@ -37,6 +37,7 @@ from typing import Protocol
 
 import numpy as np
 
+from explorer.server.limits._pair import MAX_PAIR_TOKENS, pair_note, pair_tokens
 from explorer.server.limits._scale import (
     BUNDLED_STATE,
     BUNDLED_WORK,
@@ -292,6 +293,7 @@ __all__ = [
     "MAX_LESSON_TOKENS",
     "MAX_MOTION_POINTS",
     "MAX_OCCURRENCES",
+    "MAX_PAIR_TOKENS",
     "MAX_POINTS",
     "MAX_POINTS_3D",
     "MAX_PROBE_ROWS",
@@ -316,6 +318,8 @@ __all__ = [
     "memory_factor",
     "motion_points",
     "motion_rows",
+    "pair_note",
+    "pair_tokens",
     "probe_folds",
     "results_budget",
     "sample_points",

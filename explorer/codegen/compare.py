@@ -1,0 +1,210 @@
+"""Show code for the Compare models page: two models loaded side by side, their tokenizers'
+counts, and the CKA of every layer of one with every layer of the other over shared words."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from explorer.codegen import literal, model_preamble
+
+_IMPORTS = "import torch\nfrom transformers import AutoModel, AutoTokenizer\n\n"
+
+
+def _loaded(name: str, suffix: str) -> str:
+    """:func:`model_preamble` of ``name`` without its imports, its names ending in
+    ``_<suffix>`` (``tokenizer_a``, ``model_a``)."""
+    body = model_preamble(name)
+    if not body.startswith(_IMPORTS):
+        raise AssertionError("model_preamble no longer starts with its imports")
+    body = body.removeprefix(_IMPORTS)
+    for word in ("name", "tokenizer", "model"):
+        body = body.replace(f"{word} = ", f"{word}_{suffix} = ")
+    return body.replace("(name)", f"(name_{suffix})")
+
+
+def two_models(name_a: str, name_b: str, random_b: bool = False) -> str:
+    """Imports and both models: ``tokenizer_a``/``model_a`` from ``name_a`` and
+    ``tokenizer_b``/``model_b`` from ``name_b``, or, with ``random_b``, A's architecture and
+    tokenizer with random weights (seed 0)."""
+    if random_b:
+        second = (
+            "from transformers import AutoConfig\n\n"
+            "torch.manual_seed(0)  # model B: A's architecture with random (untrained) weights\n"
+            "model_b = AutoModel.from_config(AutoConfig.from_pretrained(name_a)).eval()\n"
+            "tokenizer_b = tokenizer_a\n"
+        )
+    else:
+        second = _loaded(name_b, "b")
+    return "import numpy as np\n" + _IMPORTS + _loaded(name_a, "a") + "\n" + second
+
+
+def tokens_compare_snippet(
+    name_a: str, name_b: str, random_b: bool, text: str, texts: Sequence[str]
+) -> str:
+    """A runnable program printing ``text``'s tokens under both tokenizers, then each
+    tokenizer's words, tokens per word, share of words split and unknown tokens over
+    ``texts`` (words: the tokenizer's own, those with a letter or digit), as
+    :func:`explorer.compare.token_stats`. The namespace ends with ``stats`` (one dict per
+    model)."""
+    listed = "".join(f"    {literal(t)},\n" for t in texts)
+    return (
+        two_models(name_a, name_b, random_b) + f"\ntext = {literal(text)}\n"
+        'for label, tokenizer in (("A", tokenizer_a), ("B", tokenizer_b)):\n'
+        "    ids = tokenizer(text, truncation=True)['input_ids']\n"
+        "    print(label, tokenizer.convert_ids_to_tokens(ids))\n\n"
+        f"texts = [\n{listed}]\n"
+        "stats = {}\n"
+        'for label, tokenizer in (("A", tokenizer_a), ("B", tokenizer_b)):\n'
+        "    words = tokens = split = unknown = 0\n"
+        "    for text in texts:\n"
+        "        encoding = tokenizer(text, truncation=True, return_offsets_mapping=True)\n"
+        "        pieces = {}  # word number -> its token positions\n"
+        "        for position, word in enumerate(encoding.word_ids()):\n"
+        "            if word is not None:\n"
+        "                pieces.setdefault(word, []).append(position)\n"
+        "        for positions in pieces.values():\n"
+        "            start = encoding['offset_mapping'][positions[0]][0]\n"
+        "            end = encoding['offset_mapping'][positions[-1]][1]\n"
+        "            if not any(ch.isalnum() for ch in text[start:end]):\n"
+        "                continue  # punctuation: not counted\n"
+        "            words += 1\n"
+        "            tokens += len(positions)\n"
+        "            split += len(positions) > 1\n"
+        "            ids = [encoding['input_ids'][p] for p in positions]\n"
+        "            unknown += ids.count(tokenizer.unk_token_id)\n"
+        "    stats[label] = {'words': words, 'tokens per word': tokens / words,\n"
+        "                    'share split': split / words, 'unknown': unknown}\n"
+        "    print(label, stats[label])\n"
+    )
+
+
+def cross_cka_snippet(
+    name_a: str, name_b: str, random_b: bool, texts: Sequence[str], max_words: int
+) -> str:
+    """A runnable program printing the linear CKA of every layer of model A (rows) with every
+    layer of model B (columns) over the words of ``texts`` both tokenizers read alike (a word
+    the mean of its pieces; at most ``max_words``, the first ones), and B's best-matching
+    layer for each layer of A, as :func:`explorer.compare.cross_cka`. The namespace ends with
+    ``states_a``, ``states_b`` ``(L + 1, words, hidden)`` and ``cka``."""
+    listed = "".join(f"    {literal(t)},\n" for t in texts)
+    return (
+        two_models(name_a, name_b, random_b) + f"\ntexts = [\n{listed}]\n\n\n"
+        "def word_vectors(tokenizer, model, text):\n"
+        '    """{(start, end) of a word in text: its vector at every layer, the mean of its\n'
+        '    pieces} (special tokens are no word)."""\n'
+        "    inputs = tokenizer(text, truncation=True, return_tensors='pt',\n"
+        "                       return_offsets_mapping=True)\n"
+        "    offsets = inputs.pop('offset_mapping')[0].tolist()\n"
+        "    pieces = {}\n"
+        "    for position, word in enumerate(inputs.word_ids(0)):\n"
+        "        if word is not None:\n"
+        "            pieces.setdefault(word, []).append(position)\n"
+        "    with torch.inference_mode():\n"
+        "        output = model(**inputs, output_hidden_states=True)\n"
+        "    states = torch.stack(output.hidden_states)[:, 0].double()  # (L + 1, tokens, hidden)\n"
+        "    return {\n"
+        "        (offsets[p[0]][0], offsets[p[-1]][1]): states[:, p].mean(dim=1)\n"
+        "        for p in pieces.values()\n"
+        "    }\n\n\n"
+        "# The words both tokenizers cut alike (same characters), in text order.\n"
+        "words_a, words_b = [], []\n"
+        "for text in texts:\n"
+        "    a = word_vectors(tokenizer_a, model_a, text)\n"
+        "    b = word_vectors(tokenizer_b, model_b, text)\n"
+        "    for span in sorted(set(a) & set(b)):\n"
+        "        words_a.append(a[span])\n"
+        "        words_b.append(b[span])\n"
+        f"max_words = {int(max_words)}  # the first ones\n"
+        "states_a = torch.stack(words_a[:max_words], dim=1).numpy()  # (L_a + 1, words, H_a)\n"
+        "states_b = torch.stack(words_b[:max_words], dim=1).numpy()  # (L_b + 1, words, H_b)\n\n\n"
+        "def linear_cka(a, b):\n"
+        '    """||B^T A||_F^2 / (||A^T A||_F ||B^T B||_F) for column-centred A, B."""\n'
+        "    a, b = a - a.mean(axis=0), b - b.mean(axis=0)\n"
+        "    return np.linalg.norm(b.T @ a) ** 2 / (np.linalg.norm(a.T @ a) * "
+        "np.linalg.norm(b.T @ b))\n\n\n"
+        "cka = np.array([[linear_cka(a, b) for b in states_b] for a in states_a])\n"
+        "np.set_printoptions(precision=3, suppress=True, linewidth=160)\n"
+        'print(states_a.shape[1], "words; rows: layers of A, columns: layers of B")\n'
+        "print(cka)\n"
+        'print("best layer of B for each layer of A:", cka.argmax(axis=1))\n'
+    )
+
+
+def _both_vectors(
+    name_a: str, name_b: str, random_b: bool, texts: Sequence[str], pooling: str, layers
+) -> str:
+    """Both models and ``vectors_a``/``vectors_b`` ``(n, dim)`` of ``texts`` under
+    ``pooling`` and ``layers`` (the Similarity page's ``pooled_vectors``, run once per model:
+    it reads the globals ``tokenizer``, ``model`` and ``L``)."""
+    from explorer.codegen.similarity import _pooled_function
+    from explorer.pooling import validate_pooling
+
+    validate_pooling(pooling)
+    listed = "".join(f"    {literal(t)},\n" for t in texts)
+    return (
+        two_models(name_a, name_b, random_b)
+        + "\ntokenizer, model = tokenizer_a, model_a\n"
+        + _pooled_function(layers, [pooling])
+        + f"\n\ntexts = [\n{listed}]\n"
+        f"pooling = {pooling!r}\n"
+        "vectors_a = pooled_vectors(texts)[pooling]\n"
+        "tokenizer, model = tokenizer_b, model_b  # pooled_vectors now runs model B\n"
+        "L = model.config.num_hidden_layers\n"
+        "vectors_b = pooled_vectors(texts)[pooling]\n"
+    )
+
+
+def neighbours_snippet(
+    name_a: str,
+    name_b: str,
+    random_b: bool,
+    texts: Sequence[str],
+    pooling: str,
+    layers,
+    k: int,
+) -> str:
+    """A runnable program printing, per text, the share of its ``k`` nearest neighbours
+    (cosine, itself left out) both models agree on, as
+    :func:`explorer.compare.neighbour_agreement`; the namespace ends with ``vectors_a``,
+    ``vectors_b`` and ``agreement`` ``(n,)``."""
+    return (
+        _both_vectors(name_a, name_b, random_b, texts, pooling, layers) + f"k = {int(k)}\n\n\n"
+        "def nearest(vectors):\n"
+        '    """Each text\'s k nearest other texts by cosine, best first."""\n'
+        "    scores = cosine(vectors, vectors)\n"
+        "    np.fill_diagonal(scores, -np.inf)  # not itself\n"
+        "    return np.argsort(-scores, axis=1, kind='stable')[:, :k]\n\n\n"
+        "agreement = np.array([\n"
+        "    len(set(a) & set(b)) / k for a, b in zip(nearest(vectors_a), nearest(vectors_b))\n"
+        "])\n"
+        "print(f'mean agreement {agreement.mean():.3f}')\n"
+        "for i in np.argsort(agreement, kind='stable')[:5]:  # the texts they disagree about most\n"
+        "    print(f'{agreement[i]:.0%}', texts[i])\n"
+    )
+
+
+def search_compare_snippet(
+    name_a: str,
+    name_b: str,
+    random_b: bool,
+    texts: Sequence[str],
+    query: str,
+    pooling: str,
+    layers,
+    k: int,
+) -> str:
+    """A runnable program printing both models' ``k`` texts most similar to ``query`` and how
+    many they share; the namespace ends with ``top_a`` and ``top_b`` (indices, best first)."""
+    return (
+        _both_vectors(name_a, name_b, random_b, texts, pooling, layers)
+        + f"query, k = {literal(query)}, {int(k)}\n"
+        "top_b = np.argsort(-cosine(pooled_vectors([query])[pooling], vectors_b)[0], "
+        "kind='stable')[:k]\n"
+        "tokenizer, model = tokenizer_a, model_a\n"
+        "L = model.config.num_hidden_layers\n"
+        "top_a = np.argsort(-cosine(pooled_vectors([query])[pooling], vectors_a)[0], "
+        "kind='stable')[:k]\n"
+        "for rank, (a, b) in enumerate(zip(top_a, top_b), start=1):\n"
+        "    print(rank, 'A:', texts[a], '| B:', texts[b])\n"
+        "print('shared:', len(set(top_a) & set(top_b)), 'of', k)\n"
+    )

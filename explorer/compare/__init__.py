@@ -1,0 +1,46 @@
+"""Two models compared: their tokenizers, their layers, their neighbourhoods.
+
+* :func:`token_stats`: how a tokenizer cuts a corpus (fertility, share of words split,
+  unknown tokens).
+* :func:`align_words`: the words two tokenizers both read (matched by character span);
+  :func:`word_states`: every layer's vector of those words (the mean of their pieces).
+* :func:`cross_cka`: linear CKA of every layer of model A with every layer of model B over
+  those words; :func:`best_matches`: B's closest layer for each layer of A.
+* :func:`neighbour_agreement`: per text, the share of its nearest neighbours both models
+  agree on; :func:`align_map`: one model's 2-D map turned onto the other's (orthogonal
+  Procrustes); :func:`paired_maps`: PCA maps of both, B's turned onto A's.
+* :func:`estimated_weight_bytes` and :func:`pair_refusal`: whether two models fit a server's
+  bytes of models together, and what to say when they do not.
+"""
+
+from __future__ import annotations
+
+from explorer.compare._cka import best_matches, cross_cka, cross_cka_matrix
+from explorer.compare._neighbours import (
+    align_map,
+    nearest_sets,
+    neighbour_agreement,
+    paired_maps,
+    pca_map,
+)
+from explorer.compare._pair import estimated_weight_bytes, pair_refusal
+from explorer.compare._tokens import TokenStats, token_stats
+from explorer.compare._words import WordAlignment, align_words, word_states
+
+__all__ = [
+    "TokenStats",
+    "WordAlignment",
+    "align_map",
+    "align_words",
+    "best_matches",
+    "cross_cka",
+    "cross_cka_matrix",
+    "estimated_weight_bytes",
+    "nearest_sets",
+    "neighbour_agreement",
+    "pair_refusal",
+    "paired_maps",
+    "pca_map",
+    "token_stats",
+    "word_states",
+]

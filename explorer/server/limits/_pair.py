@@ -1,0 +1,30 @@
+"""Caps on a request that runs two models: a budget written for the bundled model alone,
+shared by the pair in proportion to what each costs per token."""
+
+from __future__ import annotations
+
+from explorer.server.limits._scale import work_factor
+
+MAX_PAIR_TOKENS = 20_000
+"""Tokens of the bundled model's work one comparison may run, both models together: 10,000
+tokens through each when both are the bundled model (about 5 s of one core), 2,200 through
+each for a BERT-base-sized model beside it (work 8 + 1)."""
+
+
+def pair_tokens(model_a, model_b, budget: int = MAX_PAIR_TOKENS) -> int:
+    """Tokens each of two models may read in one request: ``budget`` over the sum of their
+    :func:`work_factor` s (at least 1)."""
+    if budget < 1:
+        raise ValueError(f"budget must be at least 1, not {budget}.")
+    return max(1, int(budget / (work_factor(model_a) + work_factor(model_b))))
+
+
+def pair_note(kept: int, total: int, tokens: int) -> str | None:
+    """What a pair cap kept, for the page, or ``None`` when it kept everything."""
+    if kept >= total:
+        return None
+    return (
+        f"Compared the first {kept:,} of {total:,} texts: one comparison runs at most "
+        f"{tokens:,} tokens through each model (fewer for larger models), so it answers "
+        "within seconds."
+    )

@@ -1,0 +1,167 @@
+"""The Compare models page's sections: the same text through both tokenizers with their counts
+over a built-in corpus, and every layer of A against every layer of B (cross-model CKA)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer.codegen.compare import cross_cka_snippet, tokens_compare_snippet
+from explorer.compare import WordAlignment, align_words, cross_cka, token_stats
+from explorer.compare._cka import MAX_WORDS
+from explorer.data import corpora
+from explorer.figures.compare import (
+    cross_cka_heatmap,
+    cross_cka_notice,
+    token_stats_notice,
+    token_stats_table,
+)
+from explorer.figures.tokens import token_chips_html
+from explorer.server import limits
+from explorer.ui import compute, messages
+from explorer.ui.compare._pair import Pair
+from explorer.ui.model import load
+from explorer.ui.progress import progress_bar
+from explorer.ui.widgets import show_code
+
+CORPORA = {
+    "topics": "Short remarks on four topics (240)",
+    "senses": "Sentences with ambiguous words (238)",
+}
+"""The built-in corpora the page compares the models on, by key."""
+
+
+def corpus_texts(key: str) -> tuple[str, ...]:
+    """The texts of the built-in corpus ``key`` (:data:`CORPORA`)."""
+    frame = corpora.load_senses() if key == "senses" else corpora.load_topics()
+    return tuple(frame["text"])
+
+
+def capped(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
+    """The first ``texts`` within the pair's token cap (:func:`explorer.server.limits.pair_tokens`:
+    both tokenizers' counts) and a note when some were left out."""
+    models = pair.models()
+    budget = limits.pair_tokens(*models)
+
+    def count() -> int:
+        counts = np.maximum(*(limits.token_counts(m, texts) for m in models))
+        return max(1, int(np.searchsorted(np.cumsum(counts), budget, side="right")))
+
+    kept = compute.cached("states", ("pair cap", pair.a.name, pair.b.tokenizer, texts), count)
+    return texts[:kept], limits.pair_note(kept, len(texts), budget)
+
+
+def tokens_section(pair: Pair, text: str, texts: tuple[str, ...]) -> None:
+    """``text`` through both tokenizers, side by side, and their counts over ``texts``."""
+    st.subheader("Tokens side by side", anchor=False)
+    columns = st.columns(2)
+    for column, side, name in zip(columns, (pair.a, pair.b), "AB", strict=True):
+        try:
+            tokenization = compute.tokenize(side.tokenizer, text)
+        except ValueError as error:
+            messages.error(error, column)
+            continue
+        messages.caption(f"Model {name}: {side.label} · {len(tokenization)} tokens", column)
+        column.html(token_chips_html(tokenization, show_ids=False))
+    stats = [
+        compute.cached(
+            "states",
+            ("token stats", side.tokenizer, texts),
+            lambda side=side: token_stats(load(side.tokenizer), texts),
+        )
+        for side in (pair.a, pair.b)
+    ]
+    messages.info(token_stats_notice(*stats, pair.a.label, pair.b.label, pair.b.random))
+    table = token_stats_table(stats, [f"A: {pair.a.label}", f"B: {pair.b.label}"])
+    st.dataframe(table, hide_index=True, width="stretch", key="compare.token_stats")
+    st.caption(
+        f"Over the {len(texts):,} texts of the built-in corpus. Words are each tokenizer's own "
+        "that hold a letter or a digit (punctuation is left out); a word is split when it "
+        "takes more than one token; an unknown token stands for a word or character the "
+        "vocabulary cannot spell."
+        + (" Model B uses model A's tokenizer: the rows are the same." if pair.b.random else "")
+    )
+    show_code(
+        tokens_compare_snippet(pair.a.source, pair.b.source, pair.b.random, text, list(texts)),
+        caption="Plain transformers: the text's tokens under both tokenizers, then the counts "
+        "of the table.",
+    )
+
+
+def _shared_words(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], WordAlignment]:
+    """The first ``texts`` whose words both tokenizers read alike make up :data:`MAX_WORDS`
+    (the ones CKA reads), and the alignment of their words (tokenization only)."""
+    tokenizer_a, tokenizer_b = load(pair.a.tokenizer), load(pair.b.tokenizer)
+    total, used = 0, texts
+    for index, spans in enumerate(align_words(tokenizer_a, tokenizer_b, texts).spans):
+        total += len(spans)
+        if total >= MAX_WORDS:
+            used = texts[: index + 1]
+            break
+    return used, align_words(tokenizer_a, tokenizer_b, used)
+
+
+def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
+    """CKA of every layer of A with every layer of B over the words of ``texts``, B's
+    best-matching layer for each layer of A, and the code."""
+    st.subheader("Layers across the two models", anchor=False)
+    used, alignment = compute.cached(
+        "states",
+        ("shared words", pair.a.tokenizer, pair.b.tokenizer, texts),
+        lambda: _shared_words(pair, texts),
+    )
+    kept, note = capped(pair, used)
+    if note:  # a costly pair reads fewer texts than CKA's words would take
+        messages.info(note)
+        used, alignment = compute.cached(
+            "states",
+            ("shared words", pair.a.tokenizer, pair.b.tokenizer, kept),
+            lambda: _shared_words(pair, kept),
+        )
+    words = min(MAX_WORDS, alignment.shared)
+
+    def compute_cka() -> np.ndarray:
+        model_a, model_b = pair.models()
+        with progress_bar(f"Reading {len(used):,} texts through both models…") as report:
+            return cross_cka(model_a, model_b, used, alignment=alignment, progress=report)
+
+    try:
+        matrix = compute.cached(
+            "states", ("cross cka", pair.a.name, pair.b.name, used), compute_cka, heavy=True
+        )
+    except ValueError as error:
+        messages.error(error)
+        return
+    messages.info(cross_cka_notice(matrix, pair.a.label, pair.b.label))
+    st.plotly_chart(
+        cross_cka_heatmap(matrix, pair.a.label, pair.b.label), width="stretch", key="compare.cka"
+    )
+    best = matrix.argmax(axis=1)
+    depth_a, depth_b = matrix.shape[0] - 1, matrix.shape[1] - 1
+    st.dataframe(
+        pd.DataFrame(
+            {
+                "A's layer": range(depth_a + 1),
+                "B's best layer": best,
+                "CKA": matrix[np.arange(len(best)), best].round(3),
+                "depth in A": [f"{i / depth_a:.0%}" for i in range(depth_a + 1)],
+                "depth in B": [f"{j / depth_b:.0%}" for j in best],
+            }
+        ),
+        hide_index=True,
+        width="content",
+        key="compare.best",
+    )
+    dropped = alignment.note()
+    messages.caption(
+        f"Linear CKA (Kornblith et al. 2019) over {words:,} words of the first {len(used):,} "
+        "texts, a word's vector the mean of its pieces ([CLS], [SEP] left out), so two "
+        "tokenizers compare the same words. 1: the two layers place the words alike up to a "
+        "rotation and scale. Layer 0 is the embedding output." + (f" {dropped}" if dropped else "")
+    )
+    show_code(
+        cross_cka_snippet(pair.a.source, pair.b.source, pair.b.random, list(used), MAX_WORDS),
+        caption="Plain transformers + NumPy: every layer's word vectors under both models, then "
+        "CKA of each pair of layers.",
+    )
