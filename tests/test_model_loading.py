@@ -186,3 +186,24 @@ def test_pickle_only_checkpoint_needs_opt_in(tmp_path, tiny_bert_path):
     with pytest.warns(UserWarning, match="pickle"):
         loaded = explorer.load_model(str(tmp_path), allow_pickle=True)
     assert loaded.num_layers == 4
+
+
+@pytest.mark.parametrize("hub_off", [True, False])
+def test_the_download_advice_names_a_command_the_hub_client_installs(monkeypatch, hub_off):
+    # The message said `huggingface-cli download ...`; huggingface_hub 1.0 replaced that
+    # command by `hf` (the installed package's console scripts say which exist).
+    from importlib.metadata import distribution
+
+    from explorer.model import loading
+
+    monkeypatch.setattr(loading, "cached_snapshot", lambda name: None)
+    monkeypatch.setattr(loading, "offline", lambda: hub_off)
+    monkeypatch.setattr(loading, "hub_reachable", lambda: False)
+    with pytest.raises(ValueError) as caught:
+        explorer.load_model("bert-base-uncased")
+    scripts = {
+        e.name for e in distribution("huggingface_hub").entry_points if e.group == "console_scripts"
+    }
+    commands = [c for c in ("hf", "huggingface-cli") if f"({c} download" in str(caught.value)]
+    assert commands and set(commands) <= scripts, str(caught.value)
+    assert "bert-base-uncased" in str(caught.value).split("download", 1)[1]
