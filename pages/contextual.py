@@ -45,6 +45,7 @@ notice.info(
 )
 
 lesson.chart(trained, random)
+lesson.headline_code(name, rows)
 lesson.references(trained)
 lesson.measured(trained, rows)
 lesson.one_word(name, rows)

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.codegen.explain import classic_snippet
+from explorer.codegen.lesson import SENTENCES_FILE, lesson_snippet
 from explorer.data import corpora
 from explorer.explain import classic_lesson
 from explorer.explain._classic import REFERENCES, word_measures
@@ -87,6 +88,21 @@ def chart(trained: Result, random: Result | None) -> None:
         "to the average vector of its own sense (each sentence left out of its sense's average)."
         + (" Dashed: the same architecture with random weights." if random else "")
     )
+
+
+def headline_code(model_name: str, rows: Rows) -> None:
+    """ "Show code" for the headline: the sentences as a CSV and a program that reads them and
+    prints the headline's numbers (:func:`explorer.codegen.lesson.lesson_snippet`)."""
+    with st.expander("Show code"):
+        st.caption(
+            "Plain transformers + NumPy: every sentence through the model, the measurements "
+            "minus their random-token baselines and the sense accuracy, layer by layer: the "
+            f"numbers of the summary above. Save the sentences as {SENTENCES_FILE} beside it."
+        )
+        csv_download(
+            st, "The sentences (.csv)", frame_of(rows), SENTENCES_FILE, "contextual.sentences"
+        )
+        st.code(lesson_snippet(model_name), language="python")
 
 
 def references(trained: Result) -> None:

@@ -16,6 +16,11 @@ def _ok(at) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def _word_code(at) -> str:
+    """The one-word program (the headline's program comes first)."""
+    return next(c.value for c in at.code if "\nword = " in c.value)
+
+
 def _chart(at) -> dict:
     (chart,) = [c for c in at.get("plotly_chart") if c.key == "contextual.chart"]
     return json.loads(chart.proto.spec)
@@ -37,8 +42,10 @@ def test_first_visit_shows_the_measurements_beside_the_papers(page):
     assert {plain(s) for s in refs.value["source"]} == {r.source for r in REFERENCES.values()}
     word_table = next(d.value for d in at.dataframe if "sense_accuracy" in d.value.columns)
     assert len(word_table) == 7  # embeddings + 6 layers
-    code = at.code[0].value
-    assert "word = 'bank'" in code
+    assert "word = 'bank'" in _word_code(at)
+    # the headline's program reads the sentences the page offers, as the page names them
+    headline = at.code[0].value
+    assert "sense_sentences.csv" in headline and "mev_adjusted" in headline
 
 
 @pytest.mark.slow
@@ -49,10 +56,10 @@ def test_random_weights_and_another_word(page):
     names = [trace["name"] for trace in _chart(at)["data"]]
     assert "sense accuracy · random weights" in names
     assert any("With random weights" in plain(i.value) for i in at.info)
-    before = at.code[0].value
+    before = _word_code(at)
     at.selectbox(key="contextual.word").set_value("plant").run()
     _ok(at)
-    assert at.code[0].value != before and "word = 'plant'" in at.code[0].value
+    assert _word_code(at) != before and "word = 'plant'" in _word_code(at)
 
 
 @pytest.mark.slow
