@@ -136,7 +136,7 @@ def why_close(
     )
     keys = list(texts)
     defaults = ("q", "r0") if "r0" in texts else (keys[0], keys[1])
-    label = option_labels((k, _short(texts[k][0])) for k in keys)
+    label = option_labels((k, _short(texts[k][0], 32)) for k in keys)  # whole ones below
     row = st.columns([3, 3, 2])
     first = row[0].selectbox(
         "First text", keys, keys.index(defaults[0]), format_func=label, key="similarity.why_a"
