@@ -17,7 +17,9 @@ any of this stops working.
 
 A chart or table already on screen when the toggle is turned keeps its font size until it is
 drawn again (the frontend keeps a chart's themed figure by element id, and a table measures the
-root font once): the shared link, or a reload, opens with everything at the new size.
+root font once): the shared link, or a reload, opens with everything at the new size. A table
+keyed with :func:`table_key` is mounted again at the new size when the toggle turns. In both
+modes :data:`WHOLE_LABELS` keeps labels whole (``tests/browser/test_cut_labels.py``).
 """
 
 from __future__ import annotations
