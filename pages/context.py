@@ -47,7 +47,7 @@ with right:
         corpora.SENSE_WORDS,
         index=None,
         key="context.example",
-        placeholder="Choose an ambiguous word…",
+        placeholder="Ambiguous word…",
         on_change=sources.load_sense_example,
         help="Built-in sentences, three for each sense of the word, with their senses.",
     )

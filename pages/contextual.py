@@ -46,6 +46,7 @@ notice.info(
 )
 
 lesson.chart(trained, random)
+lesson.headline_code(name, rows)
 lesson.isotropy(name, trained, random, rows)
 lesson.references(trained)
 lesson.measured(trained, rows)

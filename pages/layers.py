@@ -147,4 +147,4 @@ layer_sections.outliers(hidden, statistics, layer, labels, tokenization, include
 layer_sections.norms(hidden, labels, token, layer)
 cka_code = layercka.section(model_name, text, hidden, tokenization.special, special_names)
 positions.section(model_name)
-show_code(layers_snippet(model_name, text, layer, token), cka_code)
+show_code(layers_snippet(model_name, text, layer, token, include_special), cka_code)

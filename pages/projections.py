@@ -114,7 +114,13 @@ try:
     )
     uploaded = source.vectors is not None
     if projections.other_view(
-        points, params, shown, current_model(), uploaded=uploaded, clusters=bool(clusters)
+        points,
+        params,
+        shown,
+        current_model(),
+        uploaded=uploaded,
+        clusters=bool(clusters),
+        where=settings if presentation.is_on() else st,
     ):
         st.stop()
     projector = projections.fitted(points, params)
@@ -132,4 +138,5 @@ projections.map_section(
     clusters=clusters,
     kept_share=kept_share,
     notice=notice,
+    controls=settings if presentation.is_on() else None,
 )

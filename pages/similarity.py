@@ -114,9 +114,10 @@ else:
 
 controls = st.columns([4, 2, 2])  # the query stays in view when presenting
 k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
-results = search_code = None
+results = search_code = stored = None
 if store is not None:
-    search_code = storesearch.section(store, layers, k, controls, SIMILARITY_QUERY)
+    stored = storesearch.section(store, layers, k, controls, SIMILARITY_QUERY)
+    search_code = stored and stored.code
 elif uploaded is None:
     query = controls[0].text_input("Query", SIMILARITY_QUERY, key="similarity.query", bind=URL)
     search_pooling = pooling_select(controls[1], "similarity.search_pooling")
@@ -135,7 +136,9 @@ if corpus_texts:
             )
     except ValueError as error:
         messages.error(error)
-searched = None  # the query and its results, when this page embedded the corpus
+searched = None  # the query and its results (a saved corpus: with the model it was embedded with)
+if stored is not None:
+    searched = (stored.query, stored.pooling, list(stored.texts), stored.model, stored.layers)
 if results is not None:
     sections.results_table(results, corpus_labels, len(corpus_texts), uploaded=uploaded is not None)
     if uploaded is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import os
+import re
 
 
 def run_snippet(
@@ -20,3 +21,24 @@ def run_snippet(
     ):
         exec(compile(source, name, "exec"), namespace)  # noqa: S102 - the test's own snippet
     return namespace, out.getvalue()
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?%|(?<![\w.])[-+]?\d+\.\d+")
+
+
+def headline_numbers(text: str) -> list[str]:
+    """The percents and decimals of ``text`` (``"45%"``, ``"0.94"``, ``"+0.12"``): the numbers
+    a page's headline quotes, as its sentence prints them."""
+    return _NUMBER.findall(text)
+
+
+def assert_prints_headline(printed: str, headline: str, constants: tuple[str, ...] = ()) -> None:
+    """Every percent and decimal of the page's ``headline`` is among those the snippet
+    ``printed`` (but the thresholds and paper values named in ``constants``)."""
+    shown = {number.lstrip("+") for number in headline_numbers(printed)}
+    missing = [
+        number
+        for number in headline_numbers(headline)
+        if number not in constants and number.lstrip("+") not in shown
+    ]
+    assert not missing, f"the snippet does not print {missing} of the headline {headline!r}"

@@ -8,8 +8,9 @@ import explorer
 from explorer.attention import _lens as lens
 from explorer.attention import _weights as attention
 from explorer.codegen import attention as codegen
+from explorer.figures.attention_notices import what_to_notice
 from explorer.model import attentions
-from tests.snippets import run_snippet
+from tests.snippets import assert_prints_headline, headline_numbers, run_snippet
 
 TEXT = "The bank robber was seen fishing on the river bank."
 PAIR = "Where did he go?"
@@ -30,7 +31,20 @@ def test_attention_snippet_matches_the_library(bundled):
     norms = attention.value_norms(bundled, result.hidden_states)
     weighted = attention.norm_weighted(result.attentions, norms)[1]
     np.testing.assert_allclose(namespace["weighted"], weighted, rtol=1e-4, atol=1e-6)
-    assert "of all attention lands on [SEP]" in printed
+    # the page's headline, every number of it
+    headline = what_to_notice(stats, bundled.tokenizer.cls_token, bundled.tokenizer.sep_token)
+    assert_prints_headline(printed, headline)
+    assert headline_numbers(headline)
+
+
+def test_attention_snippet_prints_the_headline_of_a_random_model(tiny_bert_path):
+    # a tiny random BERT spreads its attention: another special token and other heads win
+    model = explorer.load_model(tiny_bert_path)
+    source = codegen.attention_snippet(tiny_bert_path, TEXT)
+    _, printed = run_snippet(source)
+    result = attentions.attention_pass(model, TEXT)
+    stats = attention.head_statistics(result.attentions, result.tokenization.tokens)
+    assert_prints_headline(printed, what_to_notice(stats))
 
 
 def test_lens_snippet_matches_the_library(masked_lm_path):

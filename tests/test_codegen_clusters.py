@@ -7,6 +7,7 @@ import pytest
 
 import explorer
 from explorer.codegen.clusters import clusters_snippet
+from explorer.codegen.projections import DATA_FILE, projection_data
 from explorer.maps._clusters import cluster, cluster_names, cluster_terms
 from tests.snippets import run_snippet
 from tests.test_clusters import TEXTS
@@ -22,9 +23,12 @@ def test_snippets_compile(method, k):
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("method", "k"), [("kmeans", None), ("kmeans", 3), ("hdbscan", None)])
-def test_snippet_reproduces_the_library(bundled, method, k):
+def test_snippet_reproduces_the_library(bundled, method, k, tmp_path):
     code = clusters_snippet(bundled.name, TEXTS, "mean", "last", method, k, top=3)
-    namespace, out = run_snippet(code)
+    data = projection_data(TEXTS)  # many texts: read from the file offered beside the code
+    if data is not None:
+        (tmp_path / DATA_FILE).write_bytes(data)
+    namespace, out = run_snippet(code, folder=tmp_path)
     vectors = explorer.sentence_embeddings(bundled, TEXTS, "mean", "last")
     np.testing.assert_allclose(namespace["vectors"], vectors, atol=1e-4)
     result = cluster(vectors, method, k)

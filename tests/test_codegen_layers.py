@@ -11,7 +11,7 @@ import explorer
 from explorer import layerstats
 from explorer.codegen.layers import layers_snippet
 from tests.conftest import TUTORIAL
-from tests.snippets import run_snippet
+from tests.snippets import assert_prints_headline, run_snippet
 
 
 @pytest.mark.slow
@@ -40,3 +40,17 @@ def test_snippet_matches_the_library(bundled, text, layer, token):
     # The per-layer table agrees with the snippet's array too.
     table = layerstats.layer_statistics(namespace["hidden"])
     np.testing.assert_allclose(table["std"], layerstats.layer_statistics(hidden)["std"], atol=1e-4)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("include_special", [True, False])
+def test_snippet_prints_the_headline(bundled, include_special):
+    # issue 33.5: the page's headline quotes the summary table, which the snippet did not print
+    tokenization = bundled.tokenize(TUTORIAL)
+    token = 6
+    source = layers_snippet(explorer.DEFAULT_MODEL, TUTORIAL, 5, token, include_special)
+    _, printed = run_snippet(source)
+    hidden = bundled.hidden_states(TUTORIAL)
+    summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)
+    headline = layerstats.summary_notice(summary, tokenization.tokens[token])
+    assert_prints_headline(printed, headline)

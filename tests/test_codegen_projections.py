@@ -8,9 +8,12 @@ import numpy as np
 import pytest
 
 import explorer
+from explorer.codegen.datafile import INLINE_ROWS
 from explorer.codegen.expressions import layers_expression
+from explorer.codegen.mapfile import map_file_block
 from explorer.codegen.projections import (
-    MAX_TEXTS,
+    DATA_FILE,
+    projection_data,
     projection_snippet,
     word_projection_snippet,
 )
@@ -173,12 +176,27 @@ def test_word_snippet_averages_subwords(bundled):
     np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
 
 
-def test_long_corpora_are_cut_with_a_note():
-    texts = [f"text number {i}" for i in range(MAX_TEXTS + 5)]
-    code = projection_snippet("bert-base-uncased", texts)
-    assert f"first {MAX_TEXTS} are written here" in code
-    assert f"'text number {MAX_TEXTS - 1}'" in code and f"'text number {MAX_TEXTS}'" not in code
-    compile(code, "<snippet>", "exec")
+def test_a_long_corpus_is_read_from_the_data_file(bundled, tmp_path):
+    # Issue 33: the page's program was about 300 lines, nearly all of them its texts; a long
+    # corpus now goes to a file beside the program, which stays short and gives every number.
+    texts = [
+        f"Sentence {i}: the {w} was {v}."
+        for i, (w, v) in enumerate(
+            (w, v)
+            for w in ("match", "bank", "soup", "film", "train")
+            for v in ("late", "fine", "new", "cold", "loud", "odd")
+        )
+    ]
+    values = [len(t) for t in texts]
+    code = projection_snippet(bundled.name, texts, "mean", "last", ProjectionParams("pca"))
+    code += map_file_block("Length", values, numeric=True, contours=False, from_data=True)
+    assert len(code.splitlines()) <= 90 and "Sentence 7" not in code
+    (tmp_path / DATA_FILE).write_bytes(projection_data(texts, values))
+    namespace, _ = run_snippet(code, folder=tmp_path)
+    expected = explorer.sentence_embeddings(bundled, texts, "mean", "last")
+    np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
+    assert namespace["values"] == values
+    assert projection_data(texts[:INLINE_ROWS]) is None  # a few texts are written out
 
 
 def test_texts_are_safe_literals():

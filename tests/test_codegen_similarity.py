@@ -10,7 +10,7 @@ import pytest
 import explorer
 from explorer.codegen.similarity import search_snippet, similarity_snippet
 from explorer.similarity import _search as search
-from tests.snippets import run_snippet
+from tests.snippets import assert_prints_headline, run_snippet
 
 SENTENCES = [
     "The bank raised its interest rates again.",
@@ -54,3 +54,19 @@ def test_search_snippet_matches_the_library(bundled):
         first.startswith(f"1. {results.loc[0, 'score']:.4f}")
         and corpus[results.loc[0, "index"]] in first
     )
+
+
+@pytest.mark.slow
+def test_similarity_snippet_prints_the_headline(bundled):
+    # issue 33.5: the headline quotes two decimals (0.50) the 3-decimal matrices did not print
+    from explorer import similarity
+    from explorer.data.examples import SIMILARITY_SENTENCES
+    from explorer.pooling import LABELS, POOLINGS
+
+    sentences = [s for s in SIMILARITY_SENTENCES.splitlines() if s.strip()]
+    matrices = {
+        p: explorer.cosine_similarity(explorer.sentence_embeddings(bundled, sentences, p, "last"))
+        for p in POOLINGS
+    }
+    _, printed = run_snippet(similarity_snippet(bundled.name, sentences, list(POOLINGS)))
+    assert_prints_headline(printed, similarity.similarity_notice(matrices, LABELS))

@@ -206,3 +206,24 @@ def test_typed_special_tokens_are_plain_text(bundled):
     # a text without them tokenizes as the tokenizer always did: every page's numbers stay
     for text in (TUTORIAL, "embeddings", "A [bracketed] word <s> and </s>."):
         assert bundled.tokenize(text).ids == bundled.tokenizer(text)["input_ids"]
+
+
+@pytest.mark.parametrize("hub_off", [True, False])
+def test_the_download_advice_names_a_command_the_hub_client_installs(monkeypatch, hub_off):
+    # The message said `huggingface-cli download ...`; huggingface_hub 1.0 replaced that
+    # command by `hf` (the installed package's console scripts say which exist).
+    from importlib.metadata import distribution
+
+    from explorer.model import loading
+
+    monkeypatch.setattr(loading, "cached_snapshot", lambda name: None)
+    monkeypatch.setattr(loading, "offline", lambda: hub_off)
+    monkeypatch.setattr(loading, "hub_reachable", lambda: False)
+    with pytest.raises(ValueError) as caught:
+        explorer.load_model("bert-base-uncased")
+    scripts = {
+        e.name for e in distribution("huggingface_hub").entry_points if e.group == "console_scripts"
+    }
+    commands = [c for c in ("hf", "huggingface-cli") if f"({c} download" in str(caught.value)]
+    assert commands and set(commands) <= scripts, str(caught.value)
+    assert "bert-base-uncased" in str(caught.value).split("download", 1)[1]

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from explorer import probing
-from explorer.codegen.probe import probe_snippet
+from explorer.codegen.probe import DATA_FILE, probe_data, probe_snippet
 from explorer.data import corpora
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
 from tests.snippets import run_snippet
@@ -64,18 +64,28 @@ def test_built_in_word_senses_need_context(bundled):
           f"baseline {baseline:.3f}, {elapsed:.1f} s")  # fmt: skip
 
 
-def test_snippet_reproduces_one_layer_sentence_task(tiny, tiny_bert_path):
+def _with_data(tmp_path, texts, labels, words=None, spans=None):
+    """The folder a probe snippet runs in: its data file there when it reads one."""
+    data = probe_data(texts, labels, words, spans)
+    if data is not None:
+        (tmp_path / DATA_FILE).write_bytes(data)
+    return tmp_path
+
+
+def test_snippet_reproduces_one_layer_sentence_task(tiny, tiny_bert_path, tmp_path):
     texts, labels = toy_set()
     scores = probing.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3, control=True)
     namespace = run_snippet(
-        probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3), "<probe snippet>"
+        probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3),
+        "<probe snippet>",
+        _with_data(tmp_path, texts, labels),
     )[0]
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[2], atol=1e-6)
     assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[2], abs=1e-6)
     assert namespace["baseline"] == pytest.approx(scores.attrs["baseline"], abs=1e-6)
 
 
-def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path):
+def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path, tmp_path):
     texts = [f"The {w} is near the bank." for w in ("river", "money", "fish", "cash")] * 3
     texts += [f"A {w} bat flew by." for w in ("small", "wooden", "black", "cricket")] * 3
     labels = ["river", "finance"] * 6 + ["animal", "sport"] * 6
@@ -88,7 +98,9 @@ def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path):
     folds = scores.attrs["folds"]  # lowered to 2: each sense has two distinct texts, repeated
     assert folds == 2
     source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", folds, 0, words, spans)
-    namespace = run_snippet(source, "<probe snippet>")[0]
+    assert len(source.splitlines()) < 100  # 24 rows: read from the data file, not written out
+    folder = _with_data(tmp_path, texts, labels, words, spans)
+    namespace = run_snippet(source, "<probe snippet>", folder)[0]
     np.testing.assert_allclose(namespace["X"], features.vectors["first"][3], atol=1e-4)
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[3], atol=1e-6)
     assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[3], abs=1e-6)

@@ -83,13 +83,15 @@ def map_file_block(
     contours: bool,
     word: bool = False,
     file_name: str = "map.html",
+    from_data: bool = False,
 ) -> str:
     """Lines that follow a projection program (which leaves ``coords`` and ``texts``, and
     ``occurrences`` for a ``word`` map): the map coloured by ``values`` (one per point, named
     ``name``; numbers when ``numeric``, else categories; None: one colour), with
     ``contours``, written to ``file_name`` with plotly.js inside; for numbers, the neighbour
     and random differences the page's sentence reads. A program cut to its first texts keeps
-    the values of the points it has."""
+    the values of the points it has. With ``from_data`` the values are not written out: the
+    program read them with its texts (``data['values']``, :mod:`explorer.codegen.datafile`)."""
     hover = "[texts[t] for t, _, _ in occurrences]" if word else "list(texts)"
     lines = (
         "\n# The map as one HTML file (plotly.js inside: it opens offline, hover included)\n"
@@ -97,9 +99,10 @@ def map_file_block(
         f"hover = {hover}\n"
     )
     if values is not None:
-        lines += (
-            f"name = {literal(str(name))}\n"
-            f"values = {_values_literal(values, numeric)}[: len(coords)]\n"
+        lines += f"name = {literal(str(name))}\n" + (
+            "values = data['values']  # read with the texts\n"
+            if from_data
+            else f"values = {_values_literal(values, numeric)}[: len(coords)]\n"
         )
     lines += "fig = go.Figure()\n" + (CONTOURS if contours else "")
     if values is None:

@@ -17,9 +17,13 @@ from collections.abc import Sequence
 from pathlib import PurePath
 
 from explorer.codegen import batch_loop, literal, model_preamble
+from explorer.codegen.datafile import data_file, inline, read_lines
 from explorer.codegen.expressions import pooling_expression, subwords_expression
 from explorer.pooling import validate_pooling
 from explorer.words import SUBWORD_MODES
+
+DATA_FILE = "probe_data.json"
+"""The file a snippet of more than :data:`explorer.codegen.datafile.INLINE_ROWS` rows reads."""
 
 _IMPORTS = (
     "import numpy as np\n"
@@ -89,11 +93,16 @@ def probe_snippet(
         raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
     if words is None:
         validate_pooling(mode)
-        rows = "".join(
-            f"    ({literal(t)}, {literal(str(y))}),\n" for t, y in zip(texts, labels, strict=True)
-        )
-        data = f"rows = [  # (text, label)\n{rows}]\ntexts = [t for t, _ in rows]\n"
-        data += "labels = np.array([y for _, y in rows])\ngroups = np.zeros(len(texts))\n"
+        if inline(len(texts)):
+            rows = "".join(
+                f"    ({literal(t)}, {literal(str(y))}),\n"
+                for t, y in zip(texts, labels, strict=True)
+            )
+            data = f"rows = [  # (text, label)\n{rows}]\ntexts = [t for t, _ in rows]\n"
+            data += "labels = np.array([y for _, y in rows])\n"
+        else:
+            data = read_lines(DATA_FILE, ["texts", "labels"]) + "labels = np.array(labels)\n"
+        data += "groups = np.zeros(len(texts))\n"
         features = _sentence_features(layer, mode)
         what = f"{mode} pooling"
     else:
@@ -101,18 +110,23 @@ def probe_snippet(
             raise ValueError(f"Unknown subword mode {mode!r}; choose one of {SUBWORD_MODES}")
         if spans is None or len(spans) != len(texts) or len(words) != len(texts):
             raise ValueError("A word task needs one word and one (start, end) span per text.")
-        rows = "".join(
-            f"    ({literal(t)}, {literal(str(w).strip())}, {int(a)}, {int(b)}, "
-            f"{literal(str(y))}),\n"
-            for t, w, (a, b), y in zip(texts, words, spans, labels, strict=True)
-        )
-        data = (
-            f"rows = [  # (text, word, first character, end character, label)\n{rows}]\n"
-            "texts = [r[0] for r in rows]\n"
-            "spans = [(r[2], r[3]) for r in rows]\n"
-            "labels = np.array([r[4] for r in rows])\n"
-            "groups = np.array([r[1] for r in rows])  # one probe per word\n"
-        )
+        if inline(len(texts)):
+            rows = "".join(
+                f"    ({literal(t)}, {literal(str(w).strip())}, {int(a)}, {int(b)}, "
+                f"{literal(str(y))}),\n"
+                for t, w, (a, b), y in zip(texts, words, spans, labels, strict=True)
+            )
+            data = (
+                f"rows = [  # (text, word, first character, end character, label)\n{rows}]\n"
+                "texts = [r[0] for r in rows]\n"
+                "spans = [(r[2], r[3]) for r in rows]\n"
+                "labels = np.array([r[4] for r in rows])\n"
+                "groups = np.array([r[1] for r in rows])  # one probe per word\n"
+            )
+        else:  # spans: (first character, end character) of the word in each text
+            data = read_lines(DATA_FILE, ["texts", "words", "spans", "labels"]) + (
+                "labels = np.array(labels)\ngroups = np.array(words)  # one probe per word\n"
+            )
         features = _word_features(layer, mode)
         what = f"the word's vector ({mode} of its subwords)"
     return (
@@ -126,6 +140,23 @@ def probe_snippet(
         + "\n"
         + _probe_loop(folds, random_state)
     )
+
+
+def probe_data(
+    texts: Sequence[str],
+    labels: Sequence[object],
+    words: Sequence[str] | None = None,
+    spans: Sequence[tuple[int, int]] | None = None,
+) -> bytes | None:
+    """The data file (:data:`DATA_FILE`) :func:`probe_snippet` of these rows reads, or None
+    when the program writes them out."""
+    if inline(len(texts)):
+        return None
+    columns = {"texts": list(texts), "labels": [str(y) for y in labels]}
+    if words is not None:
+        columns["words"] = [str(w).strip() for w in words]
+        columns["spans"] = [[int(a), int(b)] for a, b in spans or ()]
+    return data_file(columns)
 
 
 def _probe_loop(folds: int, random_state: int) -> str:

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer.codegen import literal, model_preamble
+from explorer.codegen.datafile import data_file, inline, read_lines
 from explorer.codegen.explain import postprocess_lines
 from explorer.codegen.expressions import (
     NUM_LAYERS,
@@ -42,25 +43,46 @@ from explorer.maps._umap import EXACT_KNN_UP_TO, EXACT_NEIGHBORS_BELOW
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import validate_pooling
 
-MAX_TEXTS = 300
-"""Most texts written into a snippet; longer corpora are cut with a note."""
+DATA_FILE = "projection_data.json"
+"""The file a snippet of more than :data:`explorer.codegen.datafile.INLINE_ROWS` texts reads."""
 
 DEFAULT_PARAMS = ProjectionParams()
 """The snippets' projection when none is given: 2-D PCA."""
 
 
 def _texts_block(texts: Sequence[str], what: str = "texts") -> str:
-    texts = list(texts)
-    shown = texts[:MAX_TEXTS]
-    lines = "".join(f"    {literal(t)},\n" for t in shown)
-    note = ""
-    if len(texts) > len(shown):
-        note = (
-            f"# The page uses {len(texts):,} {what}; the first {len(shown)} are written here,\n"
-            "# so the numbers below differ. Read all of yours from a file, e.g.\n"
-            "# texts = open('texts.txt', encoding='utf-8').read().splitlines()\n"
-        )
-    return f"{note}texts = [\n{lines}]\n"
+    if not inline(len(texts)):
+        return read_lines(DATA_FILE, ["texts"])
+    lines = "".join(f"    {literal(t)},\n" for t in texts)
+    return f"texts = [\n{lines}]\n"
+
+
+def projection_data(texts: Sequence[str], values: Sequence | None = None) -> bytes | None:
+    """The data file :func:`projection_snippet` of ``texts`` reads (:data:`DATA_FILE`, with
+    the map's colour ``values`` when the program draws them), or None when the program writes
+    its texts out."""
+    if inline(len(texts)):
+        return None
+    return data_file({"texts": list(texts), **({} if values is None else {"values": values})})
+
+
+def _word_rows(texts: Sequence[str], spans: Sequence[tuple[int, int, int]]):
+    """The texts with an occurrence, and the occurrences renumbered to match."""
+    used = sorted({int(t) for t, _, _ in spans})
+    renumber = {t: i for i, t in enumerate(used)}
+    return [texts[t] for t in used], [(renumber[int(t)], int(a), int(b)) for t, a, b in spans]
+
+
+def word_projection_data(
+    texts: Sequence[str], spans: Sequence[tuple[int, int, int]], values: Sequence | None = None
+) -> bytes | None:
+    """The data file :func:`word_projection_snippet` reads (texts with the word, occurrences,
+    and the colour ``values``), or None when the program writes them out."""
+    texts, spans = _word_rows(texts, spans)
+    if inline(len(spans)):
+        return None
+    columns = {"texts": texts, "occurrences": [list(s) for s in spans]}
+    return data_file({**columns, **({} if values is None else {"values": values})})
 
 
 def method_title(params: ProjectionParams) -> str:
@@ -236,13 +258,16 @@ def word_projection_snippet(
     """
     header = f"# Occurrences of {word!r} · {layers_label(layers)} · {method_title(params)}\n"
     header += "" if post == "none" else f"# post-processing: {post}\n"
-    # Keep only the texts with an occurrence, and renumber the occurrences to match.
-    used = sorted({int(t) for t, _, _ in spans})
-    renumber = {t: i for i, t in enumerate(used)}
-    spans = [(renumber[int(t)], int(a), int(b)) for t, a, b in spans]
-    texts = [texts[t] for t in used]
-    spans = [s for s in spans if s[0] < MAX_TEXTS]
-    occurrence_lines = "".join(f"    {s!r},\n" for s in spans)
+    texts, spans = _word_rows(texts, spans)
+    if inline(len(spans)):
+        occurrence_lines = "".join(f"    {s!r},\n" for s in spans)
+        data = (
+            _texts_block(texts, "texts with the word")
+            + "# (text index, first character, end character) of each occurrence\n"
+            + f"occurrences = [\n{occurrence_lines}]\n"
+        )
+    else:  # (text index, first character, end character) of each occurrence
+        data = read_lines(DATA_FILE, ["texts", "occurrences"])
     body = (
         "\nimport numpy as np\n\n" + NUM_LAYERS + "\n\n"
         "def word_vector(text, start, end):\n"
@@ -257,9 +282,7 @@ def word_projection_snippet(
         f"    x = {subwords_expression('mean', 'hidden[:, tokens]', token_axis=1)}"
         "  # (L + 1, hidden)\n"
         f"    return {layers_expression(layers, 'x')}\n\n\n"
-        + _texts_block(texts, "texts with the word")
-        + "# (text index, first character, end character) of each occurrence\n"
-        + f"occurrences = [\n{occurrence_lines}]\n"
+        + data
         + "vectors = np.stack([word_vector(texts[t], a, b).numpy() for t, a, b in occurrences])\n"
         + postprocess_lines(post, "vectors", "vectors")
     )

@@ -118,9 +118,15 @@ def similarity_snippet(
         + steps
         + "similarity = {p: cosine(vectors[p], vectors[p]) for p in poolings}\n"
         "np.set_printoptions(precision=3, suppress=True, linewidth=120)\n"
+        "first, second = np.triu_indices(len(sentences), k=1)  # every pair once\n"
         "for p in poolings:\n"
         '    print(f"{p} pooling: cosine similarity (sentence x sentence)")\n'
-        "    print(similarity[p])\n\n"
+        "    print(similarity[p])\n"
+        "    pairs = similarity[p][first, second]\n"
+        "    hi, lo = pairs.argmax(), pairs.argmin()  # the page's headline, sentences from 1\n"
+        '    print(f"  most similar: {first[hi] + 1} and {second[hi] + 1} ({pairs[hi]:.2f}); "\n'
+        '          f"least: {first[lo] + 1} and {second[lo] + 1} ({pairs[lo]:.2f}); "\n'
+        '          f"every pair within {pairs.min():.2f}–{pairs.max():.2f}")\n\n'
         "agreement = {}\n"
         "for i, a in enumerate(poolings):\n"
         "    for b in poolings[i + 1 :]:\n"

@@ -38,8 +38,14 @@ def tokens_snippet(
         "for token, token_id, type_id, (start, end) in zip(tokens, ids, types, offsets):\n"
         '    print(f"{token:<16} {token_id:>6} {type_id:>4}  {start}-{end}")\n'
         "pieces = zip(encoding.sequence_ids(), encoding.word_ids())\n"
-        "words = {(segment, word) for segment, word in pieces if word is not None}\n"
-        'print(f"{len(tokens)} tokens for {len(words)} words")\n'
+        "per_word = {}  # (segment, word) -> its pieces; special tokens belong to no word\n"
+        "for segment, word in pieces:\n"
+        "    if word is not None:\n"
+        "        per_word[segment, word] = per_word.get((segment, word), 0) + 1\n"
+        "words, split = len(per_word), sum(n > 1 for n in per_word.values())\n"
+        "special = len(tokens) - sum(per_word.values())\n"
+        'print(f"{words} words became {sum(per_word.values())} pieces: {split} split; with the "\n'
+        '      f"{special} special tokens the model reads {len(tokens)} tokens")\n'
         "if encoding.encodings[0].overflowing:\n"
         '    print(f"Truncated: only the first {len(tokens)} tokens were kept.")\n'
     )

@@ -162,6 +162,12 @@ def _check_limit(max_parameters: object) -> int | None:
     return int(max_parameters)
 
 
+def download_command(name: str) -> str:
+    """The shell command that puts the hub model ``name`` in the local Hugging Face cache: the
+    ``hf`` command of huggingface_hub 1.0 and later (``huggingface-cli`` is gone)."""
+    return f"hf download {name}"
+
+
 def _resolve(name: str | None) -> tuple[str, str, bool]:
     """Return ``(label, source, local_files_only)`` for a model name, or raise ValueError."""
     if name is None or not str(name).strip():
@@ -205,13 +211,15 @@ def _resolve(name: str | None) -> tuple[str, str, bool]:
     if offline():
         raise ValueError(
             f"{name!r} is not in the local Hugging Face cache and the hub is switched off "
-            "(HF_HUB_OFFLINE). Download it on a connected machine, or give a local folder."
+            f"(HF_HUB_OFFLINE). Download it on a connected machine ({download_command(name)}) "
+            "and copy the Hugging Face cache, or give a local folder."
         )
     if not hub_reachable():
         raise ValueError(
             f"{name!r} is not in the local Hugging Face cache and the Hugging Face hub cannot "
             "be reached from this machine. Download the model where there is a network "
-            "(huggingface-cli download ...) and give its folder, or use the bundled model."
+            f"({download_command(name)} --local-dir FOLDER) and give its folder, or use the "
+            "bundled model."
         )
     return name, name, False
 

@@ -113,6 +113,7 @@ def pairs_table(per_layer: np.ndarray, strategies: Sequence, means, kinds: Seque
     st.dataframe(
         table,
         width="stretch",
+        height="content" if len(table) <= 60 else "auto",  # every pair, no inner scroll
         column_config={
             layers_label(s): st.column_config.NumberColumn(
                 layers_label(s, short=True), help=layers_label(s), format="%.3f"

@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer.codegen.explain import classic_snippet
 from explorer.codegen.isotropy import isoscore_snippet
+from explorer.codegen.lesson import SENTENCES_FILE, lesson_snippet
 from explorer.data import corpora
 from explorer.explain import classic_lesson
 from explorer.explain._classic import REFERENCES, word_measures
@@ -112,7 +113,7 @@ def isotropy(model_name: str, trained: Result, random: Result | None, rows: Rows
         "from the origin looks anisotropic. IsoScore turns the cloud to its principal axes and "
         "asks how evenly the variance is shared among them: 1 = the same in every direction, "
         "0 = all along one; 1 + IsoScore × (dimensions − 1) reads as the number of dimensions "
-        f"used evenly. Here: all {tokens:,} tokens of the sentences ([CLS]/[SEP] left out) "
+        f"used evenly. Here: all {tokens:,} tokens of the sentences (special tokens left out) "
         f"in {dimensions} dimensions at each layer; a finite sample scores below 1 even from "
         "an isotropic source, the more so with fewer tokens per dimension."
     )
@@ -123,6 +124,21 @@ def isotropy(model_name: str, trained: Result, random: Result | None, rows: Rows
         f"{measures.attrs['pairs']:,} pairs).",
         height=420,
     )
+
+
+def headline_code(model_name: str, rows: Rows) -> None:
+    """ "Show code" for the headline: the sentences as a CSV and a program that reads them and
+    prints the headline's numbers (:func:`explorer.codegen.lesson.lesson_snippet`)."""
+    with st.expander("Show code"):
+        st.caption(
+            "Plain transformers + NumPy: every sentence through the model, the measurements "
+            "minus their random-token baselines and the sense accuracy, layer by layer: the "
+            f"numbers of the summary above. Save the sentences as {SENTENCES_FILE} beside it."
+        )
+        csv_download(
+            st, "The sentences (.csv)", frame_of(rows), SENTENCES_FILE, "contextual.sentences"
+        )
+        st.code(lesson_snippet(model_name), language="python")
 
 
 def references(trained: Result) -> None:

@@ -15,6 +15,7 @@ import streamlit as st
 from explorer import layerstats
 from explorer.figures import layers as figures
 from explorer.model import Tokenization
+from explorer.ui import presentation
 
 
 def statistics(hidden: np.ndarray, include_special: bool, special: Sequence[bool]) -> pd.DataFrame:
@@ -127,7 +128,7 @@ def summary_table(summary: pd.DataFrame, token: str) -> None:
         summary,
         hide_index=True,
         width="stretch",
-        key="layers.summary",
+        key=presentation.table_key("layers.summary"),
         column_config={
             "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
             "mean norm": st.column_config.NumberColumn(

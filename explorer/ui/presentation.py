@@ -17,7 +17,9 @@ any of this stops working.
 
 A chart or table already on screen when the toggle is turned keeps its font size until it is
 drawn again (the frontend keeps a chart's themed figure by element id, and a table measures the
-root font once): the shared link, or a reload, opens with everything at the new size.
+root font once): the shared link, or a reload, opens with everything at the new size. A table
+keyed with :func:`table_key` is mounted again at the new size when the toggle turns. In both
+modes :data:`WHOLE_LABELS` keeps labels whole (``tests/browser/test_cut_labels.py``).
 """
 
 from __future__ import annotations
@@ -38,9 +40,28 @@ html {{ font-size: {SCALE * 100:.0f}% !important; }}
 """The presentation style sheet: a constant (never formatted with user text)."""
 
 
+WHOLE_LABELS = """<style>
+[data-testid="stMetricLabel"] *, [data-testid="stWidgetLabel"] * {
+  white-space: normal !important; overflow: visible !important; text-overflow: clip !important;
+}
+[data-testid="stMultiSelect"] [role="group"], [data-testid="stMultiSelectTagsContainer"] {
+  flex-wrap: wrap !important; overflow: visible !important; height: auto !important;
+  max-height: none !important;
+}
+[data-testid="stMultiSelectTagsContainer"] [data-tag] { max-width: none !important; }
+[data-testid="stMultiSelectTagsContainer"] [data-tag] > span {
+  overflow: visible !important; text-overflow: clip !important;
+}
+</style>"""
+"""Always on (both modes): metric and widget labels wrap instead of ending in an ellipsis, and
+a multiselect's chips wrap onto more lines instead of scrolling out of the box ("Max over
+to…", a fourth chip hidden). A constant, never formatted with user text."""
+
+
 def toggle() -> bool:
-    """The "Presentation mode" toggle in the sidebar, bound to the page link; when on, the
-    presentation style sheet for this run. Returns whether it is on."""
+    """The "Presentation mode" toggle in the sidebar, bound to the page link; the
+    :data:`WHOLE_LABELS` style sheet, and when on, the presentation style sheet for this run.
+    Returns whether it is on."""
     on = st.sidebar.toggle(
         "Presentation mode",
         key=KEY,
@@ -49,6 +70,7 @@ def toggle() -> bool:
         "downloads. The page link keeps it (?present=true): share it, or reload the page so "
         "that charts already drawn grow too. Open the sidebar (top left) to turn it off.",
     )
+    st.html(WHOLE_LABELS)
     if on:
         st.html(STYLE)
     return on
@@ -74,6 +96,14 @@ def controls(key: str, label: str = "Settings"):
     if is_on():
         return st.expander(label, icon=":material/tune:", key=key)
     return st.container()
+
+
+def table_key(key: str) -> str:
+    """The widget key of a table drawn with :func:`streamlit.dataframe`: ``key``, with
+    ``.present`` added in presentation mode. A data grid measures the root font size once,
+    when it is mounted: a new key mounts it again when the toggle changes, at the new size (the
+    Layers summary kept its small font when presentation mode was turned on)."""
+    return f"{key}.present" if is_on() else key
 
 
 def sidebar_state(on: bool) -> str:

@@ -101,4 +101,13 @@ def one_layer(
         ),
         caption=f"Layer {layer}'s vectors with plain transformers + torch, then the same "
         "cross-validated probe with scikit-learn; prints the accuracy shown above.",
+        data=_data(rows, spans),
     )
+
+
+def _data(rows: ProbeRows, spans) -> tuple[str, bytes] | None:
+    """The data file the probe's program reads (many rows), or None (written out)."""
+    from explorer.codegen.probe import DATA_FILE, probe_data
+
+    data = probe_data(rows.texts, rows.labels, rows.words, spans)
+    return None if data is None else (DATA_FILE, data)

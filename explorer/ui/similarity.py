@@ -100,18 +100,23 @@ def why_close(
     sentences: Sequence[str],
     poolings: Sequence[str],
     layers,
-    searched: tuple[str, str, Sequence[str]] | None = None,
+    searched: tuple | None = None,
     post: str = "none",
 ) -> None:
     """ "Why are these two close?" for two texts on screen: two of the ``sentences`` compared
     above, or the query and one of its results (``searched``: ``(query, pooling, result
-    texts)``, when the page embedded the corpus with the model), under one of the page's
-    poolings and its ``layers``. Defaults: the query and its best result, else the first two
-    sentences."""
+    texts)`` when the page embedded the corpus with the model; a saved corpus adds ``(model,
+    layers)``, the :class:`explorer.ui.storesearch.QueryModel` it was embedded with and the
+    layers searched, which a pair with the query or a result is explained with), under one of
+    the page's poolings and its ``layers``. Defaults: the query and its best result, else the
+    first two sentences."""
     texts = {f"s{i}": (f"Sentence {i + 1}: {s}", s) for i, s in enumerate(sentences)}
     page_poolings = list(poolings)
+    search_model = search_layers = None
     if searched is not None:
-        query, search_pooling, results = searched
+        query, search_pooling, results, *stored = searched
+        if stored:
+            search_model, search_layers = stored
         texts["q"] = (f"Query: {query}", query)
         texts.update({f"r{i}": (f"Result {i + 1}: {t}", t) for i, t in enumerate(results)})
         page_poolings = [search_pooling, *(p for p in page_poolings if p != search_pooling)]
@@ -131,7 +136,7 @@ def why_close(
     )
     keys = list(texts)
     defaults = ("q", "r0") if "r0" in texts else (keys[0], keys[1])
-    label = option_labels((k, _short(texts[k][0])) for k in keys)
+    label = option_labels((k, _short(texts[k][0], 32)) for k in keys)  # whole ones below
     row = st.columns([3, 3, 2])
     first = row[0].selectbox(
         "First text", keys, keys.index(defaults[0]), format_func=label, key="similarity.why_a"
@@ -146,6 +151,14 @@ def why_close(
         key="similarity.why_pooling",
         help="The poolings this page uses: the search's first, then those compared above.",
     )
+    if search_model is not None and not (first.startswith("s") and second.startswith("s")):
+        # the query or a result of a saved corpus: its vectors came from the corpus's model
+        model_name, layers = search_model.source, search_layers
+        if not search_model.current:
+            messages.info(
+                f"The query and the results are explained with {search_model.label}, the model "
+                "this corpus was embedded with, not the model in use."
+            )
     explain.why_close(
         model_name,
         texts[first][1],

@@ -43,6 +43,21 @@ class QueryModel:
     current: bool
 
 
+@dataclass(frozen=True)
+class Searched:
+    """A search over a saved corpus, for "Why are these two close?": the ``query``, the
+    ``pooling`` and ``layers`` it searched with, the result ``texts`` (best first, from the
+    store) and the ``model`` that embedded the corpus (an explanation needs a forward pass with
+    it). ``code`` is the search's "Show code" snippet."""
+
+    query: str
+    pooling: str
+    layers: Layers
+    texts: tuple[str, ...]
+    model: QueryModel
+    code: str
+
+
 def store_name(path: str) -> str:
     """The store folder's name: all a visitor or a snippet ever sees of its location."""
     return Path(path).name or "corpus"
@@ -176,12 +191,13 @@ def results_frame(corpus, rows: np.ndarray, scores: np.ndarray, taken: pd.DataFr
     return frame
 
 
-def section(path: str, page_layers: Layers, k: int, columns, default_query: str) -> str | None:
+def section(path: str, page_layers: Layers, k: int, columns, default_query: str) -> Searched | None:
     """The search over the saved corpus at ``path``: the query in ``columns[0]``, the store's
     poolings and layer choices in ``columns[1]`` (``page_layers``, the page's choice, when the
     store keeps it), then the ``k`` best rows, a caption and a CSV download. Shows what went
     wrong (a store that cannot be opened, an empty query, another model) as a message.
-    Returns the "Show code" snippet, or None when nothing was searched."""
+    Returns the search (its texts and "Show code" snippet), or None when nothing was
+    searched."""
     from explorer.codegen.similarity import store_search_snippet
 
     query = columns[0].text_input("Query", default_query, key="similarity.query", bind=URL)
@@ -244,7 +260,14 @@ def section(path: str, page_layers: Layers, k: int, columns, default_query: str)
         )
     )
     csv_download(st, "Results (.csv)", frame, "search_results.csv", "similarity.download_results")
-    return store_search_snippet(store_name(path), query, pooling, layers, k)
+    return Searched(
+        query,
+        pooling,
+        layers,
+        tuple(frame["text"]),
+        model,
+        store_search_snippet(store_name(path), query, pooling, layers, k),
+    )
 
 
 RESULT_TITLES = {"rank": "Rank", "score": "Cosine", "text": "Text", "index": "Row", "row": "Row"}

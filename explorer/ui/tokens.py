@@ -58,13 +58,14 @@ def count_metrics(counts) -> None:
 
 
 def token_table(tokenization: Tokenization, rows: int) -> None:
-    """Every token of ``tokenization`` with its id, segment, offsets and word; at most
-    ``rows`` rows are shown at once, then the table scrolls."""
+    """Every token of ``tokenization`` with its id, segment, offsets and word: every row
+    shown (in presentation mode too, whose rows are taller), up to ``rows`` rows; beyond, the
+    table scrolls."""
     st.subheader("Token table")
     st.dataframe(
         tokens_table(tokenization),
         width="stretch",
         hide_index=True,
         column_config=COLUMNS,
-        height=38 + 35 * min(len(tokenization), rows),  # every row up to ``rows``, then scroll
+        height="content" if len(tokenization) <= rows else 38 + 35 * rows,
     )

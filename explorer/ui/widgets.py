@@ -80,12 +80,23 @@ def show_code(
     caption: str | None = None,
     height: int | str = "content",
     label: str = "Show code",
+    data: tuple[str, bytes] | None = None,
 ) -> None:
     """A "Show code" expander (titled ``label``) with ``snippets`` (Python), after an optional
-    ``caption``."""
+    ``caption`` and, when the programs read a ``data`` file ``(file name, contents)``, its
+    download button."""
     with st.expander(label):
         if caption:
             st.caption(caption)
+        if data is not None:
+            st.download_button(
+                f"Data for the program ({data[0]})",
+                data[1],
+                file_name=data[0],
+                mime="application/json",
+                on_click="ignore",
+                key=f"code.{label}.{data[0]}",
+            )
         for snippet in snippets:
             st.code(snippet, language="python", height=height)
 

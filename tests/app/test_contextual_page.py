@@ -16,6 +16,11 @@ def _ok(at) -> None:
     assert not at.error, [e.value for e in at.error]
 
 
+def _word_code(at) -> str:
+    """The one-word program (the headline's program comes first)."""
+    return next(c.value for c in at.code if "\nword = " in c.value)
+
+
 def _chart(at, key: str = "contextual.chart") -> dict:
     (chart,) = [c for c in at.get("plotly_chart") if c.key == key]
     return json.loads(chart.proto.spec)
@@ -51,6 +56,9 @@ def test_first_visit_shows_the_measurements_beside_the_papers(page):
     ]
     assert "IsoScore (Rudman et al. 2022) runs from" in notice
     assert any("def isoscore(points):" in c.value for c in at.code)
+    # the headline's program reads the sentences the page offers, as the page names them
+    headline = at.code[0].value
+    assert "sense_sentences.csv" in headline and "mev_adjusted" in headline
 
 
 @pytest.mark.slow

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from explorer.ui.presentation import KEY, STYLE
+from explorer.ui.presentation import KEY, STYLE, WHOLE_LABELS
 
 
 def _styles(at) -> list[str]:
@@ -14,13 +14,13 @@ def _styles(at) -> list[str]:
 def test_the_toggle_adds_the_style_and_puts_itself_in_the_link(page):
     at = page("similarity")
     assert at.sidebar.toggle(key=KEY).value is False
-    assert STYLE not in _styles(at)
+    assert _styles(at) == [WHOLE_LABELS]  # labels wrap in both modes
     assert KEY not in at.query_params
     intro = len(at.expander)
 
     at.sidebar.toggle(key=KEY).set_value(True).run()
     assert not at.exception, [e.message for e in at.exception]
-    assert _styles(at) == [STYLE]
+    assert _styles(at) == [WHOLE_LABELS, STYLE]
     assert "font-size: 135%" in STYLE
     # Bound to the link: the browser writes ?present=true (tests/browser/test_presentation.py).
     assert at.sidebar.toggle(key=KEY).proto.query_param_key == KEY
@@ -40,7 +40,7 @@ def test_a_shared_link_opens_in_presentation_mode(fresh_app):
     at.switch_page("pages/tokens.py").run()
     assert not at.exception, [e.message for e in at.exception]
     assert at.sidebar.toggle(key=KEY).value is True
-    assert _styles(at) == [STYLE]
+    assert _styles(at) == [WHOLE_LABELS, STYLE]
     assert at.query_params[KEY] == "true"
 
 

@@ -53,6 +53,10 @@ def test_first_load_shows_topics_with_pca_and_trustworthiness(page):
     assert "nearest points share its label" in notice and "if the labels were shuffled" in notice
     code = at.code[0].value
     assert "PCA(n_components=2" in code and "mean = (hidden * mask)" in code
+    # Issue 33: 332 lines, 240 of them texts; the texts and colours are a file beside it now
+    assert len(code.splitlines()) <= 80 and "projection_data.json" in code
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Data for the program (projection_data.json)" in labels
 
 
 def test_changing_pooling_and_layers_changes_the_figure(page):
@@ -238,7 +242,7 @@ def test_pasted_lines_carry_labels_before_a_tab(page):
     assert sorted(_legend(_figures(at)[0])) == ["money", "river"]
 
 
-def test_layers_in_motion_custom_axes_and_named_clusters(page):
+def test_layers_in_motion_custom_axes_and_named_clusters(page, tmp_path):
     at = page("projections")
     at.radio(key="projections.view").set_value("motion").run()
     _ok(at)
@@ -253,8 +257,13 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page):
         next(c for c in at.get("plotly_chart") if c.key == "projections.axes").proto.spec
     )
     assert "sports" in axes["layout"]["xaxis"]["title"]["text"]
-    # Show code prints the custom axes' coordinates the chart draws.
-    namespace, _ = run_snippet(at.code[0].value)
+    # Show code prints the custom axes' coordinates the chart draws (the 240 texts: read from
+    # the data file offered beside the code).
+    from explorer.codegen.projections import DATA_FILE, projection_data
+    from explorer.data import corpora
+
+    (tmp_path / DATA_FILE).write_bytes(projection_data(corpora.load_dataset("Topics")["text"]))
+    namespace, _ = run_snippet(at.code[0].value, folder=tmp_path)
     drawn = np.array(
         [
             (x, y)
@@ -275,7 +284,7 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page):
     assert any(b.proto.label.startswith("Points with clusters") for b in at.get("download_button"))
     # Show code: the map's program, then one that prints the clusters named as in the legend.
     assert len(at.code) == 2 and "PCA(" in at.code[0].value
-    _, printed = run_snippet(at.code[1].value)
+    _, printed = run_snippet(at.code[1].value, folder=tmp_path)
     for name in legend:
         number, words = name.split(": ", 1)
         assert f"{int(number) - 1:>3} (" in printed and words in printed, (name, printed)

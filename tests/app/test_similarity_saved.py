@@ -166,3 +166,48 @@ def test_a_store_of_another_model_uses_it_only_when_offered(
     assert f"ran the model, {name} (local), the model this corpus was embedded with" in text
     assert str(Path(tiny_bert_path).parent) not in text
     assert at.selectbox(key="similarity.store_layers").options == ["Last layer"]
+
+
+def _explained_score(at) -> float:
+    """The cosine "Why are these two close?" splits, from its list of top pairs."""
+    import re
+
+    (listed,) = [m.value for m in at.markdown if m.value.startswith("**The top pairs**")]
+    return float(re.search(r"cosine (-?\d\.\d+)\)", listed).group(1))
+
+
+def test_why_close_offers_the_query_and_its_results(page, monkeypatch, folder):
+    # Issue 33: with a saved corpus only the built-in sentences were offered.
+    at = _saved(page, monkeypatch, folder)
+    _ok(at)
+    options = at.selectbox(key="similarity.why_a").options
+    assert any(o.startswith("Query: ") for o in options)
+    assert sum(o.startswith("Result ") for o in options) == len(_results(at))
+    at.selectbox(key="similarity.why_a").set_value("q").run()
+    at.selectbox(key="similarity.why_b").set_value("r0").run()
+    _ok(at)
+    best = _results(at)["score"].iloc[0]
+    assert _explained_score(at) == pytest.approx(best, abs=2e-3)  # the cosine of the search
+    assert not any("explained with" in plain(i.value) for i in at.info)  # the model in use
+
+
+def test_why_close_uses_the_model_the_corpus_was_embedded_with(
+    page, monkeypatch, folder, tiny_bert_path
+):
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_bert_path)
+    at = _saved(page, monkeypatch, folder, "tiny")
+    at.selectbox(key="similarity.why_a").set_value("q").run()
+    at.selectbox(key="similarity.why_b").set_value("r0").run()
+    _ok(at)
+    notes = [plain(i.value) for i in at.info if "explained with" in plain(i.value)]
+    assert notes and f"{Path(tiny_bert_path).name} (local)" in notes[0]
+    assert "not the model in use" in notes[0]
+    best = _results(at)["score"].iloc[0]
+    assert _explained_score(at) == pytest.approx(best, abs=2e-3)
+    # two built-in sentences are the model in use's, and say nothing of the corpus's model
+    at.selectbox(key="similarity.why_a").set_value("s0").run()
+    at.selectbox(key="similarity.why_b").set_value("s1").run()
+    _ok(at)
+    assert not any("explained with" in plain(i.value) for i in at.info)

@@ -59,6 +59,8 @@ LAYOUT = """() => {
         map: map ? map.width : 0,
         map_height: map ? map.height : 0,
         map_bottom: map ? map.bottom : 0,
+        map_top: map ? map.top + window.scrollY : 0,
+        window: window.innerHeight,
         panel_top: panel ? panel.top : -1,
     };
 }"""
@@ -113,3 +115,6 @@ def test_presentation_mode_enlarges_projections(
     assert layout["map"] >= 0.95 * layout["settings"], layout  # the page's width, not 3/5
     assert layout["panel_top"] >= layout["map_bottom"], layout  # the panel under the map
     assert layout["map_height"] >= 0.6 * layout["map"], layout  # not wide and flat
+    # issue 33.8: the map started near the fold at 1400 x 1000, under the View radio and the
+    # contours checkbox (now in the folded settings)
+    assert layout["map_top"] <= 0.6 * layout["window"], layout

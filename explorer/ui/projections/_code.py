@@ -45,34 +45,44 @@ def _clusters_snippet(points: Points) -> str:
     )
 
 
-def _map_file(shown, params, kept_share, contours: bool, word: bool) -> str:
+def _map_file(shown, params, kept_share, contours: bool, word: bool, from_data: bool):
     """The program's last lines (2-D maps): the map coloured as on the page, written as one
-    HTML file (:func:`explorer.codegen.mapfile.map_file_block`); empty without ``shown``."""
+    HTML file (:func:`explorer.codegen.mapfile.map_file_block`), and the colour values (for
+    the data file, ``from_data``: the program reads them there); ``("", None)`` without
+    ``shown``."""
     from explorer.codegen.mapfile import map_file_block
 
     if shown is None or params.n_components != 2:
-        return ""
+        return "", None
     if kept_share is not None:
         name, values, numeric = "Neighbours kept", kept_share, True
     elif shown.values is not None:
         name, values, numeric = shown.values_title, shown.values, True
     else:
         name, values, numeric = shown.legend_title, shown.labels, False
-    return map_file_block(
+    block = map_file_block(
         name,
         values,
         numeric=numeric,
         contours=contours,
         word=word,
         file_name=f"{params.method}-map.html",
+        from_data=from_data and values is not None,
     )
+    return block, None if values is None else list(values)
 
 
-def _show(points: Points, snippet: str, clusters: bool) -> None:
-    """One "Show code" expander: ``snippet``, then the clusters' program when the points are
-    coloured by cluster."""
+def _show(points: Points, snippet: str, clusters: bool, data: bytes | None = None) -> None:
+    """One "Show code" expander: ``snippet`` (with the ``data`` file it reads), then the
+    clusters' program when the points are coloured by cluster."""
+    from explorer.codegen.projections import DATA_FILE
+
     snippets = (snippet, _clusters_snippet(points)) if clusters else (snippet,)
-    show_code(*snippets, height=520 if len(points.texts) > 20 else "content")
+    show_code(
+        *snippets,
+        height=520 if len(points.texts) > 20 else "content",
+        data=None if data is None else (DATA_FILE, data),
+    )
 
 
 def map_code(
@@ -91,11 +101,11 @@ def map_code(
     a 2-D map showing ``shown`` (a :class:`MapPoints`, coloured by ``kept_share`` when given),
     draws it as the page does (with ``contours``) into a standalone HTML file; with
     ``clusters``, one that prints the clusters the map is coloured by."""
-    from explorer.codegen.projections import projection_snippet, word_projection_snippet
+    from explorer.codegen import projections as code
 
     used = params.as_used_by(projector)
-    ending = _map_file(shown, params, kept_share, contours, points.word is not None)
     if source.vectors is not None:
+        ending, _ = _map_file(shown, params, kept_share, contours, points.word is not None, False)
         from explorer.codegen.vectorfiles import projection_snippet as uploaded_snippet
 
         snippet = uploaded_snippet(source.vectors, source.files, used) + ending
@@ -105,15 +115,19 @@ def map_code(
         st.caption(SAVED_CORPUS)
         return
     spans = _spans(points)
+    many = not code.inline(len(points.texts if spans is None else spans))
+    ending, values = _map_file(shown, params, kept_share, contours, spans is not None, many)
     if spans is not None:
-        snippet = word_projection_snippet(
+        snippet = code.word_projection_snippet(
             points.model_name, points.texts, spans, points.word, points.layers, used, points.post
         )
+        data = code.word_projection_data(points.texts, spans, values)
     else:
-        snippet = projection_snippet(
+        snippet = code.projection_snippet(
             points.model_name, points.texts, points.pooling, points.layers, used, points.post
         )
-    _show(points, snippet + ending, clusters)
+        data = code.projection_data(points.texts, values)
+    _show(points, snippet + ending, clusters, data)
 
 
 def axes_code(
@@ -127,6 +141,9 @@ def axes_code(
     if not isinstance(points, Points):
         st.caption(SAVED_CORPUS)
         return
+    from explorer.codegen import projections as code
+
+    spans = _spans(points)
     snippet = axes_snippet(
         points.model_name,
         points.texts,
@@ -135,6 +152,11 @@ def axes_code(
         points.pooling,
         points.layers,
         word=points.word,
-        spans=_spans(points),
+        spans=spans,
     )
-    _show(points, snippet, clusters)
+    data = (
+        code.projection_data(points.texts)
+        if spans is None
+        else code.word_projection_data(points.texts, spans)
+    )
+    _show(points, snippet, clusters, data)

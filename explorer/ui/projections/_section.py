@@ -30,13 +30,15 @@ def map_section(
     clusters: tuple | None,
     kept_share,
     notice,
+    controls=None,
 ) -> None:
     """Everything the page draws of the fitted map ``projector`` of ``points`` (from
     ``source``, showing ``shown``): the projector's notes, what the map shows in ``notice`` (a
     container above the settings), the map and its panel (coloured by ``kept_share`` when
     given, else by ``shown.values``, a numeric column, with a sentence on how much it follows
     the map), the density contours' checkbox, "Download this map", the CSV of ``clusters``
-    (``(ids, names)``, when coloured by them), the ``compare`` map and "Show code"."""
+    (``(ids, names)``, when coloured by them), the ``compare`` map and "Show code". With
+    ``controls`` (presentation mode's folded settings) the checkbox goes there."""
     for note in projector.notes_:
         messages.info(note)
     messages.info(map_notice(points, params, projector, shown.labels, shown.legend_title), notice)
@@ -44,7 +46,8 @@ def map_section(
         messages.info(column_notice(points, params, projector, shown), notice)
     two_d = params.n_components == 2
     options = st.columns([1, 2], vertical_alignment="center")
-    contours = two_d and options[0].checkbox(
+    # presentation mode: the checkbox in the folded settings (``controls``), the map higher
+    contours = two_d and (options[0] if controls is None else controls).checkbox(
         "Density contours",
         key="projections.contours",
         bind=URL,

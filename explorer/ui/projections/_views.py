@@ -24,15 +24,23 @@ AXIS_ENDS = {"sentences": ("sports", "food"), "words": ("money", "river")}
 
 
 def other_view(
-    points, params: ProjectionParams, shown: MapPoints, model, *, uploaded: bool, clusters: bool
+    points,
+    params: ProjectionParams,
+    shown: MapPoints,
+    model,
+    *,
+    uploaded: bool,
+    clusters: bool,
+    where=st,
 ) -> bool:
     """The "View" radio (none for ``uploaded`` vectors) and, unless the map is chosen, that
     view of ``points`` drawn with ``model`` (the current one, for axis ends) and "Show code"
     (of the clusters too, with ``clusters``). True when a view other than the map was drawn
-    (the page then stops)."""
+    (the page then stops). The radio goes in ``where`` (presentation mode: the folded
+    settings, so that the map starts higher)."""
     if uploaded:
         return False
-    view = st.radio(
+    view = where.radio(
         "View",
         tuple(VIEWS),
         format_func=VIEWS.get,
