@@ -150,3 +150,91 @@ def test_ablating_an_ablated_model_switches_both_off(tiny):
 def test_bad_heads_name_the_valid_range(tiny, heads, message):
     with pytest.raises(ValueError, match=message):
         ablate_heads(tiny, heads)
+
+
+# -- what switching heads off changes (explorer.attention._ablation) ----------------------------
+
+SECOND = "Where did the robber go?"
+
+
+@pytest.mark.parametrize("which", ["tiny", "distil"])
+def test_ranking_rows_are_each_head_off_alone(request, which):
+    from explorer.attention._ablation import rank_heads, sentence_cosine, spread_heads
+
+    model = request.getfixturevalue(which)
+    heads = spread_heads(model, 3)
+    assert len(heads) == 3 and heads[0] == (1, 1) and heads[-1][0] == model.num_layers
+    table = rank_heads(model, "cosine", TEXT, SECOND, heads=heads)
+    assert table.attrs["full"] == pytest.approx(sentence_cosine(model, TEXT, SECOND))
+    for layer, head, value, change in table.itertuples(index=False):
+        alone = sentence_cosine(ablate_heads(model, {layer: [head]}), TEXT, SECOND)
+        assert value == pytest.approx(alone, abs=1e-6)
+        assert change == pytest.approx(alone - table.attrs["full"], abs=1e-6)
+    sizes = table["change"].abs().to_numpy()
+    assert (np.diff(sizes) <= 0).all()
+    with pytest.raises(ValueError, match="Unknown measure"):
+        rank_heads(model, "entropy", TEXT, SECOND)
+    with pytest.raises(ValueError, match="needs a sentence"):
+        rank_heads(model, "guess", TEXT, SECOND)
+
+
+def test_the_lens_guess_moves_with_heads_off(masked_lm_path, tiny):
+    from explorer.attention._ablation import lens_guess, measure
+    from explorer.data.examples import MASKED
+    from explorer.figures.ablation import ablation_notice, comparison_table
+
+    model = explorer.load_model(masked_lm_path)
+    full = measure(model, {}, TEXT, SECOND, MASKED)
+    word, probability, same = full.guess
+    assert probability == same
+    off = measure(model, {1: [1, 2], 2: [1, 2], 3: [1, 2]}, TEXT, SECOND, MASKED, word)
+    assert off.guess[2] == pytest.approx(
+        lens_guess(ablate_heads(model, off.heads), MASKED, word)[2]
+    )
+    notice = ablation_notice(full, off, 6)
+    assert "With 6 of 6 heads off" in notice and "Michel, Levy and Neubig (2019)" in notice
+    changed = off.guess[0] != word
+    assert (f"changes from {word!r} to {off.guess[0]!r}" in notice) == changed
+    assert (f"still guesses {word!r}" in notice) == (not changed)
+    assert f"{off.gap - full.gap:+.3f}" in notice
+    table = comparison_table(full, off)
+    assert len(table) == 3 and np.allclose(table["change"], table["heads off"] - table["all heads"])
+    with pytest.raises(ValueError, match="no masked-language-model head"):
+        lens_guess(tiny, MASKED)
+
+
+@pytest.mark.parametrize("which", ["tiny", "distil"])
+def test_notices_are_true_for_their_numbers(request, which):
+    from explorer.attention._ablation import measure, rank_heads, spread_heads
+    from explorer.figures.ablation import ablation_notice, ranking_notice
+
+    model = request.getfixturevalue(which)
+    full = measure(model, {}, TEXT, SECOND, None)
+    assert "Choose heads" in ablation_notice(full, full, 8)
+    off = measure(model, {1: [1]}, TEXT, SECOND, None)
+    notice = ablation_notice(full, off, 8)
+    small = max(abs(off.gap - full.gap), abs(off.cosine - full.cosine)) < 0.01
+    assert ("Barely a change" in notice) == small
+    table = rank_heads(model, "gap", TEXT, SECOND, heads=spread_heads(model, 4))
+    sentence = ranking_notice(table, "sense gap", 4 * model.num_layers)
+    top = table.iloc[0]
+    assert f"layer {int(top['layer'])} head {int(top['head'])}" in sentence
+    tenth = int((table["change"].abs() < 0.1 * table["change"].abs().max()).sum())
+    assert f"; {tenth} of {len(table)} heads" in sentence
+
+
+def test_snippet_prints_the_page_numbers(tiny_bert_path):
+    from explorer.attention._ablation import measure
+    from explorer.codegen.ablation import ablation_snippet
+    from tests.snippets import run_snippet
+
+    model = explorer.load_model(tiny_bert_path)
+    heads = {2: (1,), 4: (1, 2)}
+    full = measure(model, {}, TEXT, SECOND, None)
+    off = measure(model, heads, TEXT, SECOND, None)
+    _, printed = run_snippet(ablation_snippet(tiny_bert_path, heads, TEXT, SECOND))
+    lines = printed.strip().splitlines()
+    for line, before, after in zip(
+        lines, (full.gap, full.cosine), (off.gap, off.cosine), strict=True
+    ):
+        assert f"all heads {before:.4f}, heads off {after:.4f}" in line

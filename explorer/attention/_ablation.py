@@ -103,6 +103,16 @@ def all_heads(model) -> list[tuple[int, int]]:
             for head in range(1, num_heads(model) + 1)]  # fmt: skip
 
 
+def spread_heads(model, limit: int) -> list[tuple[int, int]]:
+    """At most ``limit`` of :func:`all_heads`, evenly spaced over them in layer order (every
+    head when they are no more), so a capped ranking still reaches every layer."""
+    every = all_heads(model)
+    if limit >= len(every):
+        return every
+    picks = np.unique(np.linspace(0, len(every) - 1, max(1, limit)).round().astype(int))
+    return [every[i] for i in picks]
+
+
 def rank_heads(
     model,
     what: str,

@@ -17,10 +17,11 @@ from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
 
-MAX_HEAD_PASSES = 1_200
-"""Heads one ranking switches off in turn with the bundled model (each costs a few short forward
-passes), :func:`explorer.server.limits.scaled` by the model's work: every head of BERT-base
-(144 of 150), 42 of BERT-large's 384."""
+MAX_HEAD_PASSES = 320
+"""Heads one ranking switches off in turn with the bundled model (each costs a set of short
+forward passes: 0.16 s of CPU for the sense gap), :func:`explorer.server.limits.scaled` by the
+model's work: all 72 of the bundled model's, 40 of BERT-base's 144 (about 1.3 s of CPU each:
+about 30 s alone on two cores), 11 of BERT-large's 384 (``python -m bench.ablation``)."""
 
 
 def _masked_sentence(model) -> str | None:
@@ -110,9 +111,8 @@ def _ranking(model_name, model, first, second, masked) -> None:
     )
     if not st.toggle("Rank the heads (one set of forward passes per head)", key="attention.rank"):
         return
-    every = ablation.all_heads(model)
-    cap = limits.scaled(model, MAX_HEAD_PASSES)
-    ranked = tuple(every[:cap])
+    total = len(ablation.all_heads(model))
+    ranked = tuple(ablation.spread_heads(model, limits.scaled(model, MAX_HEAD_PASSES)))
 
     def run():
         title = f"Switching off {len(ranked)} heads one at a time… head"
@@ -127,10 +127,11 @@ def _ranking(model_name, model, first, second, masked) -> None:
     except ValueError as error:
         messages.error(error)
         return
-    total = len(every)
     if len(ranked) < total:
         why = limits.slower(model) or "the ranking's budget"
-        messages.info(f"Ranked the first {len(ranked)} of {total} heads in layer order: {why}.")
+        messages.info(
+            f"Ranked {len(ranked)} of {total} heads, evenly spread over the layers: {why}."
+        )
     measure = ablation.MEASURES[what]
     st.info(figures.ranking_notice(table, measure, total), icon=":material/lightbulb:")
     st.plotly_chart(
