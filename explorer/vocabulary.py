@@ -107,3 +107,40 @@ def static_neighbours(model, piece: str, k: int = 10) -> list[tuple[str, float]]
     best = np.argsort(-cosines, kind="stable")[:k]
     pieces = model.tokenizer.convert_ids_to_tokens(best.tolist())
     return [(str(p), float(cosines[i])) for p, i in zip(pieces, best, strict=True)]
+
+
+def contextual_neighbours(model, text: str, piece: str, k: int = 10) -> pd.DataFrame:
+    """The other tokens of ``text`` nearest to the first occurrence of ``piece`` in it, by the
+    cosine of their last-layer vectors, beside the cosine of the same two pieces in the static
+    input table: what context adds. Columns ``position``, ``token``, ``contextual``,
+    ``static``; at most ``k`` rows, most similar in context first. ``ValueError`` when the
+    text's tokens do not hold ``piece`` (naming those that are there)."""
+    if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        raise ValueError(f"k must be a positive integer, not {k!r}.")
+    tokenization = model.tokenize(text)
+    tokens = tokenization.tokens
+    if piece not in tokens:
+        kept = (t for t, s in zip(tokens, tokenization.special, strict=True) if not s)
+        listed = ", ".join(dict.fromkeys(kept))
+        raise ValueError(f"{piece!r} is not among the text's pieces: {listed}")
+    at = tokens.index(piece)
+    states = model.hidden_states(text)[-1].astype(np.float64)
+    table = embedding_table(model).astype(np.float64)
+    ids = np.asarray(tokenization.ids)
+
+    def cosines(vectors: np.ndarray, target: np.ndarray) -> np.ndarray:
+        norms = np.linalg.norm(vectors, axis=1) * np.linalg.norm(target)
+        return vectors @ target / np.where(norms == 0, 1.0, norms)
+
+    contextual = cosines(states, states[at])
+    static = cosines(table[ids], table[ids[at]])
+    others = [i for i in range(len(tokens)) if i != at and not tokenization.special[i]]
+    order = sorted(others, key=lambda i: -contextual[i])[:k]
+    return pd.DataFrame(
+        {
+            "position": order,
+            "token": [tokens[i] for i in order],
+            "contextual": contextual[order].astype(np.float32),
+            "static": static[order].astype(np.float32),
+        }
+    )

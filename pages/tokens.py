@@ -104,4 +104,4 @@ else:
         st.caption(f"{found.words} words, {found.pieces} tokens.")
 
 show_code(tokens_snippet(model.name, text, pair, model.max_length))
-vocabulary_section(current_model_name())
+vocabulary_section(current_model_name(), text)

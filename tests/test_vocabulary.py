@@ -59,3 +59,23 @@ def test_static_neighbours_by_hand(tiny):
         vocabulary.static_neighbours(tiny, "notapiece!!", 5)
     with pytest.raises(ValueError, match="positive integer"):
         vocabulary.static_neighbours(tiny, "bank", 0)
+
+
+def test_contextual_neighbours_by_hand(tiny):
+    text = "The bank robber fished on the river bank."
+    frame = vocabulary.contextual_neighbours(tiny, text, "bank", 4)
+    tokens = tiny.tokenize(text)
+    at = tokens.tokens.index("bank")
+    states = tiny.hidden_states(text)[-1].astype(np.float64)
+    table = vocabulary.embedding_table(tiny).astype(np.float64)
+    assert len(frame) == 4 and at not in set(frame["position"])
+    assert not any(tokens.special[p] for p in frame["position"])
+    for position, token, contextual, static in frame.itertuples(index=False):
+        a, b = states[position], states[at]
+        assert token == tokens.tokens[position]
+        assert contextual == pytest.approx(a @ b / np.linalg.norm(a) / np.linalg.norm(b), abs=1e-5)
+        c, d = table[tokens.ids[position]], table[tokens.ids[at]]
+        assert static == pytest.approx(c @ d / np.linalg.norm(c) / np.linalg.norm(d), abs=1e-5)
+    assert (np.diff(frame["contextual"].to_numpy()) <= 0).all()
+    with pytest.raises(ValueError, match="not among the text's pieces: the, bank"):
+        vocabulary.contextual_neighbours(tiny, text, "vault", 4)

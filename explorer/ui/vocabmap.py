@@ -12,8 +12,9 @@ from explorer.ui import compute, messages
 from explorer.ui.model import load
 
 
-def vocabulary_section(model_name: str) -> None:
-    """The map of ``model_name``'s vocabulary, coloured by kind or id, and static neighbours."""
+def vocabulary_section(model_name: str, text: str) -> None:
+    """The map of ``model_name``'s vocabulary, coloured by kind or id, and a piece's static
+    neighbours beside its contextual ones in the page's ``text``."""
     st.subheader("The vocabulary as a map")
     if not st.toggle("Show every piece of the vocabulary", key="tokens.vocab_map"):
         return
@@ -38,13 +39,28 @@ def vocabulary_section(model_name: str) -> None:
     except ValueError as error:
         messages.error(error)
         return
-    st.dataframe(
+    left, right = st.columns(2)
+    left.caption("Nearest pieces in the static input table: before any context.")
+    left.dataframe(
         pd.DataFrame(near, columns=["piece", "cosine"]),
         hide_index=True,
         key="tokens.vocab_near",
         column_config={"cosine": st.column_config.NumberColumn("cosine", format="%.3f")},
     )
-    st.caption(
-        "Neighbours in the static input table: before any context. The Word in context and "
-        "Similarity pages show what the layers add."
+    try:
+        context = vocabulary.contextual_neighbours(model, text, piece.strip(), 10)
+    except ValueError as error:
+        messages.info(error, right)
+        return
+    right.caption(
+        "Nearest tokens of the text above at the last layer (contextual), with the cosine of "
+        "the same two pieces in the static table: what context adds."
+    )
+    right.dataframe(
+        context,
+        hide_index=True,
+        key="tokens.vocab_context",
+        column_config={
+            c: st.column_config.NumberColumn(c, format="%.3f") for c in ("contextual", "static")
+        },
     )

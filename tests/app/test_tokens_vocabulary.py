@@ -17,6 +17,8 @@ def test_vocabulary_map_and_neighbours(page):
     assert "tokens.vocab" in {c.key for c in at.get("plotly_chart")}
     near = next(d for d in at.dataframe if "cosine" in d.value.columns).value
     assert len(near) == 10 and "bank" not in set(near["piece"])
+    context = next(d for d in at.dataframe if "contextual" in d.value.columns).value
+    assert len(context) > 0 and set(context.columns) >= {"token", "contextual", "static"}
     at.radio(key="tokens.vocab_colour").set_value("id").run()
     _ok(at)
     at.text_input(key="tokens.vocab_piece").input("notapiece!!").run()
