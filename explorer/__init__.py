@@ -19,6 +19,7 @@ from explorer._lazy import lazy_dir, lazy_getattr
 # ``explorer.server.settings`` does not import torch: a fresh server draws its first page before the
 # model stack is loaded.
 _HOMES = {
+    "ablate_heads": "explorer.model.ablation",
     "CorpusEmbeddings": "explorer.embeddings",
     "embed_corpus": "explorer.embeddings",
     "sentence_embeddings": "explorer.embeddings",
@@ -58,6 +59,7 @@ if TYPE_CHECKING:
     from explorer.explain import explain_similarity, isoscore, linear_cka, postprocess
     from explorer.layers import LAYER_CHOICES, combine_layers, layer_indices
     from explorer.model import Model, Tokenization, estimate_parameters, load_model
+    from explorer.model.ablation import ablate_heads
     from explorer.model.hub import DEFAULT_MODEL
     from explorer.pooling import POOLINGS
     from explorer.similarity._cosine import cosine_similarity
@@ -88,6 +90,7 @@ __all__ = [
     "Neighbors",
     "Occurrence",
     "Tokenization",
+    "ablate_heads",
     "align_map",
     "combine_layers",
     "cosine_similarity",

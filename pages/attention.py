@@ -14,6 +14,7 @@ from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.server import limits
 from explorer.ui import attention as cached
 from explorer.ui import messages, presentation
+from explorer.ui.ablation import ablation_section
 from explorer.ui.lens import lens_section
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import URL, header, option_labels, show_code
@@ -140,5 +141,6 @@ show_code(
 # The analysis is not needed below: a session waiting for the lens's turn held it (164 MB for a
 # 512-token BERT-base text; eight sessions took the server to 2.8 GB).
 del result, matrix
+ablation_section(model_name, text, pair)
 st.subheader("Masked-language-model lens")
 lens_section(model_name)

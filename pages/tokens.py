@@ -9,8 +9,9 @@ from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice
 from explorer.ui import compute, messages, presentation
 from explorer.ui import tokens as sections
-from explorer.ui.model import current_model
+from explorer.ui.model import current_model, current_model_name
 from explorer.ui.navigation import leave_legacy_pages_mode
+from explorer.ui.vocabmap import vocabulary_section
 from explorer.ui.widgets import show_code
 
 LONG = 160  # more tokens than this: the chips and the table scroll instead of growing
@@ -103,3 +104,4 @@ else:
         st.caption(f"{found.words} words, {found.pieces} tokens.")
 
 show_code(tokens_snippet(model.name, text, pair, model.max_length))
+vocabulary_section(current_model_name(), text)

@@ -1,0 +1,66 @@
+"""The Tokens page's vocabulary map: the input embedding table in 2-D (cached once per model)
+and a piece's nearest pieces in that static table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from explorer import vocabulary
+from explorer.figures.vocabulary import vocabulary_figure
+from explorer.ui import compute, messages
+from explorer.ui.model import load
+
+
+def vocabulary_section(model_name: str, text: str) -> None:
+    """The map of ``model_name``'s vocabulary, coloured by kind or id, and a piece's static
+    neighbours beside its contextual ones in the page's ``text``."""
+    st.subheader("The vocabulary as a map")
+    if not st.toggle("Show every piece of the vocabulary", key="tokens.vocab_map"):
+        return
+    model = load(model_name)
+    frame = compute.cached(
+        "projections",
+        ("vocabulary map", model_name),
+        lambda: vocabulary.vocabulary_map(model),
+        "Projecting the vocabulary…",
+    )
+    colour = st.radio("Colour by", ["kind", "id"], horizontal=True, key="tokens.vocab_colour")
+    st.plotly_chart(vocabulary_figure(frame, colour), key="tokens.vocab", width="stretch")
+    counts = frame["kind"].value_counts()
+    st.caption(
+        f"{len(frame):,} pieces: "
+        + ", ".join(f"{counts.get(k, 0):,} {k}" for k in vocabulary.KINDS)
+        + ". In WordPiece vocabularies a lower id roughly means a more frequent piece."
+    )
+    piece = st.text_input("Nearest pieces of", "bank", key="tokens.vocab_piece")
+    try:
+        near = vocabulary.static_neighbours(model, piece.strip(), 10)
+    except ValueError as error:
+        messages.error(error)
+        return
+    left, right = st.columns(2)
+    left.caption("Nearest pieces in the static input table: before any context.")
+    left.dataframe(
+        pd.DataFrame(near, columns=["piece", "cosine"]),
+        hide_index=True,
+        key="tokens.vocab_near",
+        column_config={"cosine": st.column_config.NumberColumn("cosine", format="%.3f")},
+    )
+    try:
+        context = vocabulary.contextual_neighbours(model, text, piece.strip(), 10)
+    except ValueError as error:
+        messages.info(error, right)
+        return
+    right.caption(
+        "Nearest tokens of the text above at the last layer (contextual), with the cosine of "
+        "the same two pieces in the static table: what context adds."
+    )
+    right.dataframe(
+        context,
+        hide_index=True,
+        key="tokens.vocab_context",
+        column_config={
+            c: st.column_config.NumberColumn(c, format="%.3f") for c in ("contextual", "static")
+        },
+    )
