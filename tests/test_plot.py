@@ -1,0 +1,56 @@
+"""explorer.plot without the app: no Streamlit, clear errors, the notice on every figure."""
+
+from __future__ import annotations
+
+import html
+import subprocess
+import sys
+
+import pytest
+
+from explorer import plot
+
+BANK = (
+    "After stealing money from the bank vault, the bank robber was seen fishing on the "
+    "Mississippi river bank."
+)
+
+
+def test_importing_plot_does_not_import_streamlit():
+    code = "import sys, explorer.plot; assert 'streamlit' not in sys.modules, 'streamlit'"
+    subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_every_figure_carries_its_notice(tiny):
+    figures = [
+        plot.layers(tiny, BANK),
+        plot.word_in_context(tiny, [BANK, "The bank is closed."], "bank"),
+        plot.similarity(tiny, [BANK, "The bank is closed.", "We fished."]),
+    ]
+    for figure in figures:
+        notice = figure.layout.meta["notice"]
+        assert notice and notice.split()[0] in figure.layout.title.subtitle.text
+    shown = plot.tokens(tiny, BANK)
+    assert "tokens" in shown.notice and html.escape(shown.notice) in shown._repr_html_()
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda m: plot.tokens(m, 3), "text must be a string"),
+        (lambda m: plot.tokens(m, "  "), "empty"),
+        (lambda m: plot.layers(m, BANK, token=999), "token must be a position"),
+        (lambda m: plot.layers(m, BANK, layer=99), "layer must be"),
+        (lambda m: plot.word_in_context(m, [BANK], "vault"), "occurs only once"),
+        (lambda m: plot.word_in_context(m, [BANK], "zebra"), "does not occur"),
+        (lambda m: plot.word_in_context(m, [BANK, BANK], "bank", layers="top9"), "top9"),
+        (lambda m: plot.similarity(m, ["a", "b"]), "at least 3"),
+        (lambda m: plot.similarity(m, ["a"] * 61), "at most 60"),
+        (lambda m: plot.similarity(m, ["a", "b", "c"], "median"), "median"),
+        (lambda m: plot.similarity(m, [1, 2, 3]), "list of strings"),
+        (lambda m: plot.similarity(42, ["a", "b", "c"]), "explorer.Model"),
+    ],
+)
+def test_bad_input_is_a_clear_value_error(tiny, call, message):
+    with pytest.raises(ValueError, match=message):
+        call(tiny)

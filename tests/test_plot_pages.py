@@ -1,0 +1,84 @@
+"""explorer.plot draws what the pages draw: for the page's inputs, the same traces (same
+builder, same numbers) and the page's what-to-notice sentence in ``layout.meta``."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from explorer import plot
+from explorer.pooling import POOLINGS
+from tests.app.conftest import open_page
+from tests.app.rendered import plain
+
+pytestmark = pytest.mark.slow  # each test runs the app once (AppTest)
+
+
+def _same(a, b, path="data") -> None:
+    """``a`` and ``b`` (JSON) equal, numbers to 1e-6."""
+    if isinstance(a, dict):
+        assert isinstance(b, dict) and a.keys() == b.keys(), (path, set(a) ^ set(b))
+        for key in a:
+            _same(a[key], b[key], f"{path}.{key}")
+    elif isinstance(a, list):
+        assert isinstance(b, list) and len(a) == len(b), path
+        for i, (x, y) in enumerate(zip(a, b, strict=True)):
+            _same(x, y, f"{path}[{i}]")
+    elif isinstance(a, float) or isinstance(b, float):
+        assert math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-6), (path, a, b)
+    else:
+        assert a == b, (path, a, b)
+
+
+def _chart(at, key: str) -> dict:
+    charts = [c for c in at.get("plotly_chart") if c.key == key]
+    assert len(charts) == 1, [c.key for c in at.get("plotly_chart")]
+    return json.loads(charts[0].proto.spec)
+
+
+def _check(at, key: str, figure) -> None:
+    page = _chart(at, key)
+    ours = json.loads(figure.to_json())
+    assert len(ours["data"]) == len(page["data"]) > 0
+    _same(ours["data"], page["data"])
+    notices = [plain(element.value) for element in at.info]
+    assert figure.layout.meta["notice"] in notices, notices
+    assert figure.layout.title.subtitle.text  # on the picture too
+
+
+def test_tokens_are_the_pages_chips_and_notice(bundled):
+    at = open_page("tokens")
+    text = at.text_area(key="tokens.text").value
+    shown = plot.tokens(bundled, text)
+    assert shown.chips == at.html[0].value
+    assert shown.notice == plain(at.info[0].value)
+    assert shown.table["token"].tolist() == at.dataframe[0].value["token"].tolist()
+
+
+def test_layers_is_the_pages_norm_heatmap(bundled):
+    at = open_page("layers")
+    text = at.text_area(key="layers.text").value
+    figure = plot.layers(bundled, text)
+    _check(at, "layers.norms", figure)
+
+
+def test_word_in_context_is_the_pages_heatmap(bundled):
+    at = open_page("context")
+    text, word = at.text_area(key="context.text").value, at.text_input(key="context.word").value
+    figure = plot.word_in_context(bundled, text.splitlines(), word, layers="last")
+    _check(at, "context.heatmap", figure)
+    at.selectbox(key="context.strategy").set_value("sum_last4").run()
+    figure = plot.word_in_context(bundled, text.splitlines(), word, layers="sum_last4")
+    _check(at, "context.heatmap", figure)
+
+
+def test_similarity_is_the_pages_heatmaps(bundled):
+    at = open_page("similarity")
+    text = at.text_area(key="similarity.text").value
+    figure = plot.similarity(bundled, text, list(POOLINGS))
+    _check(at, "similarity.heatmaps", figure)
+    at.multiselect(key="similarity.pooling").set_value(["mean"]).run()
+    figure = plot.similarity(bundled, text, "mean")
+    _check(at, "similarity.heatmaps", figure)
