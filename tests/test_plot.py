@@ -6,6 +6,7 @@ import html
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 
 from explorer import plot
@@ -26,6 +27,7 @@ def test_every_figure_carries_its_notice(tiny):
         plot.layers(tiny, BANK),
         plot.word_in_context(tiny, [BANK, "The bank is closed."], "bank"),
         plot.similarity(tiny, [BANK, "The bank is closed.", "We fished."]),
+        plot.projection(tiny, [BANK, "The bank is closed.", "We fished.", "A vault."]),
     ]
     for figure in figures:
         notice = figure.layout.meta["notice"]
@@ -49,8 +51,23 @@ def test_every_figure_carries_its_notice(tiny):
         (lambda m: plot.similarity(m, ["a", "b", "c"], "median"), "median"),
         (lambda m: plot.similarity(m, [1, 2, 3]), "list of strings"),
         (lambda m: plot.similarity(42, ["a", "b", "c"]), "explorer.Model"),
+        (lambda m: plot.projection(m, ["a", "b", "c"], ["x"]), "3 texts but 1 labels"),
+        (lambda m: plot.projection(m, ["a", "b", "c"], method="mds"), "mds"),
+        (lambda m: plot.projection(m, ["a", "b", "c"], dimensions=4), "dimensions"),
+        (lambda m: plot.projection(np.ones((2, 4)), ["a", "b", "c"]), "one row per text"),
     ],
 )
 def test_bad_input_is_a_clear_value_error(tiny, call, message):
     with pytest.raises(ValueError, match=message):
         call(tiny)
+
+
+def test_projection_of_your_own_vectors_draws_them_as_they_are():
+    rng = np.random.default_rng(0)
+    vectors = np.vstack([rng.normal(0, 1, (10, 8)), rng.normal(6, 1, (10, 8))])
+    labels = ["left"] * 10 + ["right"] * 10
+    figure = plot.projection(vectors, [f"text {i}" for i in range(20)], labels)
+    assert [trace.name for trace in figure.data] == ["left", "right"]
+    xs = [np.mean(trace.x) for trace in figure.data]
+    assert abs(xs[0] - xs[1]) > 5  # PCA's first axis separates the two clouds
+    assert "label" in figure.layout.meta["notice"]

@@ -82,3 +82,15 @@ def test_similarity_is_the_pages_heatmaps(bundled):
     at.multiselect(key="similarity.pooling").set_value(["mean"]).run()
     figure = plot.similarity(bundled, text, "mean")
     _check(at, "similarity.heatmaps", figure)
+
+
+@pytest.mark.parametrize("method", ["pca", "tsne"])
+def test_projection_is_the_pages_map(bundled, method):
+    from explorer.data import corpora
+
+    at = open_page("projections")
+    if method != "pca":
+        at.radio(key="projections.method").set_value(method).run()
+    frame = corpora.load_dataset("Topics")  # the page's default data set
+    figure = plot.projection(bundled, frame["text"].tolist(), frame["label"].tolist(), method)
+    _check(at, "projections.chart", figure)
