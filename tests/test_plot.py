@@ -17,6 +17,13 @@ BANK = (
 )
 
 
+def _two_words():
+    from explorer.data import corpora
+
+    senses = corpora.load_senses()
+    return senses[senses["word"].isin(["bank", "bat"])]
+
+
 def test_importing_plot_does_not_import_streamlit():
     code = "import sys, explorer.plot; assert 'streamlit' not in sys.modules, 'streamlit'"
     subprocess.run([sys.executable, "-c", code], check=True)
@@ -28,6 +35,8 @@ def test_every_figure_carries_its_notice(tiny):
         plot.word_in_context(tiny, [BANK, "The bank is closed."], "bank"),
         plot.similarity(tiny, [BANK, "The bank is closed.", "We fished."]),
         plot.projection(tiny, [BANK, "The bank is closed.", "We fished.", "A vault."]),
+        plot.attention(tiny, BANK),
+        plot.contextual(tiny, _two_words()),
     ]
     for figure in figures:
         notice = figure.layout.meta["notice"]
@@ -51,6 +60,8 @@ def test_every_figure_carries_its_notice(tiny):
         (lambda m: plot.similarity(m, ["a", "b", "c"], "median"), "median"),
         (lambda m: plot.similarity(m, [1, 2, 3]), "list of strings"),
         (lambda m: plot.similarity(42, ["a", "b", "c"]), "explorer.Model"),
+        (lambda m: plot.attention(m, None), "text must be a string"),
+        (lambda m: plot.contextual(m, _two_words()[["text"]]), "columns word, sense and text"),
         (lambda m: plot.projection(m, ["a", "b", "c"], ["x"]), "3 texts but 1 labels"),
         (lambda m: plot.projection(m, ["a", "b", "c"], method="mds"), "mds"),
         (lambda m: plot.projection(m, ["a", "b", "c"], dimensions=4), "dimensions"),

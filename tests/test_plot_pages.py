@@ -94,3 +94,18 @@ def test_projection_is_the_pages_map(bundled, method):
     frame = corpora.load_dataset("Topics")  # the page's default data set
     figure = plot.projection(bundled, frame["text"].tolist(), frame["label"].tolist(), method)
     _check(at, "projections.chart", figure)
+
+
+def test_attention_is_the_pages_overview(bundled):
+    at = open_page("attention")
+    text = at.text_area(key="attention.text").value
+    _check(at, "attention.grid", plot.attention(bundled, text))
+
+
+def test_contextual_is_the_pages_chart(bundled):
+    at = open_page("contextual")
+    figure = plot.contextual(bundled)
+    page = _chart(at, "contextual.chart")
+    _same(json.loads(figure.to_json())["data"], page["data"])
+    bullets = [line.removeprefix("- ") for line in plain(at.info[0].value).splitlines()[1:] if line]
+    assert bullets and figure.layout.meta["notice"] == " ".join(bullets)

@@ -17,8 +17,18 @@ them (``ValueError``), with the library's limits, not the web app's.
 
 from __future__ import annotations
 
+from explorer.plot._inside import attention, contextual
 from explorer.plot._maps import projection
 from explorer.plot._sentences import similarity
 from explorer.plot._text import Tokens, layers, tokens, word_in_context
 
-__all__ = ["Tokens", "layers", "projection", "similarity", "tokens", "word_in_context"]
+__all__ = [
+    "Tokens",
+    "attention",
+    "contextual",
+    "layers",
+    "projection",
+    "similarity",
+    "tokens",
+    "word_in_context",
+]
