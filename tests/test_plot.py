@@ -36,6 +36,12 @@ def test_every_figure_carries_its_notice(tiny):
         plot.similarity(tiny, [BANK, "The bank is closed.", "We fished."]),
         plot.projection(tiny, [BANK, "The bank is closed.", "We fished.", "A vault."]),
         plot.attention(tiny, BANK),
+        plot.probe(
+            tiny,
+            [f"cat {i}" for i in range(6)] + [f"bank {i}" for i in range(6)],
+            ["pet"] * 6 + ["money"] * 6,
+            folds=3,
+        ),
         plot.contextual(tiny, _two_words()),
     ]
     for figure in figures:
@@ -60,6 +66,8 @@ def test_every_figure_carries_its_notice(tiny):
         (lambda m: plot.similarity(m, ["a", "b", "c"], "median"), "median"),
         (lambda m: plot.similarity(m, [1, 2, 3]), "list of strings"),
         (lambda m: plot.similarity(42, ["a", "b", "c"]), "explorer.Model"),
+        (lambda m: plot.probe(m, ["a", "b", "c"], ["x", "y"]), "3 texts but 2 labels"),
+        (lambda m: plot.probe(m, ["a"] * 6, ["x", "y"] * 3, "median", folds=2), "median"),
         (lambda m: plot.attention(m, None), "text must be a string"),
         (lambda m: plot.contextual(m, _two_words()[["text"]]), "columns word, sense and text"),
         (lambda m: plot.projection(m, ["a", "b", "c"], ["x"]), "3 texts but 1 labels"),

@@ -109,3 +109,14 @@ def test_contextual_is_the_pages_chart(bundled):
     _same(json.loads(figure.to_json())["data"], page["data"])
     bullets = [line.removeprefix("- ") for line in plain(at.info[0].value).splitlines()[1:] if line]
     assert bullets and figure.layout.meta["notice"] == " ".join(bullets)
+
+
+def test_probe_is_the_pages_chart(bundled):
+    from explorer.data import corpora
+
+    at = open_page("probe")
+    at.selectbox(key="probe.dataset").set_value("topics").run()
+    at.multiselect(key="probe.poolings").set_value(["cls", "mean"]).run()
+    frame = corpora.load_dataset("Topics")
+    figure = plot.probe(bundled, frame["text"].tolist(), frame["label"].tolist(), ["cls", "mean"])
+    _check(at, "probe.chart", figure)

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from explorer.plot._inside import attention, contextual
 from explorer.plot._maps import projection
-from explorer.plot._sentences import similarity
+from explorer.plot._sentences import probe, similarity
 from explorer.plot._text import Tokens, layers, tokens, word_in_context
 
 __all__ = [
@@ -27,6 +27,7 @@ __all__ = [
     "attention",
     "contextual",
     "layers",
+    "probe",
     "projection",
     "similarity",
     "tokens",

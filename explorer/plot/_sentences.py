@@ -1,19 +1,24 @@
-"""Whole sentences: the Similarity page's heatmaps."""
+"""Whole sentences: the Similarity page's heatmaps and the Which layer? page's probe."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
+import pandas as pd
 import plotly.graph_objects as go
+from tqdm.auto import tqdm
 
 from explorer import similarity as search
 from explorer.embeddings import CorpusEmbeddings, embed_corpus
+from explorer.figures.probe import layer_accuracy_figure
 from explorer.figures.similarity import similarity_heatmaps
 from explorer.layers import Layers, layers_label
 from explorer.model import Model
 from explorer.plot._common import as_model, as_texts, progress, with_notice
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import pooling_labels
+from explorer.probing import MAX_ROWS, best_layers, plan_folds
+from explorer.probing.scores import probe_notice, score_layers
 
 MIN_SENTENCES = 3
 """Fewest sentences the comparison takes (fewer leave no pairs to rank)."""
@@ -60,3 +65,44 @@ def similarity(
         title=f"Cosine similarity of every pair of sentences · {layers_label(layers)}",
     )
     return with_notice(figure, search.similarity_notice(matrices, labels, layers, ""))
+
+
+def probe(
+    model: Model | str | None,
+    texts: str | Sequence[str],
+    labels: Sequence,
+    pooling: str | Sequence[str] = "mean",
+    folds: int = 5,
+) -> go.Figure:
+    """The Which layer? page's chart: how well a linear probe reads ``labels`` (one per text)
+    from the sentence vectors of ``texts`` (``pooling``, one name or several) at every layer,
+    ``folds``-fold cross-validated, against the majority-class baseline, with the page's
+    notice. Probing every layer shows a progress bar."""
+    model = as_model(model)
+    texts = as_texts(texts)
+    if len(labels) != len(texts):
+        raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
+    if len(texts) > MAX_ROWS:
+        raise ValueError(f"{len(texts):,} texts: the probe takes at most {MAX_ROWS:,}.")
+    plan = plan_folds([str(label).strip() for label in labels], None, folds)
+    corpus = embed(model, texts)
+    scores = []
+    for name in poolings_of(pooling):
+        stack = corpus.per_layer(name)  # validates the pooling
+        with tqdm(total=len(stack), desc=f"Probing every layer ({name})", unit="layer") as bar:
+            found = score_layers(stack, plan, lambda done, total: bar.update(done - bar.n))
+        scores.append(found.assign(strategy=name))
+    if not scores:
+        raise ValueError("No pooling: name at least one.")
+    table = pd.concat(scores, ignore_index=True)
+    figure = layer_accuracy_figure(
+        table,
+        plan.baseline,
+        POOLING_LABELS,
+        title=f"How well a linear probe reads the label, layer by layer "
+        f"({len(texts)} texts, {plan.folds}-fold CV)",
+    )
+    figure = with_notice(figure, probe_notice(best_layers(table), POOLING_LABELS, "label"))
+    if plan.notes:
+        figure.update_layout(meta={**figure.layout.meta, "notes": list(plan.notes)})
+    return figure
