@@ -36,6 +36,7 @@ def test_every_figure_carries_its_notice(tiny):
         plot.similarity(tiny, [BANK, "The bank is closed.", "We fished."]),
         plot.projection(tiny, [BANK, "The bank is closed.", "We fished.", "A vault."]),
         plot.attention(tiny, BANK),
+        plot.why_close(tiny, BANK, "The bank is closed."),
         plot.probe(
             tiny,
             [f"cat {i}" for i in range(6)] + [f"bank {i}" for i in range(6)],
@@ -68,6 +69,8 @@ def test_every_figure_carries_its_notice(tiny):
         (lambda m: plot.similarity(42, ["a", "b", "c"]), "explorer.Model"),
         (lambda m: plot.probe(m, ["a", "b", "c"], ["x", "y"]), "3 texts but 2 labels"),
         (lambda m: plot.probe(m, ["a"] * 6, ["x", "y"] * 3, "median", folds=2), "median"),
+        (lambda m: plot.why_close(m, BANK, 7), "b must be a string"),
+        (lambda m: plot.why_close(m, BANK, BANK, "median"), "median"),
         (lambda m: plot.attention(m, None), "text must be a string"),
         (lambda m: plot.contextual(m, _two_words()[["text"]]), "columns word, sense and text"),
         (lambda m: plot.projection(m, ["a", "b", "c"], ["x"]), "3 texts but 1 labels"),
@@ -90,3 +93,10 @@ def test_projection_of_your_own_vectors_draws_them_as_they_are():
     xs = [np.mean(trace.x) for trace in figure.data]
     assert abs(xs[0] - xs[1]) > 5  # PCA's first axis separates the two clouds
     assert "label" in figure.layout.meta["notice"]
+
+
+def test_why_close_under_cls_is_the_attribution_per_token(tiny):
+    shown = plot.why_close(tiny, "The bank vault.", "The river bank.", "cls")
+    assert isinstance(shown, plot.Attribution)
+    assert shown.explanation.pairs is None and shown.notice
+    assert html.escape(shown.notice) in shown._repr_html_()

@@ -3,9 +3,11 @@ builder, same numbers) and the page's what-to-notice sentence in ``layout.meta``
 
 from __future__ import annotations
 
+import base64
 import json
 import math
 
+import numpy as np
 import pytest
 
 from explorer import plot
@@ -16,9 +18,21 @@ from tests.app.rendered import plain
 pytestmark = pytest.mark.slow  # each test runs the app once (AppTest)
 
 
+def _array(value):
+    """A typed array plotly wrote as ``{"dtype", "bdata"(, "shape")}``, decoded."""
+    array = np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"])
+    shape = value.get("shape")
+    return array if shape is None else array.reshape([int(n) for n in str(shape).split(",")])
+
+
 def _same(a, b, path="data") -> None:
     """``a`` and ``b`` (JSON) equal, numbers to 1e-6."""
-    if isinstance(a, dict):
+    if isinstance(a, dict) and "bdata" in a:
+        assert isinstance(b, dict) and "bdata" in b, path
+        x, y = _array(a), _array(b)
+        assert x.shape == y.shape, path
+        assert np.allclose(x, y, rtol=1e-6, atol=1e-6, equal_nan=True), (path, abs(x - y).max())
+    elif isinstance(a, dict):
         assert isinstance(b, dict) and a.keys() == b.keys(), (path, set(a) ^ set(b))
         for key in a:
             _same(a[key], b[key], f"{path}.{key}")
@@ -120,3 +134,14 @@ def test_probe_is_the_pages_chart(bundled):
     frame = corpora.load_dataset("Topics")
     figure = plot.probe(bundled, frame["text"].tolist(), frame["label"].tolist(), ["cls", "mean"])
     _check(at, "probe.chart", figure)
+
+
+def test_why_close_is_the_pages_pair_heatmap(bundled):
+    from explorer.data.uploads import texts_from_lines
+
+    at = open_page("similarity")
+    at.selectbox(key="similarity.why_a").set_value("s0")
+    at.selectbox(key="similarity.why_b").set_value("s1")  # not the query and its best result
+    at.selectbox(key="similarity.why_pooling").set_value("mean").run()
+    first, second = texts_from_lines(at.text_area(key="similarity.text").value, None)[:2]
+    _check(at, "similarity.why.pairs", plot.why_close(bundled, first, second, "mean", "last"))

@@ -21,8 +21,10 @@ from explorer.plot._inside import attention, contextual
 from explorer.plot._maps import projection
 from explorer.plot._sentences import probe, similarity
 from explorer.plot._text import Tokens, layers, tokens, word_in_context
+from explorer.plot._why import Attribution, why_close
 
 __all__ = [
+    "Attribution",
     "Tokens",
     "attention",
     "contextual",
@@ -31,5 +33,6 @@ __all__ = [
     "projection",
     "similarity",
     "tokens",
+    "why_close",
     "word_in_context",
 ]
