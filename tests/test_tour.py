@@ -35,7 +35,7 @@ def test_the_tour_runs_every_cell_in_a_kernel(monkeypatch):
     assert all(cell.execution_count for cell in code)
     shown = [o for cell in code for o in cell.outputs if "data" in o]  # results and displays
     figures = [o for o in shown if "application/vnd.plotly.v1+json" in o.get("data", {})]
-    assert len(figures) >= 4  # layers, word in context, similarity, projection
+    assert len(figures) >= 8  # every picture but the tokens (HTML)
     for output in figures:
         meta = output["data"]["application/vnd.plotly.v1+json"]["layout"]["meta"]
         assert meta["notice"]
