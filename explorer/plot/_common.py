@@ -15,6 +15,9 @@ from explorer.model import Model
 WRAP = 110
 """Characters per line of the what-to-notice subtitle (plotly does not wrap titles)."""
 
+TITLE_PX, LINE_PX = 72, 17
+"""Top margin for a title (one or two lines) and for each line of the subtitle, in pixels."""
+
 PROGRESS_MIN_TEXTS = 64
 """Fewer texts than this run without a progress bar (a fraction of a second on the CPU)."""
 
@@ -45,14 +48,19 @@ def as_texts(texts: str | Sequence[str], what: str = "texts") -> list[str]:
 
 def with_notice(figure: go.Figure, notice: str) -> go.Figure:
     """``figure`` with ``notice`` (plain text) as its subtitle and in ``layout.meta["notice"]``;
-    the top margin grows with the subtitle's lines. Traces are left as they are."""
+    the top margin grows to fit the subtitle's lines. Traces are left as they are."""
     lines = textwrap.wrap(notice, WRAP) or [""]
+    breaks = (figure.layout.title.text or "").count("<br>")
     meta = dict(figure.layout.meta) if isinstance(figure.layout.meta, dict) else {}
-    margin = figure.layout.margin.t
     figure.update_layout(
         title_subtitle_text="<br>".join(html.escape(line, quote=False) for line in lines),
         meta={**meta, "notice": notice},
-        margin_t=(margin if margin is not None else 80) + 18 * len(lines),
+        # The title at the top, the margin below it as tall as the title and the subtitle.
+        title_yref="container",
+        title_y=1,
+        title_yanchor="top",
+        title_pad_t=12 + LINE_PX * breaks,  # plotly anchors a title's last line, not its first
+        margin_t=TITLE_PX + LINE_PX * (len(lines) + breaks),
     )
     return figure
 
