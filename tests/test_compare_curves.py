@@ -9,6 +9,7 @@ import pytest
 
 import explorer
 from explorer import context as ctx
+from explorer.codegen.compare import depth_curves_snippet
 from explorer.compare import MEASURES, depth_curves, depth_notice
 from explorer.data import corpora
 from explorer.explain import classic_measures
@@ -16,11 +17,17 @@ from explorer.figures.compare_curves import depth_curves_figure
 from explorer.probing import layer_scores
 from explorer.words import word_layer_vectors
 from tests.compare_models import save_other_tokenizer_bert
+from tests.snippets import run_snippet
 
 
 @pytest.fixture(scope="module")
-def other(tmp_path_factory) -> explorer.Model:
-    return explorer.load_model(save_other_tokenizer_bert(tmp_path_factory.mktemp("other")))
+def other_path(tmp_path_factory) -> str:
+    return save_other_tokenizer_bert(tmp_path_factory.mktemp("other"))
+
+
+@pytest.fixture(scope="module")
+def other(other_path) -> explorer.Model:
+    return explorer.load_model(other_path)
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +106,14 @@ def test_figure_has_two_traces_per_measure_a_solid_b_dashed(curves):
         assert max(a.x) == pytest.approx(1.0) and min(a.x) == 0
     with pytest.raises(ValueError, match="depth"):
         depth_curves_figure(curves.drop(columns="depth"), MEASURES, "a", "b")
+
+
+@pytest.mark.parametrize("random_b", [False, True])
+def test_snippet_prints_each_models_peaks(tiny_bert_path, other_path, random_b):
+    source = depth_curves_snippet(tiny_bert_path, other_path, random_b, senses=40, topics=12)
+    namespace, printed = run_snippet(source)
+    curves = namespace["curves"]
+    assert set(curves["model"]) == {"A", "B"}
+    assert printed.count("peak") == 2 * len(MEASURES)
+    best = curves[(curves["model"] == "A") & (curves["measure"] == "probe")]["value"].max()
+    assert f"A probe: peak {best:.3f}" in printed

@@ -18,7 +18,13 @@
 from __future__ import annotations
 
 from explorer.compare._cka import best_matches, cross_cka, cross_cka_matrix
-from explorer.compare._curves import MEASURES, depth_curves, depth_notice, model_curves
+from explorer.compare._curves import (
+    MEASURES,
+    depth_curves,
+    depth_notice,
+    interleaved,
+    model_curves,
+)
 from explorer.compare._neighbours import (
     align_map,
     nearest_sets,
@@ -42,6 +48,7 @@ __all__ = [
     "depth_curves",
     "depth_notice",
     "estimated_weight_bytes",
+    "interleaved",
     "model_curves",
     "nearest_sets",
     "neighbour_agreement",

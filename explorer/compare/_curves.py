@@ -26,6 +26,14 @@ MEASURES = {
 COLUMNS = ["model", "layer", "depth", "measure", "value"]
 
 
+def interleaved(frame: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """``frame``'s rows taken in turn from each group of ``by`` (the first row of every group,
+    then the second, ...), so that any first rows hold every group: a cap on the built-in
+    corpora then keeps every topic, and every sense of every word."""
+    turn = frame.groupby(list(by), sort=False).cumcount()
+    return frame.iloc[np.argsort(turn.to_numpy(), kind="stable")]
+
+
 def pooled_sense_gap(model: Model, senses: pd.DataFrame) -> pd.Series:
     """Same-sense minus different-sense cosine at every layer over the labelled sentences
     ``senses`` (columns ``word``, ``sense``, ``text``): each word's occurrence pairs as Word in
