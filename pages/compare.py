@@ -42,4 +42,5 @@ texts = compare.corpus_texts(corpus)
 
 compare.tokens_section(pair, text, texts)
 compare.layers_section(pair, texts)
+compare.curves_section(pair)
 compare.maps_section(pair, texts)

@@ -208,3 +208,33 @@ def search_compare_snippet(
         "    print(rank, 'A:', texts[a], '| B:', texts[b])\n"
         "print('shared:', len(set(top_a) & set(top_b)), 'of', k)\n"
     )
+
+
+def depth_curves_snippet(name_a: str, name_b: str, random_b: bool, senses: int, topics: int) -> str:
+    """A runnable program with the library: both models (B: ``name_b``, or A's architecture
+    with random weights), :func:`explorer.compare.depth_curves` over the first ``senses``
+    built-in sense sentences and ``topics`` topic texts, each taken in turn from every group
+    (:func:`explorer.compare.interleaved`), then where each model's measures peak in relative
+    depth. The namespace ends with ``curves``."""
+    second = (
+        "from explorer.model.loading import random_weights\n\n"
+        "model_b = random_weights(model_a)  # A's architecture with random weights (seed 0)\n"
+        if random_b
+        else f"model_b = explorer.load_model({literal(name_b)})\n"
+    )
+    return (
+        "import explorer\n"
+        "from explorer.compare import depth_curves, interleaved\n"
+        "from explorer.data import corpora\n\n"
+        f"model_a = explorer.load_model({literal(name_a)})\n" + second + "\n"
+        "senses = interleaved(corpora.load_senses(), ['word', 'sense'])"
+        f".head({int(senses)}).reset_index(drop=True)\n"
+        f"topics = interleaved(corpora.load_topics(), ['topic']).head({int(topics)})\n"
+        "curves = depth_curves(model_a, model_b, senses, topics['text'].tolist(),\n"
+        "                      topics['topic'].tolist())\n"
+        "# model, layer, depth (layer / layers), measure, value\n"
+        "for (model, measure), rows in curves.groupby(['model', 'measure'], sort=False):\n"
+        "    best = rows.loc[rows['value'].idxmax()]\n"
+        "    print(f\"{model} {measure}: peak {best['value']:.3f} at layer {int(best['layer'])}\"\n"
+        "          f\" ({best['depth']:.0%} deep)\")\n"
+    )

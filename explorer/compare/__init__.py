@@ -9,6 +9,8 @@
 * :func:`neighbour_agreement`: per text, the share of its nearest neighbours both models
   agree on; :func:`align_map`: one model's 2-D map turned onto the other's (orthogonal
   Procrustes); :func:`paired_maps`: PCA maps of both, B's turned onto A's.
+* :func:`depth_curves`: the sense gap, self-similarity, the anisotropy baseline and probe
+  accuracy of both models over relative depth (layer / number of layers).
 * :func:`estimated_weight_bytes` and :func:`pair_refusal`: whether two models fit a server's
   bytes of models together, and what to say when they do not.
 """
@@ -16,6 +18,13 @@
 from __future__ import annotations
 
 from explorer.compare._cka import best_matches, cross_cka, cross_cka_matrix
+from explorer.compare._curves import (
+    MEASURES,
+    depth_curves,
+    depth_notice,
+    interleaved,
+    model_curves,
+)
 from explorer.compare._neighbours import (
     align_map,
     nearest_sets,
@@ -28,6 +37,7 @@ from explorer.compare._tokens import TokenStats, token_stats
 from explorer.compare._words import WordAlignment, align_words, word_states
 
 __all__ = [
+    "MEASURES",
     "TokenStats",
     "WordAlignment",
     "align_map",
@@ -35,7 +45,11 @@ __all__ = [
     "best_matches",
     "cross_cka",
     "cross_cka_matrix",
+    "depth_curves",
+    "depth_notice",
     "estimated_weight_bytes",
+    "interleaved",
+    "model_curves",
     "nearest_sets",
     "neighbour_agreement",
     "pair_refusal",

@@ -43,6 +43,19 @@ def _agreement(at) -> np.ndarray:
     return np.array(colour, dtype=float)
 
 
+def _values(data) -> np.ndarray:
+    """A plotly JSON array: a list, or base64 with its dtype."""
+    if isinstance(data, dict):
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
+    return np.array(data, dtype=float)
+
+
+def _curves(at) -> list[dict]:
+    """The traces of the curves over relative depth."""
+    (chart,) = [c for c in at.get("plotly_chart") if c.key == "compare.curves"]
+    return json.loads(chart.proto.spec)["data"]
+
+
 def _name(html: str) -> str:
     return html.split('data-name="', 1)[1].split('"', 1)[0]
 
@@ -72,6 +85,11 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_path, mon
     assert tables["compare.search"].count("<tr>") == 1 + 5
     assert tables["compare.followed"].count("<tr>") == 1 + 10  # its 10 neighbours, A and B
     assert "the text the models disagree about most" in _texts(at)
+    traces = _curves(at)
+    assert len(traces) == 8  # four measures, A and B each
+    assert [t["line"]["dash"] for t in traces[:2]] == ["solid", "dash"]
+    assert "The sense gap peaks for all-MiniLM-L6-v2" in _texts(at)
+    assert any("depth_curves(model_a, model_b" in c and "random_weights" in c for c in code)
 
     at.selectbox(key="compare.model_b").set_value(f"{Path(other_path).name} (local)").run()
     _ok(at)
@@ -86,6 +104,10 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_path, mon
     assert "cut" in text and "words differently" in text  # punctuation kept or split off
     assert not any("AutoModel.from_config" in c.value for c in at.code)
     assert not np.array_equal(_agreement(at), random_agreement)
+    b_layers = [_values(t["customdata"]) for t in _curves(at)[1::2]]
+    assert (
+        max(layers.max() for layers in b_layers) == 3
+    )  # B's 3 layers on the same 0-to-1 axis as A's 6
 
     at.selectbox(key="compare.model_b").set_value("all-MiniLM-L6-v2 (bundled)").run()
     _ok(at)

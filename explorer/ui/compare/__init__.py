@@ -4,6 +4,7 @@ the same texts' neighbours and search results under each (:func:`maps_section`).
 
 from __future__ import annotations
 
+from explorer.ui.compare._curves import curves_section
 from explorer.ui.compare._neighbours import maps_section
 from explorer.ui.compare._pair import Pair, Side, choose_pair
 from explorer.ui.compare._sections import (
@@ -19,6 +20,7 @@ __all__ = [
     "Side",
     "choose_pair",
     "corpus_texts",
+    "curves_section",
     "layers_section",
     "maps_section",
     "tokens_section",

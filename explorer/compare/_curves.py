@@ -1,0 +1,132 @@
+"""Measures of both models over relative depth (layer / number of layers): the sense gap of
+Word in context, self-similarity and the anisotropy baseline of How contextual?, and the
+probe accuracy of Which layer?, each from the single-model function those pages use."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from explorer.context import pair_kinds, pair_similarities, sense_gap
+from explorer.explain import classic_measures
+from explorer.model import Model
+from explorer.probing import layer_scores
+from explorer.words import word_layer_vectors
+
+MEASURES = {
+    "sense_gap": "Sense gap (same − different sense cosine)",
+    "self_similarity": "Self-similarity",
+    "anisotropy": "Anisotropy baseline (random tokens' cosine)",
+    "probe": "Probe accuracy (topic)",
+}
+"""The measures :func:`depth_curves` gives, by key, with their titles."""
+
+COLUMNS = ["model", "layer", "depth", "measure", "value"]
+
+
+def interleaved(frame: pd.DataFrame, by: Sequence[str]) -> pd.DataFrame:
+    """``frame``'s rows taken in turn from each group of ``by`` (the first row of every group,
+    then the second, ...), so that any first rows hold every group: a cap on the built-in
+    corpora then keeps every topic, and every sense of every word."""
+    turn = frame.groupby(list(by), sort=False).cumcount()
+    return frame.iloc[np.argsort(turn.to_numpy(), kind="stable")]
+
+
+def pooled_sense_gap(model: Model, senses: pd.DataFrame) -> pd.Series:
+    """Same-sense minus different-sense cosine at every layer over the labelled sentences
+    ``senses`` (columns ``word``, ``sense``, ``text``): each word's occurrence pairs as Word in
+    context forms them (:func:`explorer.context.pair_similarities`, uncentred), all words'
+    pairs pooled into one :func:`explorer.context.sense_gap`."""
+    similarities, kinds = [], []
+    for word, rows in senses.groupby("word", sort=False):
+        occurrences, vectors = word_layer_vectors(model, rows["text"].tolist(), str(word))
+        similarities.append(pair_similarities(vectors))
+        kinds += pair_kinds(occurrences, rows["sense"].tolist())
+    return sense_gap(np.concatenate(similarities, axis=1), kinds)["gap"]
+
+
+def model_curves(
+    model: Model,
+    senses: pd.DataFrame,
+    texts: Sequence[str],
+    labels: Sequence[object],
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """One model's measures by layer, long: ``layer``, ``depth`` (layer / num_layers),
+    ``measure`` (a key of :data:`MEASURES`), ``value``. ``progress(done, total)`` over the
+    sense sentences then the probe's layers."""
+    total = len(senses) + model.num_layers + 1
+
+    def step(offset: int) -> Callable[[int, int], None] | None:
+        if progress is None:
+            return None
+        return lambda done, _total: progress(min(total, offset + done), total)
+
+    classic = classic_measures(model, senses["text"].tolist(), progress=step(0))
+    gap = pooled_sense_gap(model, senses)
+    probe = layer_scores(model, list(texts), list(labels), progress=step(len(senses)))
+    values = {
+        "sense_gap": gap.to_numpy(),
+        "self_similarity": classic["self_similarity"].to_numpy(),
+        "anisotropy": classic["baseline_cosine"].to_numpy(),
+        "probe": probe["accuracy_mean"].to_numpy(),
+    }
+    layers = np.arange(model.num_layers + 1)
+    return pd.concat(
+        [
+            pd.DataFrame(
+                {
+                    "layer": layers,
+                    "depth": layers / model.num_layers,
+                    "measure": key,
+                    "value": np.asarray(column, dtype=np.float64),
+                }
+            )
+            for key, column in values.items()
+        ],
+        ignore_index=True,
+    )
+
+
+def depth_curves(
+    model_a: Model,
+    model_b: Model,
+    senses: pd.DataFrame,
+    texts: Sequence[str],
+    labels: Sequence[object],
+    progress: Callable[[int, int], None] | None = None,
+) -> pd.DataFrame:
+    """:func:`model_curves` of both models, one long table with ``model`` ``"A"`` or ``"B"``
+    (columns :data:`COLUMNS`). ``progress(done, total)`` over both models' work.
+    ``ValueError`` (from the single-model functions) when the texts are too few to measure."""
+    frames = []
+    for index, (name, model) in enumerate((("A", model_a), ("B", model_b))):
+        report = None
+        if progress is not None:
+            report = lambda done, total, index=index: progress(index * total + done, 2 * total)  # noqa: E731
+        frame = model_curves(model, senses, texts, labels, report)
+        frame.insert(0, "model", name)
+        frames.append(frame)
+    return pd.concat(frames, ignore_index=True)[COLUMNS]
+
+
+def depth_notice(curves: pd.DataFrame, label_a: str, label_b: str) -> str:
+    """What to notice: where each model's sense gap and probe accuracy peak in relative depth,
+    read from ``curves`` (:func:`depth_curves`)."""
+    parts = []
+    for key, what in (("sense_gap", "sense gap"), ("probe", "probe accuracy")):
+        peaks = []
+        for name, label in (("A", label_a), ("B", label_b)):
+            rows = curves[(curves["model"] == name) & (curves["measure"] == key)]
+            if rows.empty:
+                continue
+            best = rows.loc[rows["value"].idxmax()]
+            peaks.append(
+                f"{label} at layer {int(best['layer'])} ({best['depth']:.0%} deep, "
+                f"{best['value']:.2f})"
+            )
+        if peaks:
+            parts.append(f"The {what} peaks for " + " and for ".join(peaks) + ".")
+    return " ".join(parts)

@@ -1,0 +1,97 @@
+"""The Compare models page's curves: both models' sense gap, self-similarity, anisotropy
+baseline and probe accuracy over relative depth (:func:`explorer.compare.depth_curves`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from explorer.codegen.compare import depth_curves_snippet
+from explorer.compare import MEASURES, depth_curves, depth_notice, interleaved
+from explorer.data import corpora
+from explorer.figures.compare_curves import depth_curves_figure
+from explorer.server import limits
+from explorer.ui import compute, messages
+from explorer.ui.compare._pair import Pair
+from explorer.ui.progress import progress_bar
+from explorer.ui.widgets import show_code
+
+
+def _within(pair: Pair, texts: list[str], budget: int) -> int:
+    """How many first ``texts`` both models read within ``budget`` tokens each."""
+    counts = np.maximum(*(limits.token_counts(m, texts) for m in pair.models()))
+    return max(1, int(np.searchsorted(np.cumsum(counts), budget, side="right")))
+
+
+def _inputs(pair: Pair) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """The sense sentences and topic texts the curves read, within the pair's budget
+    (:func:`explorer.server.limits.pair_tokens`): the sense sentences are read twice and the
+    topics once, so each corpus gets a third of it; and the texts there were in all."""
+    budget = max(1, limits.pair_tokens(*pair.models()) // 3)
+    senses = interleaved(corpora.load_senses(), ["word", "sense"])
+    topics = interleaved(corpora.load_topics(), ["topic"])
+    kept_senses = _within(pair, senses["text"].tolist(), budget)
+    kept_topics = _within(pair, topics["text"].tolist(), budget)
+    return senses.head(kept_senses), topics.head(kept_topics), len(senses) + len(topics)
+
+
+def curves_section(pair: Pair) -> None:
+    """Both models' measures over relative depth, what to notice, and the code."""
+    st.subheader("Curves on one axis", anchor=False)
+
+    def inputs() -> tuple[pd.DataFrame, pd.DataFrame, int]:
+        return _inputs(pair)
+
+    senses, topics, total = compute.cached(
+        "states", ("curves inputs", pair.a.name, pair.b.name), inputs
+    )
+    if len(senses) + len(topics) < total:
+        messages.info(
+            f"Measured on {len(senses):,} sense sentences and {len(topics):,} topic texts of "
+            f"the {total:,} built-in ones (taken in turn from every word's sense and every "
+            "topic): one comparison reads a capped number of tokens through each model."
+        )
+
+    def compute_curves() -> pd.DataFrame:
+        model_a, model_b = pair.models()
+        with progress_bar("Measuring both models layer by layer…") as report:
+            return depth_curves(
+                model_a,
+                model_b,
+                senses.reset_index(drop=True),
+                topics["text"].tolist(),
+                topics["topic"].tolist(),
+                progress=report,
+            )
+
+    key = ("depth curves", pair.a.name, pair.b.name, len(senses), len(topics))
+    try:
+        curves = compute.cached("states", key, compute_curves, heavy=True)
+    except ValueError as error:
+        messages.error(error)
+        return
+    messages.info(depth_notice(curves, pair.a.label, pair.b.label))
+    st.plotly_chart(
+        depth_curves_figure(curves, MEASURES, pair.a.label, pair.b.label),
+        width="stretch",
+        key="compare.curves",
+    )
+    messages.caption(
+        "Each model's layers placed on one axis of relative depth (layer / number of layers: 0 "
+        "is the embedding output, 100% the last layer); A solid, B dashed. Sense gap: the mean "
+        "cosine of a word's same-sense pairs minus its different-sense pairs (Word in context), "
+        "all words' pairs pooled. Self-similarity and the anisotropy baseline (How contextual?): "
+        "a word's vectors across sentences, and random tokens of different sentences. Probe "
+        "accuracy: a cross-validated linear probe of the topic (Which layer?), mean pooling."
+    )
+    show_code(
+        depth_curves_snippet(
+            pair.a.source,
+            pair.b.source,
+            pair.b.random,
+            len(senses),
+            len(topics),
+        ),
+        caption="The library: both models' curves, then where each measure peaks.",
+    )

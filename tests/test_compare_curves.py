@@ -1,0 +1,119 @@
+"""explorer.compare.depth_curves against the single-model functions of Word in context, How
+contextual? and Which layer?, and its figure (two traces per measure)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import explorer
+from explorer import context as ctx
+from explorer.codegen.compare import depth_curves_snippet
+from explorer.compare import MEASURES, depth_curves, depth_notice
+from explorer.data import corpora
+from explorer.explain import classic_measures
+from explorer.figures.compare_curves import depth_curves_figure
+from explorer.probing import layer_scores
+from explorer.words import word_layer_vectors
+from tests.compare_models import save_other_tokenizer_bert
+from tests.snippets import run_snippet
+
+
+@pytest.fixture(scope="module")
+def other_path(tmp_path_factory) -> str:
+    return save_other_tokenizer_bert(tmp_path_factory.mktemp("other"))
+
+
+@pytest.fixture(scope="module")
+def other(other_path) -> explorer.Model:
+    return explorer.load_model(other_path)
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    senses = corpora.load_senses()
+    senses = senses[senses["word"].isin(["bank", "bat"])].reset_index(drop=True)
+    topics = corpora.load_topics().groupby("topic").head(6)
+    return senses, topics["text"].tolist(), topics["topic"].tolist()
+
+
+@pytest.fixture(scope="module")
+def curves(tiny, other, inputs):
+    senses, texts, labels = inputs
+    seen = []
+    frame = depth_curves(
+        tiny, other, senses, texts, labels, progress=lambda d, t: seen.append((d, t))
+    )
+    frame.attrs["seen"] = seen
+    return frame
+
+
+def _curve(curves: pd.DataFrame, model: str, measure: str) -> np.ndarray:
+    return curves[(curves["model"] == model) & (curves["measure"] == measure)]["value"].to_numpy()
+
+
+def test_depth_is_layer_over_layers_for_each_model(curves, tiny, other):
+    assert list(curves.columns) == ["model", "layer", "depth", "measure", "value"]
+    for name, model in (("A", tiny), ("B", other)):
+        rows = curves[curves["model"] == name]
+        assert set(rows["measure"]) == set(MEASURES)
+        for _, group in rows.groupby("measure"):
+            assert group["layer"].tolist() == list(range(model.num_layers + 1))
+            np.testing.assert_allclose(group["depth"], group["layer"] / model.num_layers)
+
+
+def test_curves_equal_the_single_model_functions(curves, tiny, other, inputs):
+    senses, texts, labels = inputs
+    for name, model in (("A", tiny), ("B", other)):
+        classic = classic_measures(model, senses["text"].tolist())
+        np.testing.assert_allclose(
+            _curve(curves, name, "self_similarity"), classic["self_similarity"]
+        )
+        np.testing.assert_allclose(_curve(curves, name, "anisotropy"), classic["baseline_cosine"])
+        probe = layer_scores(model, texts, labels)
+        np.testing.assert_allclose(_curve(curves, name, "probe"), probe["accuracy_mean"])
+    # One word's sentences alone: the gap is the Word in context page's gap for that word.
+    bank = senses[senses["word"] == "bank"]
+    alone = depth_curves(tiny, tiny, bank, texts, labels)
+    occurrences, vectors = word_layer_vectors(tiny, bank["text"].tolist(), "bank")
+    page = ctx.sense_gap(
+        ctx.pair_similarities(vectors), ctx.pair_kinds(occurrences, bank["sense"].tolist())
+    )
+    np.testing.assert_allclose(_curve(alone, "A", "sense_gap"), page["gap"], rtol=1e-6)
+
+
+def test_progress_reaches_its_total(curves):
+    seen = curves.attrs["seen"]
+    assert seen and seen[-1][0] == seen[-1][1]
+    assert all(0 <= d <= t for d, t in seen)
+
+
+def test_notice_names_each_models_peak(curves):
+    text = depth_notice(curves, "tiny", "other")
+    gap_a = _curve(curves, "A", "sense_gap")
+    peak = int(np.argmax(gap_a))
+    assert f"tiny at layer {peak} (" in text
+    assert "sense gap" in text and "probe accuracy" in text
+
+
+def test_figure_has_two_traces_per_measure_a_solid_b_dashed(curves):
+    figure = depth_curves_figure(curves, MEASURES, "tiny", "other")
+    assert len(figure.data) == 2 * len(MEASURES)
+    for a, b in zip(figure.data[::2], figure.data[1::2], strict=True):
+        assert a.line.dash == "solid" and b.line.dash == "dash"
+        assert a.legendgroup == "A" and b.legendgroup == "B"
+        assert max(a.x) == pytest.approx(1.0) and min(a.x) == 0
+    with pytest.raises(ValueError, match="depth"):
+        depth_curves_figure(curves.drop(columns="depth"), MEASURES, "a", "b")
+
+
+@pytest.mark.parametrize("random_b", [False, True])
+def test_snippet_prints_each_models_peaks(tiny_bert_path, other_path, random_b):
+    source = depth_curves_snippet(tiny_bert_path, other_path, random_b, senses=40, topics=12)
+    namespace, printed = run_snippet(source)
+    curves = namespace["curves"]
+    assert set(curves["model"]) == {"A", "B"}
+    assert printed.count("peak") == 2 * len(MEASURES)
+    best = curves[(curves["model"] == "A") & (curves["measure"] == "probe")]["value"].max()
+    assert f"A probe: peak {best:.3f}" in printed
