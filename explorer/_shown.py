@@ -52,3 +52,9 @@ def join(names: Sequence[str], last: str = "and") -> str:
     if len(names) <= 1:
         return "".join(names)
     return f"{', '.join(names[:-1])} {last} {names[-1]}"
+
+
+def lowered(label: object) -> str:
+    """``"Mean of tokens"`` -> ``"mean of tokens"`` inside a sentence; ``"[CLS] token"`` stays."""
+    text = str(label)
+    return text[:1].lower() + text[1:] if text[1:2].islower() else text

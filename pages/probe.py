@@ -16,6 +16,7 @@ from explorer.ui import probing as probes
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.probedata import probe_rows
 from explorer.ui.probelayer import one_layer
+from explorer.ui.probesaved import stored_poolings
 from explorer.ui.widgets import URL, header, pooling_select, subwords_select
 from explorer.words import SUBWORD_LABELS
 
@@ -62,7 +63,7 @@ except ValueError as error:
     st.stop()
 
 if saved is not None:
-    strategies, labels_for = probes.stored_poolings(settings[1], saved), POOLING_LABELS
+    strategies, labels_for = stored_poolings(settings[1], saved), POOLING_LABELS
 elif task == "word":
     if features.num_split == 0:
         strategies = ["mean"]

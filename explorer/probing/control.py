@@ -22,6 +22,7 @@ from dataclasses import replace
 import numpy as np
 import pandas as pd
 
+from explorer._shown import lowered
 from explorer.probing.folds import ProbePlan
 
 
@@ -70,9 +71,7 @@ def control_notice(scores: pd.DataFrame, label: str = "") -> str:
     baseline = float(best["baseline"])
     accuracy, control = float(best["accuracy_mean"]), float(best["control_mean"])
     selectivity = float(best["selectivity"])
-    from explorer.probing.scores import _lowered
-
-    where = f" with {_lowered(label)}" if label else ""
+    where = f" with {lowered(label)}" if label else ""
     first = (
         f"On a control task (Hewitt and Liang 2019: each text gets a random label, the same "
         f"wherever it occurs, with the real labels' distribution) the probe{where} scores "

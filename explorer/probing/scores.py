@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from explorer._shown import lowered
 from explorer.embeddings import embed_corpus
 from explorer.model import Model
 from explorer.pooling import validate_pooling
@@ -230,7 +231,7 @@ def probe_notice(
         raise ValueError("No probe scores to describe: probe at least one strategy.")
     labels = labels or {}
     top = best.iloc[0]
-    name = _lowered(labels.get(top["strategy"], top["strategy"]))
+    name = lowered(labels.get(top["strategy"], top["strategy"]))
     accuracy, spread = float(top["accuracy_mean"]), float(top["accuracy_std"])
     baseline, embedding = float(top["baseline"]), float(top["embedding_layer"])
     band = str(top["within_noise"])
@@ -267,7 +268,7 @@ def probe_notice(
         )
     if len(best) > 1:
         last = best.iloc[-1]
-        other = _lowered(labels.get(last["strategy"], last["strategy"]))
+        other = lowered(labels.get(last["strategy"], last["strategy"]))
         second += f" The weakest choice, {other}, peaks at {float(last['accuracy_mean']):.2f}."
     return f"{first} {second}"
 
@@ -279,9 +280,3 @@ def _expand(band: str) -> list[int]:
         ends = [int(k) for k in part.split("–")]
         layers.extend(range(ends[0], ends[-1] + 1))
     return layers
-
-
-def _lowered(label: object) -> str:
-    """``"Mean of tokens"`` -> ``"mean of tokens"`` inside a sentence; ``"[CLS] token"`` stays."""
-    text = str(label)
-    return text[:1].lower() + text[1:] if text[1:2].islower() else text

@@ -12,6 +12,7 @@ import streamlit as st
 
 from explorer.ui import messages, sources
 from explorer.ui import probing as probes
+from explorer.ui.probesaved import SavedRows, saved_rows
 from explorer.ui.widgets import URL, option_labels
 
 ALL_WORDS = "(all)"
@@ -28,7 +29,7 @@ class ProbeRows:
     labels: tuple[str, ...]
     words: tuple[str, ...] | None
     store: str | None = None
-    saved: probes.SavedRows | None = None
+    saved: SavedRows | None = None
 
 
 def _word(frame: pd.DataFrame, where) -> pd.DataFrame:
@@ -57,7 +58,7 @@ def probe_rows(name: str, columns: Sequence) -> ProbeRows:
     try:
         chosen = sources.labelled_source("probe", columns[:2])
         is_saved = chosen is not None and chosen[1] == "saved"
-        saved = probes.saved_rows(chosen[2], columns[2]) if is_saved else None
+        saved = saved_rows(chosen[2], columns[2]) if is_saved else None
     except ValueError as error:
         messages.error(error)
         st.stop()

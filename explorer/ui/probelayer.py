@@ -11,6 +11,7 @@ from explorer.codegen.probe import probe_snippet
 from explorer.data import export
 from explorer.ui import probing as probes
 from explorer.ui.probedata import ProbeRows
+from explorer.ui.probesaved import show_saved_code
 from explorer.ui.widgets import URL, csv_download, option_labels, show_code, vector_downloads
 
 CNN = (
@@ -85,7 +86,7 @@ def one_layer(
         buttons[2], "Accuracy per layer (.csv)", scores, "probe_scores.csv", "probe.download_scores"
     )
     if saved:
-        probes.show_saved_code(rows.store, saved, layer, strategy, plan)
+        show_saved_code(rows.store, saved, layer, strategy, plan)
         return
     show_code(
         probe_snippet(
