@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.codegen import hide_folders
 from explorer.data import export
+from explorer.server.settings import operator_folders
 from explorer.ui import presentation
 
 URL = "query-params"
@@ -82,12 +84,13 @@ def show_code(
     label: str = "Show code",
 ) -> None:
     """A "Show code" expander (titled ``label``) with ``snippets`` (Python), after an optional
-    ``caption``."""
+    ``caption``; the operator's model folders are written as ``path/to/<name>``."""
+    folders = operator_folders()
     with st.expander(label):
         if caption:
             st.caption(caption)
         for snippet in snippets:
-            st.code(snippet, language="python", height=height)
+            st.code(hide_folders(snippet, folders), language="python", height=height)
 
 
 def header(path: str) -> None:
