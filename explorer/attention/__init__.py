@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from explorer.attention._lens import Lens, MaskedLM, layer_predictions, masked_lm_of
 from explorer.attention._weights import (
+    LayerInfluence,
+    column_share,
     head_statistics,
     layer_influence,
     rollout,
@@ -20,10 +22,12 @@ from explorer.model.attentions import AttentionPass, attention_pass, attentions
 
 __all__ = [
     "AttentionPass",
+    "LayerInfluence",
     "Lens",
     "MaskedLM",
     "attention_pass",
     "attentions",
+    "column_share",
     "head_statistics",
     "layer_influence",
     "layer_predictions",

@@ -23,8 +23,7 @@ from explorer._markup import escape_plotly
 from explorer.figures.colourings import value_traces
 from explorer.layers import layers_label
 from explorer.maps import LABELS as METHOD_LABELS
-from explorer.maps import validate_method
-from explorer.maps._clusters import NOISE_NAME
+from explorer.maps import NOISE_NAME, validate_method
 from explorer.pooling import LABELS as POOLING_LABELS
 
 HOVER_WIDTH = 60

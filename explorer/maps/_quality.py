@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from explorer._markup import shorten
-from explorer.similarity._nearest import neighbors
+from explorer.similarity import neighbors
 
 DEFAULT_K = 10
 """Neighbours compared per point by default."""

@@ -9,8 +9,7 @@ import streamlit as st
 
 from explorer.codegen.explain import classic_snippet
 from explorer.data import corpora
-from explorer.explain import classic_lesson
-from explorer.explain._classic import REFERENCES, word_measures
+from explorer.explain import REFERENCES, classic_lesson, word_measures
 from explorer.figures.explain import classic_figure
 from explorer.figures.explain_notices import classic_table
 from explorer.server import limits

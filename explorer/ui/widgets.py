@@ -131,7 +131,7 @@ def choose(container, label: str, options: Sequence, labels, key: str, default, 
 def postprocess_select(container, key: str, help: str | None = None) -> str:
     """Choose a post-processing of the vectors (:data:`explorer.explain._postprocess.LABELS`),
     default none; bound to the page link as ``key``."""
-    from explorer.explain._postprocess import LABELS, POSTPROCESSING
+    from explorer.explain import LABELS, POSTPROCESSING
 
     help = help or (
         "Applied to the vectors before their cosines: a few rogue dimensions with huge values "

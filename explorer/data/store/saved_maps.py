@@ -17,8 +17,7 @@ import numpy as np
 from explorer.data.sampling import MAX_POINTS
 from explorer.data.store.corpus import Corpus
 from explorer.layers import Layers
-from explorer.maps import LABELS, Projector
-from explorer.maps._quality import TRUSTWORTHINESS_NEIGHBORS, TRUSTWORTHINESS_QUERIES
+from explorer.maps import LABELS, TRUSTWORTHINESS_NEIGHBORS, TRUSTWORTHINESS_QUERIES, Projector
 
 
 @dataclass(frozen=True)
