@@ -26,7 +26,7 @@ def main() -> None:
     args = parser.parse_args()
 
     import explorer
-    from explorer.attention._ablation import measure, rank_heads, spread_heads
+    from explorer.attention import measure, rank_heads, spread_heads
     from explorer.data.examples import ATTENTION_PAIR, TUTORIAL
 
     model = explorer.load_model(args.model)

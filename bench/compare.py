@@ -27,13 +27,13 @@ def main(argv: list[str] | None = None) -> int:
 
     import explorer
     from explorer.compare import (
+        MAX_WORDS,
         align_words,
         cross_cka,
         neighbour_agreement,
         paired_maps,
         token_stats,
     )
-    from explorer.compare._cka import MAX_WORDS
     from explorer.data import corpora
     from explorer.model.loading import random_weights
     from explorer.server import limits

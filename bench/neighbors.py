@@ -34,7 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from bench.measure import Row, Sizes
-from explorer.similarity._nearest import neighbors, row_norms
+from explorer.similarity import neighbors, row_norms
 
 
 def write_unit_vectors(path: str | Path, rows: int, dims: int = 384, seed: int = 0) -> None:

@@ -45,7 +45,7 @@ def projection_child(method: str, n_points: int, path: str, warm: bool, plain: b
         if plain:
             import umap  # noqa: F401 - imported here so its compilation is timed
         else:
-            from explorer.maps._umap import import_umap
+            from explorer.maps import import_umap
 
             import_umap()
     from explorer.maps import Projector

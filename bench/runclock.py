@@ -22,15 +22,19 @@ from pathlib import Path
 
 LOG_VARIABLE = "EXPLORER_BENCH_RUN_LOG"
 
+ROOT = Path(__file__).resolve().parents[1]
+"""The repository, on the server's path so that ``sitecustomize`` imports Streamlit's private
+runner through :mod:`explorer.ui._streamlit_runtime`."""
+
 SITECUSTOMIZE = f'''"""Bench only (bench/runclock.py): log each script run's start and end."""
 import os
 import time
 
 _LOG = os.environ.get("{LOG_VARIABLE}")
 if _LOG:
-    from streamlit.runtime.scriptrunner import script_runner as _runner
+    from explorer.ui._streamlit_runtime import ScriptRunner as _Runner
 
-    _run = _runner.ScriptRunner._run_script
+    _run = _Runner._run_script
 
     def _timed_run(self, rerun_data):
         start = time.monotonic()
@@ -40,7 +44,7 @@ if _LOG:
             with open(_LOG, "a") as log:
                 log.write(f"{{start}} {{time.monotonic()}}\\n")
 
-    _runner.ScriptRunner._run_script = _timed_run
+    _Runner._run_script = _timed_run
 '''
 
 
@@ -49,7 +53,8 @@ def server_env(folder: Path) -> dict[str, str]:
     to ``folder/runs.log``."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "sitecustomize.py").write_text(SITECUSTOMIZE)
-    path = os.pathsep.join(p for p in (str(folder), os.environ.get("PYTHONPATH", "")) if p)
+    paths = (str(folder), str(ROOT), os.environ.get("PYTHONPATH", ""))  # ROOT: explorer.ui
+    path = os.pathsep.join(p for p in paths if p)
     return {"PYTHONPATH": path, LOG_VARIABLE: str(folder / "runs.log")}
 
 

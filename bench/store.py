@@ -141,7 +141,7 @@ def synthetic_store(
 
     from explorer.data.store import format as fmt
     from explorer.data.store import schema
-    from explorer.similarity._nearest import row_norms
+    from explorer.similarity import row_norms
 
     if rows < 1 or dim < 1 or clusters < 0:
         raise ValueError(f"Need rows >= 1, dim >= 1, clusters >= 0; got {rows}, {dim}, {clusters}.")

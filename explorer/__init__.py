@@ -13,103 +13,47 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer._lazy import lazy_dir, lazy_getattr
+from explorer._lazy import lazy_dir, lazy_getattr, lazy_homes
 
 # Names are imported on first use (PEP 562), so that ``import explorer.ui.pages`` or
 # ``explorer.server.settings`` does not import torch: a fresh server draws its first page before the
 # model stack is loaded.
-_HOMES = {
-    "ablate_heads": "explorer.model.ablation",
-    "CorpusEmbeddings": "explorer.embeddings",
-    "embed_corpus": "explorer.embeddings",
-    "sentence_embeddings": "explorer.embeddings",
-    "LAYER_CHOICES": "explorer.layers",
-    "combine_layers": "explorer.layers",
-    "layer_indices": "explorer.layers",
-    "DEFAULT_MODEL": "explorer.model.hub",
-    "Model": "explorer.model",
-    "Tokenization": "explorer.model",
-    "estimate_parameters": "explorer.model",
-    "load_model": "explorer.model",
-    "Neighbors": "explorer.similarity._nearest",
-    "neighbors": "explorer.similarity._nearest",
-    "POOLINGS": "explorer.pooling",
-    "cosine_similarity": "explorer.similarity._cosine",
-    "SUBWORD_MODES": "explorer.words",
-    "Occurrence": "explorer.words",
-    "find_occurrences": "explorer.words",
-    "token_vectors": "explorer.words",
-    "word_layer_vectors": "explorer.words",
-    "word_vectors": "explorer.words",
-    "open_corpus": "explorer.data.store.corpus",
-    "explain_similarity": "explorer.explain",
-    "postprocess": "explorer.explain",
-    "linear_cka": "explorer.explain",
-    "isoscore": "explorer.explain",
-    "align_map": "explorer.compare",
-    "cross_cka": "explorer.compare",
-    "neighbour_agreement": "explorer.compare",
-    "token_stats": "explorer.compare",
-}
-
 if TYPE_CHECKING:
-    from explorer.compare import align_map, cross_cka, neighbour_agreement, token_stats
-    from explorer.data.store.corpus import open_corpus
-    from explorer.embeddings import CorpusEmbeddings, embed_corpus, sentence_embeddings
-    from explorer.explain import explain_similarity, isoscore, linear_cka, postprocess
-    from explorer.layers import LAYER_CHOICES, combine_layers, layer_indices
-    from explorer.model import Model, Tokenization, estimate_parameters, load_model
-    from explorer.model.ablation import ablate_heads
-    from explorer.model.hub import DEFAULT_MODEL
-    from explorer.pooling import POOLINGS
-    from explorer.similarity._cosine import cosine_similarity
-    from explorer.similarity._nearest import Neighbors, neighbors
-    from explorer.words import (
-        SUBWORD_MODES,
-        Occurrence,
-        find_occurrences,
-        token_vectors,
-        word_layer_vectors,
-        word_vectors,
-    )
+    from explorer.compare import align_map as align_map
+    from explorer.compare import cross_cka as cross_cka
+    from explorer.compare import neighbour_agreement as neighbour_agreement
+    from explorer.compare import token_stats as token_stats
+    from explorer.data.store.corpus import open_corpus as open_corpus
+    from explorer.embeddings import CorpusEmbeddings as CorpusEmbeddings
+    from explorer.embeddings import embed_corpus as embed_corpus
+    from explorer.embeddings import sentence_embeddings as sentence_embeddings
+    from explorer.explain import explain_similarity as explain_similarity
+    from explorer.explain import isoscore as isoscore
+    from explorer.explain import linear_cka as linear_cka
+    from explorer.explain import postprocess as postprocess
+    from explorer.layers import LAYER_CHOICES as LAYER_CHOICES
+    from explorer.layers import combine_layers as combine_layers
+    from explorer.layers import layer_indices as layer_indices
+    from explorer.model import Model as Model
+    from explorer.model import Tokenization as Tokenization
+    from explorer.model import estimate_parameters as estimate_parameters
+    from explorer.model import load_model as load_model
+    from explorer.model.ablation import ablate_heads as ablate_heads
+    from explorer.model.hub import DEFAULT_MODEL as DEFAULT_MODEL
+    from explorer.pooling import POOLINGS as POOLINGS
+    from explorer.similarity import Neighbors as Neighbors
+    from explorer.similarity import cosine_similarity as cosine_similarity
+    from explorer.similarity import neighbors as neighbors
+    from explorer.words import SUBWORD_MODES as SUBWORD_MODES
+    from explorer.words import Occurrence as Occurrence
+    from explorer.words import find_occurrences as find_occurrences
+    from explorer.words import token_vectors as token_vectors
+    from explorer.words import word_layer_vectors as word_layer_vectors
+    from explorer.words import word_vectors as word_vectors
 
-
+_HOMES = lazy_homes(__file__)
 __getattr__ = lazy_getattr(__name__, _HOMES)
 __dir__ = lazy_dir(__name__, _HOMES)
-
+__all__ = list(_HOMES)
 
 __version__ = "0.1.0"
-
-__all__ = [
-    "DEFAULT_MODEL",
-    "LAYER_CHOICES",
-    "POOLINGS",
-    "SUBWORD_MODES",
-    "CorpusEmbeddings",
-    "Model",
-    "Neighbors",
-    "Occurrence",
-    "Tokenization",
-    "ablate_heads",
-    "align_map",
-    "combine_layers",
-    "cosine_similarity",
-    "cross_cka",
-    "embed_corpus",
-    "explain_similarity",
-    "estimate_parameters",
-    "find_occurrences",
-    "isoscore",
-    "layer_indices",
-    "linear_cka",
-    "load_model",
-    "neighbors",
-    "neighbour_agreement",
-    "open_corpus",
-    "postprocess",
-    "sentence_embeddings",
-    "token_stats",
-    "token_vectors",
-    "word_layer_vectors",
-    "word_vectors",
-]

@@ -7,7 +7,7 @@ import streamlit as st
 from explorer import context as ctx
 from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
-from explorer.explain._postprocess import NAMES as POST
+from explorer.explain import NAMES as POST
 from explorer.layers import layer_choices
 from explorer.server import limits
 from explorer.ui import compute, contextpost, messages, presentation, sources

@@ -7,7 +7,7 @@ import streamlit as st
 from explorer import similarity as search
 from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
-from explorer.explain._postprocess import NAMES as POST_NAMES
+from explorer.explain import NAMES as POST_NAMES
 from explorer.layers import layer_choices
 from explorer.pooling import pooling_labels
 from explorer.ui import compute, messages, presentation, similaritypost, sources, storesearch

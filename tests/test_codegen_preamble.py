@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from explorer.codegen import model_preamble, operator_folders
+from explorer.codegen import hide_folders, model_preamble
 from explorer.model.hub import DEFAULT_MODEL
+from explorer.server.settings import operator_folders
 
 
 def _name(preamble: str, blocked: tuple[str, ...] = ()) -> str:
@@ -63,9 +64,12 @@ def test_the_snippet_runs_in_a_fresh_python_outside_the_repository(tmp_path):
 def test_an_operator_folder_is_a_placeholder_not_the_server_path(folder, monkeypatch):
     monkeypatch.setenv("EXPLORER_MODELS", f"bert-base-uncased,{folder}")
     assert operator_folders() == {str(Path(folder).expanduser())}
-    preamble = model_preamble(str(Path(folder).expanduser()))
-    assert "srv" not in preamble and "home" not in preamble and "~" not in preamble
-    assert "name = 'path/to/secret-bert'  # the folder where you saved" in preamble
+    given = model_preamble(str(Path(folder).expanduser()), operator_folders())
+    hidden = hide_folders(model_preamble(str(Path(folder).expanduser())), operator_folders())
+    for preamble in (given, hidden):
+        assert "srv" not in preamble and "home" not in preamble and "~" not in preamble
+        assert "name = 'path/to/secret-bert'  # the folder where you saved" in preamble
+    assert given == hidden
 
 
 def test_a_folder_given_by_a_script_is_written_as_it_is(tmp_path, monkeypatch):

@@ -102,8 +102,8 @@ def test_a_probe_of_a_bert_base_sized_model_reads_fewer_rows_and_tokens(bundled,
 
     texts = [f"Text {i} about topic {i % 2}." for i in range(1_000)]
     labels = [i % 2 for i in range(1_000)]
-    small = probe_sample(bundled, texts, labels)
-    big = probe_sample(bert_base, texts, labels)
+    small = probe_sample(bundled, texts, labels, **limits.probe_caps(bundled))
+    big = probe_sample(bert_base, texts, labels, **limits.probe_caps(bert_base))
     assert len(small.rows) == limits.MAX_PROBE_TEXTS
     assert len(big.rows) == limits.scaled(bert_base, limits.MAX_PROBE_TEXTS, "memory")
     assert "about 8 times slower" in big.note and "about 4 times its memory" in big.note
@@ -223,3 +223,9 @@ def test_results_get_less_room_beside_larger_weights(bundled):
     with_bert_base = bundled.weight_bytes + 100 * mb
     assert limits.results_budget(with_bert_base) == limits.RESULTS_BYTES - 100 * mb
     assert limits.results_budget(922 * mb) == limits.MIN_RESULTS_BYTES  # BERT-base x 2 + bundled
+
+
+def test_the_hover_cache_holds_two_of_the_largest_maps_the_app_draws():
+    from explorer.figures.projections import HOVER_CACHE
+
+    assert HOVER_CACHE >= 2 * limits.MAX_POINTS

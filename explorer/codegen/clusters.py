@@ -11,7 +11,8 @@ from collections.abc import Sequence
 
 from explorer.codegen.axes import _header, vectors_program
 from explorer.layers import Layers
-from explorer.maps._clusters import AUTO_K_MAX, KMEANS_INIT, SILHOUETTE_SAMPLE, validate_method
+from explorer.maps import AUTO_K_MAX, KMEANS_INIT, SILHOUETTE_SAMPLE
+from explorer.maps import validate_cluster_method as validate_method
 
 
 def _clustering(method: str, k: int | None, random_state: int, min_cluster_size: int | None) -> str:

@@ -198,7 +198,7 @@ def postprocess_lines(
     ``source`` itself), as :func:`explorer.explain.postprocess` does; empty for ``none``
     (``target`` is then not set). ``components``: all-but-the-top's D (default
     ``round(dim / 100)``, at least 1). Each line starts with ``indent``."""
-    from explorer.explain._postprocess import POSTPROCESSING
+    from explorer.explain import POSTPROCESSING
 
     if mode not in POSTPROCESSING:
         raise ValueError(f"Unknown post-processing {mode!r}; choose one of {POSTPROCESSING}")

@@ -24,10 +24,10 @@ from explorer.codegen.expressions import (
     subwords_expression,
 )
 from explorer.layers import Layers, layers_label
-from explorer.maps import LABELS as METHOD_LABELS
-from explorer.maps import ProjectionParams, validate_method
-from explorer.maps._quality import TRUSTWORTHINESS_QUERIES
-from explorer.maps._tsne import (
+from explorer.maps import (
+    EXACT_KNN_UP_TO,
+    EXACT_NEIGHBORS_BELOW,
+    TRUSTWORTHINESS_QUERIES,
     TSNE_EARLY_EXAGGERATION,
     TSNE_EARLY_ITERATIONS,
     TSNE_FFT,
@@ -36,10 +36,12 @@ from explorer.maps._tsne import (
     TSNE_NEIGHBOR_JOBS,
     TSNE_NEIGHBORS_PER_PERPLEXITY,
     TSNE_PCA_DIMENSIONS,
+    ProjectionParams,
     tsne_gradient_method,
     tsne_neighbors,
+    validate_method,
 )
-from explorer.maps._umap import EXACT_KNN_UP_TO, EXACT_NEIGHBORS_BELOW
+from explorer.maps import LABELS as METHOD_LABELS
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import validate_pooling
 

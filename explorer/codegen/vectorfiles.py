@@ -4,7 +4,7 @@ same way, then the Projections page's projection or the Similarity page's search
 The files are read as the page read them: ``numpy.load(..., allow_pickle=False)`` with
 ``pandas.read_csv`` (every cell a string), or ``pandas.read_parquet``; rows without text are
 left out with their vectors, and beyond the page's row limit the same random sample is kept
-(:func:`explorer.server.limits.sample_points`). No model runs, except to embed a typed query.
+(:func:`explorer.data.sampling.sample_points`). No model runs, except to embed a typed query.
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from explorer.compare._cka import best_matches, cross_cka, cross_cka_matrix
+from explorer.compare._cka import MAX_WORDS, best_matches, cross_cka, cross_cka_matrix
 from explorer.compare._curves import (
     MEASURES,
     depth_curves,
@@ -37,6 +37,7 @@ from explorer.compare._tokens import TokenStats, token_stats
 from explorer.compare._words import WordAlignment, align_words, word_states
 
 __all__ = [
+    "MAX_WORDS",
     "MEASURES",
     "TokenStats",
     "WordAlignment",

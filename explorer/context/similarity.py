@@ -11,7 +11,7 @@ import pandas as pd
 from explorer.context.centring import centred
 from explorer.context.pairs import pair_indices, pair_labels
 from explorer.layers import LAYER_CHOICES, Layers, combine_layers, layers_label, validate_layers
-from explorer.similarity._cosine import cosine_similarity
+from explorer.similarity import cosine_similarity
 
 
 def similarity_matrix(

@@ -6,8 +6,9 @@ with a text column and a vector column (``list<float>`` or ``fixed_size_list<flo
 Nothing here runs a model. Everything that can go wrong (a pickle, an object or integer
 array, a 1-D or 3-D array, NaN, row counts that differ, no text or vector column, a file
 over :data:`MAX_BYTES`) raises ``ValueError`` with a message that says what to do, so a page can
-show it as is. More rows than a map draws (:data:`explorer.server.limits.MAX_POINTS`) are sampled
-with :func:`explorer.server.limits.sample_points`, with a note, as the Projections page samples a
+show it as is. More rows than ``max_rows`` (default
+:data:`explorer.data.sampling.MAX_POINTS`; the app passes its own cap) are sampled with
+:func:`explorer.data.sampling.sample_points`, with a note, as the Projections page samples a
 saved corpus.
 
 ``read_vectors`` does it in one call; ``read_table`` then ``VectorTable.select`` let a page
@@ -24,7 +25,7 @@ import numpy as np
 import pandas as pd
 
 from explorer.data import uploads
-from explorer.server import limits
+from explorer.data.sampling import MAX_POINTS, sample_points
 
 VECTOR_NAMES = ("vector", "vectors", "embedding", "embeddings", "emb", "embeds")
 """Names a Parquet vector column is guessed by (else the first column of float lists)."""
@@ -62,7 +63,7 @@ class UploadedVectors:
     """Rows in the files."""
     dropped: int = 0
     """Rows left out because their text cell was empty."""
-    max_rows: int = limits.MAX_POINTS
+    max_rows: int = MAX_POINTS
     seed: int = 0
     note: str | None = None
     """Says when a random sample of the rows was kept."""
@@ -111,7 +112,7 @@ class VectorTable:
         self,
         text_column: str | None = None,
         label_column: str | None = GUESS,
-        max_rows: int = limits.MAX_POINTS,
+        max_rows: int = MAX_POINTS,
         seed: int = 0,
     ) -> UploadedVectors:
         """The texts of ``text_column`` (None: the best guess) with their vectors, and the
@@ -132,7 +133,7 @@ class VectorTable:
         keep = self.frame[text_column].astype(str).str.strip().to_numpy() != ""
         vectors = self.vectors if keep.all() else self.vectors[keep]
         texts, labels, columns = chosen.texts, chosen.labels, chosen.columns
-        rows, note = limits.sample_points(len(texts), max_rows, seed)
+        rows, note = sample_points(len(texts), max_rows, seed)
         if note is not None:
             vectors = vectors[rows]
             texts = tuple(texts[i] for i in rows)
@@ -166,7 +167,7 @@ def read_vectors(
     text_column: str | None = None,
     label_column: str | None = GUESS,
     vector_column: str | None = None,
-    max_rows: int = limits.MAX_POINTS,
+    max_rows: int = MAX_POINTS,
     seed: int = 0,
 ) -> UploadedVectors:
     """Uploaded vectors in one call: ``vectors`` the bytes of a ``.npy`` file with ``texts``

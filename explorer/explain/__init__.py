@@ -20,23 +20,40 @@
 from __future__ import annotations
 
 from explorer.explain._cka import cka_matrix, layer_cka, linear_cka
-from explorer.explain._classic import classic_lesson, classic_measures, sense_accuracy
-from explorer.explain._isoscore import isoscore
+from explorer.explain._classic import (
+    MAX_CONTEXTS,
+    REFERENCES,
+    classic_lesson,
+    classic_measures,
+    sense_accuracy,
+    word_measures,
+)
+from explorer.explain._isoscore import dimensions_used, isoscore
 from explorer.explain._postprocess import (
+    LABELS,
+    NAMES,
+    POSTPROCESSING,
     RogueShare,
     postprocess,
     postprocess_layers,
     rogue_report,
+    rogue_sentence,
     rogue_share,
 )
 from explorer.explain._similarity import Explanation, explain_similarity
 
 __all__ = [
+    "LABELS",
+    "MAX_CONTEXTS",
+    "NAMES",
+    "POSTPROCESSING",
+    "REFERENCES",
     "Explanation",
     "RogueShare",
     "cka_matrix",
     "classic_lesson",
     "classic_measures",
+    "dimensions_used",
     "explain_similarity",
     "isoscore",
     "layer_cka",
@@ -44,6 +61,8 @@ __all__ = [
     "postprocess",
     "postprocess_layers",
     "rogue_report",
+    "rogue_sentence",
     "rogue_share",
     "sense_accuracy",
+    "word_measures",
 ]

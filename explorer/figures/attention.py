@@ -16,7 +16,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.attention._lens import Lens
+from explorer.attention import Lens
 
 COLOURS = "Blues"
 WITHIN = "#2563eb"

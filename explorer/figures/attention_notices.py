@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from explorer.attention._weights import LayerInfluence, column_share
+from explorer.attention import LayerInfluence, column_share
 
 LOWER = 0.8
 """A share that falls below this fraction of the raw share (and by 2 points) is called lower."""

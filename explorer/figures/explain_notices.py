@@ -6,8 +6,7 @@ import numpy as np
 import pandas as pd
 
 from explorer._shown import extremes, join, shown
-from explorer.explain import Explanation
-from explorer.explain._classic import MAX_CONTEXTS, REFERENCES
+from explorer.explain import MAX_CONTEXTS, REFERENCES, Explanation
 
 
 def explanation_notice(explained: Explanation) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from explorer.explain._isoscore import dimensions_used
+from explorer.explain import dimensions_used
 from explorer.figures.explain import CLASSIC_COLOURS
 from explorer.figures.explain_notices import ANISOTROPIC
 

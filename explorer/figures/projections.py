@@ -23,10 +23,8 @@ from explorer._markup import escape_plotly
 from explorer.figures.colourings import value_traces
 from explorer.layers import layers_label
 from explorer.maps import LABELS as METHOD_LABELS
-from explorer.maps import validate_method
-from explorer.maps._clusters import NOISE_NAME
+from explorer.maps import NOISE_NAME, validate_method
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.server.limits import MAX_POINTS
 
 HOVER_WIDTH = 60
 """Characters per hover line before a ``<br>``."""
@@ -184,10 +182,11 @@ def _hovers(texts: Sequence[str], spans: Sequence[tuple[int, int] | None] | None
     return hovers
 
 
-HOVER_CACHE = 2 * MAX_POINTS
-"""Hover labels remembered: two of the largest maps. A least-recently-used cache smaller than
-one map forgets every label before the next rerun reaches it again (a cache of 16,384 made
-each rerun of a 20,000-point map rebuild all of them: 0.3 s)."""
+HOVER_CACHE = 40_000
+"""Hover labels remembered: two of the largest maps (the app draws at most 20,000 points,
+:data:`explorer.server.limits.MAX_POINTS`; a test keeps the two in step). A least-recently-used
+cache smaller than one map forgets every label before the next rerun reaches it again (a cache of
+16,384 made each rerun of a 20,000-point map rebuild all of them: 0.3 s)."""
 
 
 @functools.lru_cache(maxsize=HOVER_CACHE)

@@ -16,14 +16,24 @@ validation, :class:`ProjectionParams`), ``_pca``, ``_umap`` (with its exact neig
 ``_tsne`` (openTSNE and its measured settings), ``_quality`` (trustworthiness and the
 neighbour inspector), ``_animation`` (one map per layer), ``_axes`` (dot-product axes),
 ``_clusters`` (k-means or HDBSCAN, named by c-TF-IDF) and ``_columns`` (how much a numeric
-column of the data follows a map). Their tuning constants are imported from there.
+column of the data follows a map). Their tuning constants, which "Show code" writes out, are
+listed here too: no module outside this package imports a private one (tests/test_walls.py).
 """
 
 from __future__ import annotations
 
 from explorer.maps._animation import layer_maps
 from explorer.maps._axes import custom_axes, text_vector, word_vector
-from explorer.maps._clusters import cluster, cluster_labels, cluster_names
+from explorer.maps._clusters import (
+    AUTO_K_MAX,
+    KMEANS_INIT,
+    NOISE_NAME,
+    SILHOUETTE_SAMPLE,
+    cluster,
+    cluster_labels,
+    cluster_names,
+)
+from explorer.maps._clusters import validate_method as validate_cluster_method
 from explorer.maps._columns import value_agreement, value_notice
 from explorer.maps._projector import (
     DIMENSIONS,
@@ -38,6 +48,8 @@ from explorer.maps._projector import (
 )
 from explorer.maps._quality import (
     DEFAULT_K,
+    TRUSTWORTHINESS_NEIGHBORS,
+    TRUSTWORTHINESS_QUERIES,
     Inspection,
     describe_trustworthiness,
     inspect_point,
@@ -47,13 +59,47 @@ from explorer.maps._quality import (
     preservation,
     trustworthiness,
 )
-from explorer.maps._umap import umap_compiled
+from explorer.maps._tsne import (
+    TSNE_EARLY_EXAGGERATION,
+    TSNE_EARLY_ITERATIONS,
+    TSNE_FFT,
+    TSNE_ITERATIONS,
+    TSNE_MOMENTUM,
+    TSNE_NEIGHBOR_JOBS,
+    TSNE_NEIGHBORS_PER_PERPLEXITY,
+    TSNE_PCA_DIMENSIONS,
+    tsne_gradient_method,
+    tsne_neighbors,
+)
+from explorer.maps._umap import (
+    EXACT_KNN_UP_TO,
+    EXACT_NEIGHBORS_BELOW,
+    configure_numba_cache,
+    import_umap,
+    umap_compiled,
+)
 
 __all__ = [
+    "AUTO_K_MAX",
     "DEFAULT_K",
     "DIMENSIONS",
+    "EXACT_KNN_UP_TO",
+    "EXACT_NEIGHBORS_BELOW",
+    "KMEANS_INIT",
     "LABELS",
+    "NOISE_NAME",
     "PROJECTIONS",
+    "SILHOUETTE_SAMPLE",
+    "TRUSTWORTHINESS_NEIGHBORS",
+    "TRUSTWORTHINESS_QUERIES",
+    "TSNE_EARLY_EXAGGERATION",
+    "TSNE_EARLY_ITERATIONS",
+    "TSNE_FFT",
+    "TSNE_ITERATIONS",
+    "TSNE_MOMENTUM",
+    "TSNE_NEIGHBOR_JOBS",
+    "TSNE_NEIGHBORS_PER_PERPLEXITY",
+    "TSNE_PCA_DIMENSIONS",
     "Inspection",
     "Projection",
     "ProjectionParams",
@@ -61,8 +107,10 @@ __all__ = [
     "cluster",
     "cluster_labels",
     "cluster_names",
+    "configure_numba_cache",
     "custom_axes",
     "describe_trustworthiness",
+    "import_umap",
     "inspect_point",
     "label_agreement",
     "layer_maps",
@@ -73,9 +121,12 @@ __all__ = [
     "text_vector",
     "total_explained_variance",
     "trustworthiness",
+    "tsne_gradient_method",
+    "tsne_neighbors",
     "umap_compiled",
+    "validate_cluster_method",
+    "validate_method",
     "value_agreement",
     "value_notice",
-    "validate_method",
     "word_vector",
 ]

@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from explorer._markup import shorten
 from explorer.maps._clumps import clumps_sentence, label_clumps
-from explorer.similarity._nearest import neighbors
+from explorer.similarity import neighbors
 
 DEFAULT_K = 10
 """Neighbours compared per point by default."""

@@ -57,7 +57,7 @@ def umap_neighbors(X: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     NN-descent above 4,096 points, whose numba code compiles on a server's first large map:
     65 s for 5,000 word occurrences on a quiet 2-core machine (``bench.soak``), against
     0.2 s for the exact neighbours of 5,000 x 384 vectors."""
-    from explorer.similarity._nearest import neighbors
+    from explorer.similarity import neighbors
 
     n = X.shape[0]
     rows = np.arange(n)

@@ -19,36 +19,19 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer._lazy import lazy_dir, lazy_getattr
+from explorer._lazy import lazy_dir, lazy_getattr, lazy_homes
 
 # Imported on first use (PEP 562): ``explorer.model.hub`` (the default model's name) must
 # import without torch, and importing it runs this file first.
-_HOMES = {
-    "DEFAULT_MODEL": "explorer.model.hub",
-    "Batch": "explorer.model.batching",
-    "Model": "explorer.model.encoder",
-    "Tokenization": "explorer.model.tokenization",
-    "estimate_parameters": "explorer.model.size",
-    "load_model": "explorer.model.loading",
-}
-
 if TYPE_CHECKING:
-    from explorer.model.batching import Batch
-    from explorer.model.encoder import Model
-    from explorer.model.hub import DEFAULT_MODEL
-    from explorer.model.loading import load_model
-    from explorer.model.size import estimate_parameters
-    from explorer.model.tokenization import Tokenization
+    from explorer.model.batching import Batch as Batch
+    from explorer.model.encoder import Model as Model
+    from explorer.model.hub import DEFAULT_MODEL as DEFAULT_MODEL
+    from explorer.model.loading import load_model as load_model
+    from explorer.model.size import estimate_parameters as estimate_parameters
+    from explorer.model.tokenization import Tokenization as Tokenization
 
+_HOMES = lazy_homes(__file__)
 __getattr__ = lazy_getattr(__name__, _HOMES)
 __dir__ = lazy_dir(__name__, _HOMES)
-
-
-__all__ = [
-    "DEFAULT_MODEL",
-    "Batch",
-    "Model",
-    "Tokenization",
-    "estimate_parameters",
-    "load_model",
-]
+__all__ = list(_HOMES)

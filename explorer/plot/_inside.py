@@ -36,8 +36,7 @@ def contextual(model: Model | str | None, sentences: pd.DataFrame | None = None)
     the page's notices (one sentence per measure). Reading the sentences shows a progress bar."""
     from tqdm.auto import tqdm
 
-    from explorer.explain import classic_lesson
-    from explorer.explain._classic import REFERENCES
+    from explorer.explain import REFERENCES, classic_lesson
 
     model = as_model(model)
     if sentences is not None and not {"word", "sense", "text"} <= set(sentences.columns):

@@ -21,6 +21,15 @@ from explorer.probing.stored import MIN_PER_CLASS
 CHUNK = 256
 """Texts tokenized at a time while filling the budget."""
 
+MAX_ROWS = 800
+"""The library's default row budget (the app's, :data:`explorer.server.limits.MAX_PROBE_TEXTS`,
+for the bundled model; the app scales it by the model's memory per token)."""
+
+MAX_TOKENS = 60_000
+"""The library's default token budget (the app's,
+:data:`explorer.server.limits.MAX_PROBE_TOKENS`, for the bundled model; the app scales it by the
+model's work per token)."""
+
 
 @dataclass(frozen=True)
 class ProbeSample:
@@ -53,27 +62,18 @@ def probe_sample(
     texts: Sequence[str],
     labels: Sequence[object],
     groups: Sequence[str] | None = None,
-    max_rows: int | None = None,
-    max_tokens: int | None = None,
+    max_rows: int = MAX_ROWS,
+    max_tokens: int = MAX_TOKENS,
     seed: int = 0,
+    why: str | None = None,
 ) -> ProbeSample:
     """The rows one probe reads: all of them when they fit ``max_rows`` and ``max_tokens`` (tokens
     the model reads, truncation and special tokens included), else the longest prefix of
     :func:`stratified_order` (by label, and by word when ``groups`` gives one per row) that fits
-    both, with a note. Defaults: :data:`explorer.server.limits.MAX_PROBE_TEXTS` rows, scaled by the
-    model's :func:`~explorer.server.limits.memory_factor` (a probe's fits grow with its layers and
-    width), and :data:`explorer.server.limits.MAX_PROBE_TOKENS`, scaled by its
-    :func:`~explorer.server.limits.work_factor`. Raises ``ValueError`` for mismatched lengths,
-    budgets below 1 and unreadable texts (from the tokenizer)."""
-    from explorer.server import limits
-
-    why = None
-    if max_rows is None or max_tokens is None:
-        why = limits.costlier(model)
-    if max_rows is None:
-        max_rows = limits.scaled(model, limits.MAX_PROBE_TEXTS, "memory")
-    if max_tokens is None:
-        max_tokens = limits.scaled(model, limits.MAX_PROBE_TOKENS, "work")
+    both, with a note (ending with ``why`` the budget is what it is, when given). The app passes
+    its caps scaled by the model (:func:`explorer.server.limits.probe_caps`). Raises
+    ``ValueError`` for mismatched lengths, budgets below 1 and unreadable texts (from the
+    tokenizer)."""
     if max_rows < 1 or max_tokens < 1:
         raise ValueError(f"Budgets must be at least 1, not {max_rows} rows, {max_tokens} tokens.")
     texts = list(texts)
@@ -88,7 +88,7 @@ def probe_sample(
     kept, tokens, full = 0, 0, False
     for start in range(0, len(order), CHUNK):
         chunk = order[start : start + CHUNK]
-        for count in limits.token_counts(model, [texts[i] for i in chunk]):
+        for count in _token_counts(model, [texts[i] for i in chunk]):
             if kept and (kept >= max_rows or tokens + count > max_tokens):
                 full = True
                 break
@@ -107,3 +107,8 @@ def probe_sample(
         "within 30 seconds."
     )
     return ProbeSample(rows, len(texts), tokens, note)
+
+
+def _token_counts(model, texts: Sequence[str]) -> list[int]:
+    """Tokens the model reads for each text (truncated, special tokens included)."""
+    return [len(row["input_ids"]) for row in model.encode_batch(list(texts))]

@@ -202,6 +202,17 @@ def model_choices(value: str | None) -> tuple[tuple[ModelChoice, ...], bool]:
     return tuple(choices), free
 
 
+def operator_folders(environ: Mapping[str, str] | None = None) -> frozenset[str]:
+    """The local model folders the operator offers (``EXPLORER_MODELS`` in ``environ``,
+    default ``os.environ``), as the server loads them: "Show code" shows only their names
+    (:func:`explorer.codegen.hide_folders`)."""
+    environ = os.environ if environ is None else environ
+    choices, _ = model_choices(environ.get("EXPLORER_MODELS"))
+    # A hub id is its own label; a folder is labelled by its name (and the bundled model by
+    # its description, but its source is the hub id).
+    return frozenset(c.source for c in choices if c.label != c.source != DEFAULT_MODEL)
+
+
 def corpus_folders(value: str | None) -> tuple[Path, ...]:
     """``EXPLORER_CORPORA`` as folders (``os.pathsep`` or comma separated; blanks dropped)."""
     parts = re.split(rf"[,{re.escape(os.pathsep)}]", value or "")

@@ -48,8 +48,7 @@ def _warm_up(cache_dir: str | os.PathLike | None, nn_descent: bool) -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
     steps = _state["steps"]
     start = time.perf_counter()
-    from explorer.maps._projector import Projector
-    from explorer.maps._umap import import_umap
+    from explorer.maps import Projector, import_umap
 
     umap = import_umap(cache_dir)
 
@@ -108,7 +107,7 @@ def warm_up_umap(
     took, or why it failed.
     """
     global _thread
-    from explorer.maps._umap import configure_numba_cache
+    from explorer.maps import configure_numba_cache
 
     with _lock:
         if _thread is None:

@@ -11,45 +11,23 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer._lazy import lazy_dir, lazy_getattr
+from explorer._lazy import lazy_dir, lazy_getattr, lazy_homes
 
 # Imported on first use (PEP 562): the sentence search imports torch, the neighbours do not.
-_HOMES = {
-    "cosine_similarity": "explorer.similarity._cosine",
-    "Neighbors": "explorer.similarity._nearest",
-    "neighbors": "explorer.similarity._nearest",
-    "MAX_K": "explorer.similarity._search",
-    "MAX_SENTENCES": "explorer.similarity._search",
-    "similarity_matrices": "explorer.similarity._search",
-    "similarity_notice": "explorer.similarity._search",
-    "spearman_agreement": "explorer.similarity._search",
-    "top_k": "explorer.similarity._search",
-}
-
 if TYPE_CHECKING:
-    from explorer.similarity._cosine import cosine_similarity
-    from explorer.similarity._nearest import Neighbors, neighbors
-    from explorer.similarity._search import (
-        MAX_K,
-        MAX_SENTENCES,
-        similarity_matrices,
-        similarity_notice,
-        spearman_agreement,
-        top_k,
-    )
+    from explorer.similarity._cosine import cosine_similarity as cosine_similarity
+    from explorer.similarity._nearest import Metric as Metric
+    from explorer.similarity._nearest import Neighbors as Neighbors
+    from explorer.similarity._nearest import neighbors as neighbors
+    from explorer.similarity._nearest import row_norms as row_norms
+    from explorer.similarity._search import MAX_K as MAX_K
+    from explorer.similarity._search import MAX_SENTENCES as MAX_SENTENCES
+    from explorer.similarity._search import similarity_matrices as similarity_matrices
+    from explorer.similarity._search import similarity_notice as similarity_notice
+    from explorer.similarity._search import spearman_agreement as spearman_agreement
+    from explorer.similarity._search import top_k as top_k
 
+_HOMES = lazy_homes(__file__)
 __getattr__ = lazy_getattr(__name__, _HOMES)
 __dir__ = lazy_dir(__name__, _HOMES)
-
-
-__all__ = [
-    "MAX_K",
-    "MAX_SENTENCES",
-    "Neighbors",
-    "cosine_similarity",
-    "neighbors",
-    "similarity_matrices",
-    "similarity_notice",
-    "spearman_agreement",
-    "top_k",
-]
+__all__ = list(_HOMES)

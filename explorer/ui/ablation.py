@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.attention import _ablation as ablation
+from explorer import attention
 from explorer.codegen.ablation import ablation_snippet
 from explorer.data.examples import ATTENTION_PAIR, MASKED
 from explorer.figures import ablation as figures
@@ -37,7 +37,7 @@ def _measure(model_name: str, heads: dict, first: str, second: str, masked, word
     return compute.cached(
         "probes",
         key,
-        lambda: ablation.measure(load(model_name), heads, first, second, masked, word),
+        lambda: attention.measure(load(model_name), heads, first, second, masked, word),
         "Running the model with the heads off…",
     )
 
@@ -106,18 +106,18 @@ def _ranking(model_name, model, first, second, masked) -> None:
     what = st.selectbox(
         "Rank single heads by the change in",
         options,
-        format_func=ablation.MEASURES.get,
+        format_func=attention.ABLATION_MEASURES.get,
         key="attention.rank_by",
     )
     if not st.toggle("Rank the heads (one set of forward passes per head)", key="attention.rank"):
         return
-    total = len(ablation.all_heads(model))
-    ranked = tuple(ablation.spread_heads(model, limits.scaled(model, MAX_HEAD_PASSES)))
+    total = len(attention.all_heads(model))
+    ranked = tuple(attention.spread_heads(model, limits.scaled(model, MAX_HEAD_PASSES)))
 
     def run():
         title = f"Switching off {len(ranked)} heads one at a time… head"
         with progress_bar(title) as report:
-            return ablation.rank_heads(
+            return attention.rank_heads(
                 load(model_name), what, first, second, masked, ranked, report
             )
 
@@ -132,7 +132,7 @@ def _ranking(model_name, model, first, second, masked) -> None:
         messages.info(
             f"Ranked {len(ranked)} of {total} heads, evenly spread over the layers: {why}."
         )
-    measure = ablation.MEASURES[what]
+    measure = attention.ABLATION_MEASURES[what]
     st.info(figures.ranking_notice(table, measure, total), icon=":material/lightbulb:")
     st.plotly_chart(
         figures.ranking_heatmap(table, model.num_layers, total // model.num_layers, measure),

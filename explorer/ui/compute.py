@@ -111,9 +111,7 @@ def asker() -> tuple[str | None, Callable[[], None] | None]:
     id, and a check that raises Streamlit's rerun or stop exception when the run should end (a
     rerun of the session is pending, it was stopped, or its browser has gone; the run then
     ends quietly, as at an ``st`` call). :func:`explorer.server.memo.checkpoint` runs it."""
-    from streamlit.runtime import Runtime
-    from streamlit.runtime.scriptrunner_utils.exceptions import StopException
-    from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
+    from explorer.ui._streamlit_runtime import Runtime, StopException, get_script_run_ctx
 
     ctx = get_script_run_ctx(suppress_warning=True)
     if ctx is None:

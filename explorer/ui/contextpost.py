@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from explorer.explain import postprocess_layers, rogue_share
-from explorer.explain._postprocess import LABELS, rogue_sentence
+from explorer.explain import LABELS, postprocess_layers, rogue_sentence, rogue_share
 from explorer.layers import combine_layers, layers_label
 from explorer.ui import compute
 from explorer.ui.widgets import postprocess_select

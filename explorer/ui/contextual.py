@@ -11,8 +11,7 @@ from explorer.codegen.explain import classic_snippet
 from explorer.codegen.isotropy import isoscore_snippet
 from explorer.codegen.lesson import SENTENCES_FILE, lesson_snippet
 from explorer.data import corpora
-from explorer.explain import classic_lesson
-from explorer.explain._classic import REFERENCES, word_measures
+from explorer.explain import REFERENCES, classic_lesson, word_measures
 from explorer.figures.explain import classic_figure
 from explorer.figures.explain_notices import classic_table
 from explorer.figures.isotropy import isotropy_figure

@@ -169,7 +169,7 @@ def prewarm_soon() -> None:
         _LOG.error("%s", error)
         return
     if models:
-        from streamlit.runtime.scriptrunner_utils import script_run_context
+        from explorer.ui._streamlit_runtime import script_run_context
 
         logging.getLogger(script_run_context.__name__).addFilter(_ThisThreadOnly())
         prewarm.start(WARMUPS, models, _log_done)

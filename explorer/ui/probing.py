@@ -68,7 +68,9 @@ def sample_rows(
     return cached(
         "states",
         ("probe sample", model_name, texts, labels, words),
-        lambda: probe_sample(load(model_name), texts, labels, words),
+        lambda: probe_sample(
+            load(model_name), texts, labels, words, **limits.probe_caps(load(model_name))
+        ),
         "Choosing the rows to probe…",
     )
 

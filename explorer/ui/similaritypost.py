@@ -18,8 +18,7 @@ from explorer import similarity as search
 from explorer.codegen.similarity import similarity_snippet
 from explorer.data import corpora
 from explorer.embeddings import CorpusEmbeddings
-from explorer.explain import postprocess, rogue_share
-from explorer.explain._postprocess import LABELS, rogue_sentence
+from explorer.explain import LABELS, postprocess, rogue_sentence, rogue_share
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.ui import compute
 from explorer.ui.widgets import postprocess_select

@@ -12,6 +12,7 @@ import streamlit as st
 
 from explorer import similarity as search
 from explorer.data import vectorfiles
+from explorer.server import limits
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.widgets import label_column_picker, option_labels
@@ -64,7 +65,7 @@ def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] |
     data = cached(
         "corpora",
         ("vector rows", table.digest, text_column, label_column),
-        lambda: table.select(text_column, label_column),
+        lambda: table.select(text_column, label_column, limits.MAX_POINTS),
     )
     if data.dropped:
         messages.warning(

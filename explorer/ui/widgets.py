@@ -13,7 +13,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.codegen import hide_folders
 from explorer.data import export
+from explorer.server.settings import operator_folders
 from explorer.ui import presentation
 
 URL = "query-params"
@@ -84,7 +86,8 @@ def show_code(
 ) -> None:
     """A "Show code" expander (titled ``label``) with ``snippets`` (Python), after an optional
     ``caption`` and, when the programs read a ``data`` file ``(file name, contents)``, its
-    download button."""
+    download button; the operator's model folders are written as ``path/to/<name>``."""
+    folders = operator_folders()
     with st.expander(label):
         if caption:
             st.caption(caption)
@@ -98,7 +101,7 @@ def show_code(
                 key=f"code.{label}.{data[0]}",
             )
         for snippet in snippets:
-            st.code(snippet, language="python", height=height)
+            st.code(hide_folders(snippet, folders), language="python", height=height)
 
 
 def header(path: str) -> None:
@@ -139,7 +142,7 @@ def choose(container, label: str, options: Sequence, labels, key: str, default, 
 def postprocess_select(container, key: str, help: str | None = None) -> str:
     """Choose a post-processing of the vectors (:data:`explorer.explain._postprocess.LABELS`),
     default none; bound to the page link as ``key``."""
-    from explorer.explain._postprocess import LABELS, POSTPROCESSING
+    from explorer.explain import LABELS, POSTPROCESSING
 
     help = help or (
         "Applied to the vectors before their cosines: a few rogue dimensions with huge values "

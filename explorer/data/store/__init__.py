@@ -17,40 +17,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from explorer._lazy import lazy_getattr
+from explorer._lazy import lazy_getattr, lazy_homes
 
 # Imported on first use (PEP 562): `explorer info` and the manifest checks need neither torch
 # nor pandas.
-_HOMES = {
-    "FORMAT_VERSION": "explorer.data.store.format",
-    "model_fingerprint": "explorer.data.store.format",
-    "read_manifest": "explorer.data.store.format",
-    "Corpus": "explorer.data.store.corpus",
-    "open_corpus": "explorer.data.store.corpus",
-    "save_projection": "explorer.data.store.project",
-    "Progress": "explorer.data.store.writer",
-    "Settings": "explorer.data.store.writer",
-    "embed_to_store": "explorer.data.store.writer",
-}
-
 if TYPE_CHECKING:
-    from explorer.data.store.corpus import Corpus, open_corpus
-    from explorer.data.store.format import FORMAT_VERSION, model_fingerprint, read_manifest
-    from explorer.data.store.project import save_projection
-    from explorer.data.store.writer import Progress, Settings, embed_to_store
+    from explorer.data.store.corpus import Corpus as Corpus
+    from explorer.data.store.corpus import open_corpus as open_corpus
+    from explorer.data.store.format import FORMAT_VERSION as FORMAT_VERSION
+    from explorer.data.store.format import model_fingerprint as model_fingerprint
+    from explorer.data.store.format import read_manifest as read_manifest
+    from explorer.data.store.project import save_projection as save_projection
+    from explorer.data.store.writer import Progress as Progress
+    from explorer.data.store.writer import Settings as Settings
+    from explorer.data.store.writer import embed_to_store as embed_to_store
 
-
+_HOMES = lazy_homes(__file__)
 __getattr__ = lazy_getattr(__name__, _HOMES)
-
-
-__all__ = [
-    "FORMAT_VERSION",
-    "Corpus",
-    "Progress",
-    "Settings",
-    "embed_to_store",
-    "model_fingerprint",
-    "open_corpus",
-    "read_manifest",
-    "save_projection",
-]
+__all__ = list(_HOMES)

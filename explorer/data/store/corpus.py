@@ -19,7 +19,7 @@ import pyarrow.parquet as pq
 from explorer.data.store import format as fmt
 from explorer.layers import Layers, layer_indices, validate_layers
 from explorer.pooling import BASE_POOLINGS, combine_pooled, normalize_rows, pooling_parts
-from explorer.similarity._nearest import Metric, Neighbors, neighbors
+from explorer.similarity import Metric, Neighbors, neighbors
 
 BLOCK_ROWS = 16384
 """Rows combined at once by :meth:`Corpus.sentence` (bounded working memory)."""

@@ -3,7 +3,7 @@
 A saved projection covers every row of the store (or the sample it was fitted on), which may be
 a million points: too many to draw one by one. :func:`saved_map` returns them all (for a
 density layer, :mod:`explorer.figures.density`) and the rows the page draws as points (at most
-:data:`explorer.server.limits.MAX_POINTS`, a reproducible random sample of the projected rows), with
+:data:`MAX_POINTS`, a reproducible random sample of the projected rows), with
 a :class:`~explorer.maps.Projector` holding those rows' coordinates, so the page, the
 neighbour inspector and Show code treat a saved map like one fitted on the spot.
 """
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.data.sampling import MAX_POINTS
 from explorer.data.store.corpus import Corpus
 from explorer.layers import Layers
-from explorer.maps import LABELS, Projector
-from explorer.maps._quality import TRUSTWORTHINESS_NEIGHBORS, TRUSTWORTHINESS_QUERIES
+from explorer.maps import LABELS, TRUSTWORTHINESS_NEIGHBORS, TRUSTWORTHINESS_QUERIES, Projector
 
 
 @dataclass(frozen=True)
@@ -64,9 +64,7 @@ def saved_map(
 ) -> SavedMap | None:
     """The saved projection of ``corpus`` under ``method``, ``pooling`` and ``layers``, or
     ``None`` when ``explorer project`` did not save one. ``max_points`` (default
-    :data:`explorer.server.limits.MAX_POINTS`) bounds the rows drawn as points."""
-    from explorer.server.limits import MAX_POINTS
-
+    :data:`MAX_POINTS`; the app passes its own cap) bounds the rows drawn as points."""
     found = corpus.projection(method, pooling, layers)
     if found is None:
         return None

@@ -111,7 +111,7 @@ class ShardWriter:
 
     def write(self, index: int, table: pa.Table, vectors: ShardVectors) -> None:
         """Commit one embedded shard: its rows folder, its vectors, the manifest."""
-        from explorer.similarity._nearest import row_norms
+        from explorer.similarity import row_norms
 
         n = table.num_rows
         for name in self.poolings:

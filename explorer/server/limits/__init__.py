@@ -37,6 +37,7 @@ from typing import Protocol
 
 import numpy as np
 
+from explorer.data import sampling
 from explorer.server.limits._pair import MAX_PAIR_TOKENS, pair_note, pair_tokens
 from explorer.server.limits._scale import (
     BUNDLED_STATE,
@@ -166,12 +167,8 @@ MAX_POINTS = 20_000
 
 
 def sample_points(n: int, limit: int = MAX_POINTS, seed: int = 0) -> tuple[np.ndarray, str | None]:
-    """Which of ``n`` points a map draws: all of them (in order), or ``limit`` of them drawn at
-    random (sorted, reproducible with ``seed``) with a note saying so."""
-    if n <= limit:
-        return np.arange(n), None
-    rows = np.sort(np.random.default_rng(seed).choice(n, size=limit, replace=False))
-    return rows, f"Showing {limit:,} of {n:,} points, a random sample (seed {seed})."
+    """:func:`explorer.data.sampling.sample_points` under the server's cap (:data:`MAX_POINTS`)."""
+    return sampling.sample_points(n, limit, seed)
 
 
 MAX_PROBE_ROWS = 1_000
@@ -213,6 +210,17 @@ CPU for the probes but 14 s for the control task (random labels fit slowly), 7 s
 MAX_PROBE_TOKENS = 60_000
 """Most tokens one "Which layer?" request embeds: the forward pass (about 20 s for
 :data:`MAX_TOKENS` on a quiet 2-core machine) shares the 30 s with the probes."""
+
+
+def probe_caps(model) -> dict:
+    """The keyword arguments of :func:`explorer.probing.sample.probe_sample` for ``model``:
+    :data:`MAX_PROBE_TEXTS` rows scaled by its memory per token, :data:`MAX_PROBE_TOKENS` scaled
+    by its work per token, and why they are smaller than the bundled model's (or None)."""
+    return {
+        "max_rows": scaled(model, MAX_PROBE_TEXTS, "memory"),
+        "max_tokens": scaled(model, MAX_PROBE_TOKENS, "work"),
+        "why": costlier(model),
+    }
 
 
 MAX_PROBE_TRAIN_ROWS = 1_600

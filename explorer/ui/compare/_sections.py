@@ -8,8 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer.codegen.compare import cross_cka_snippet, tokens_compare_snippet
-from explorer.compare import WordAlignment, align_words, cross_cka, token_stats
-from explorer.compare._cka import MAX_WORDS
+from explorer.compare import MAX_WORDS, WordAlignment, align_words, cross_cka, token_stats
 from explorer.data import corpora
 from explorer.figures.compare import (
     cross_cka_heatmap,

@@ -50,8 +50,7 @@ def source_points(
 def rogue_note(points: Points) -> str:
     """What the top rogue dimensions carried of the cosines between ``points`` before and
     after their post-processing (the points their own reference), cached."""
-    from explorer.explain import rogue_share
-    from explorer.explain._postprocess import LABELS, rogue_sentence
+    from explorer.explain import LABELS, rogue_sentence, rogue_share
 
     def sentence(both) -> str:
         raw, processed = both
