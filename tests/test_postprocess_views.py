@@ -147,10 +147,15 @@ def test_the_pages_sentences_read_their_own_numbers(request, which):
     text = "The bank by the river was closed, so the bank robber went fishing on the bank."
     tokens = model.tokenize(text)
     cka = cka_matrix(content_states(model.hidden_states(text), tokens.special))
-    step = int(np.argmin(np.diag(cka, k=1)))
-    assert f"between layer {step} and layer {step + 1} (CKA {cka[step, step + 1]:.2f})" in (
-        cka_notice(cka)
-    )
+    steps = np.round(np.diag(cka, k=1), 2)  # as shown: ties at two decimals are named together
+    lowest = np.flatnonzero(steps == steps.min())
+    said = cka_notice(cka)
+    if len(lowest) == len(steps):
+        assert f"(CKA {steps[0]:.2f} at each step): no step stands out" in said, said
+    else:
+        for step in lowest:
+            assert f"between layer {step} and layer {step + 1}" in said, said
+        assert f"(CKA {steps.min():.2f}" in said, said
 
     sentences = [text, "She paid the cheque into the bank.", "Ducks swam by the muddy bank."]
     _, per_layer = explorer.word_layer_vectors(model, sentences, "bank")

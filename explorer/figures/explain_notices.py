@@ -67,11 +67,17 @@ def cka_notice(trained: np.ndarray, random: np.ndarray | None = None) -> str:
     steps = np.diag(trained, k=1)
     where = extremes(steps)[1]  # the lowest CKA as shown: every step that ties there
     between = join([f"between layer {w} and layer {w + 1}" for w in where])
-    sentence = (
-        f"The representation changes most {between} (CKA {shown(steps[where[0]])}"
-        f"{' each' if len(where) > 1 else ''}); the first and last layers have CKA "
-        f"{shown(trained[0, -1])}."
-    )
+    first_last = f"the first and last layers have CKA {shown(trained[0, -1])}."
+    if len(steps) > 1 and len(where) == len(steps):  # every step shows the same CKA
+        sentence = (
+            f"Neighbouring layers are equally alike at the precision shown (CKA "
+            f"{shown(steps[0])} at each step): no step stands out; " + first_last
+        )
+    else:
+        sentence = (
+            f"The representation changes most {between} (CKA {shown(steps[where[0]])}"
+            f"{' each' if len(where) > 1 else ''}); " + first_last
+        )
     if random is not None:
         off = ~np.eye(len(trained), dtype=bool)
         mean_trained, mean_random = trained[off].mean(), np.asarray(random)[off].mean()
