@@ -9,11 +9,17 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import explorer
 from explorer import vocabulary
 from explorer.codegen.vocabulary import vocabulary_snippet
 from explorer.figures.vocabulary import vocabulary_notice
 from tests.conftest import TUTORIAL
 from tests.snippets import assert_prints_headline, run_snippet
+
+
+@pytest.fixture(scope="module")
+def distilbert(distilbert_path) -> explorer.Model:
+    return explorer.load_model(distilbert_path)
 
 
 def _pieces(model, piece: str):
@@ -23,7 +29,7 @@ def _pieces(model, piece: str):
     return frame, near, context
 
 
-@pytest.mark.parametrize("model", ["bundled", "tiny"])
+@pytest.mark.parametrize("model", ["bundled", "tiny", "distilbert"])
 @pytest.mark.parametrize("piece", ["bank", "river"])
 def test_notice_quotes_the_numbers_on_screen(request, model, piece):
     model = request.getfixturevalue(model)
@@ -78,9 +84,11 @@ def test_notice_ties_and_degenerate_cases():
     )
 
 
-def test_snippet_prints_what_the_notice_quotes(tiny, tiny_bert_path):
-    frame, near, context = _pieces(tiny, "bank")
-    namespace, printed = run_snippet(vocabulary_snippet(tiny_bert_path, TUTORIAL, "bank"))
+@pytest.mark.parametrize("model", ["tiny_bert_path", "distilbert_path"])
+def test_snippet_prints_what_the_notice_quotes(request, model):
+    path = request.getfixturevalue(model)
+    frame, near, context = _pieces(explorer.load_model(path), "bank")
+    namespace, printed = run_snippet(vocabulary_snippet(path, TUTORIAL, "bank"))
     assert [p for p, _ in namespace["near"]] == [p for p, _ in near]
     np.testing.assert_allclose([c for _, c in namespace["near"]], [c for _, c in near], atol=1e-5)
     assert [t for t, _, _ in namespace["context"]] == list(context["token"])
