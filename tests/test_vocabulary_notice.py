@@ -12,7 +12,7 @@ import pytest
 import explorer
 from explorer import vocabulary
 from explorer.codegen.vocabulary import vocabulary_snippet
-from explorer.figures.vocabulary import vocabulary_notice
+from explorer.figures.vocabulary import vocabulary_figure, vocabulary_notice
 from tests.conftest import TUTORIAL
 from tests.snippets import assert_prints_headline, run_snippet
 
@@ -39,6 +39,11 @@ def test_notice_quotes_the_numbers_on_screen(request, model, piece):
     for kind in vocabulary.KINDS:
         if counts.get(kind, 0):
             assert f"{counts[kind]:,} {kind}" in notice
+    first, second = frame.attrs["variance"]
+    assert f"two axes hold {first:.1%} and {second:.1%} of the table's variance" in notice
+    figure = vocabulary_figure(frame)
+    assert f"{first:.1%}" in figure.layout.xaxis.title.text
+    assert f"{second:.1%}" in figure.layout.yaxis.title.text
     x = frame["x"].to_numpy(np.float64)
     cont = round(x[frame["kind"] == "continuation"].mean(), 2)
     whole = round(x[frame["kind"] == "whole word"].mean(), 2)
@@ -70,7 +75,7 @@ def test_notice_ties_and_degenerate_cases():
     # clearly apart
     apart = _frame(["whole word", "whole word", "continuation", "continuation"], [1, 1, -1, -1])
     assert "the first axis sets the two kinds apart" in vocabulary_notice(apart)
-    # no continuations: no PC 1 clause, only counts
+    # no continuations (and no variance shares known): no PC 1 clause, only counts
     words = _frame(["whole word", "special"], [0.0, 1.0])
     assert vocabulary_notice(words) == "Of the 2 pieces: 1 whole word, 1 special."
     near = [("b", 0.5), ("c", 0.25)]

@@ -40,7 +40,9 @@ def vocabulary_snippet(model_name: str, text: str, piece: str, k: int = 10) -> s
         "    print(f'{(kinds == name).sum():,} {name}')\n\n"
         "# PCA: the two directions of largest variance of the centred table.\n"
         "centred = table - table.mean(axis=0)\n"
-        "_, vectors = np.linalg.eigh(centred.T @ centred)  # ascending order\n"
+        "values, vectors = np.linalg.eigh(centred.T @ centred)  # ascending order\n"
+        "shares = values[[-1, -2]] / values.clip(0).sum()\n"
+        'print(f"the two axes hold {shares[0]:.1%} and {shares[1]:.1%} of the variance")\n'
         "xy = centred @ vectors[:, [-1, -2]]\n"
         "x = xy[:, 0]\n"
         "print(f\"PC 1: continuations average {x[kinds == 'continuation'].mean():+.2f}, \"\n"

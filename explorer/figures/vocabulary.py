@@ -36,9 +36,15 @@ def vocabulary_figure(frame: pd.DataFrame, colour: str = "kind") -> go.Figure:
                 hovertemplate="%{text}<extra></extra>",
             )
         )  # fmt: skip
+    shares = frame.attrs.get("variance")
+    x_title, y_title = (
+        (f"PC 1 ({shares[0]:.1%} of the variance)", f"PC 2 ({shares[1]:.1%})")
+        if shares
+        else ("PC 1", "PC 2")
+    )
     figure.update_layout(
         title="Every piece of the vocabulary: input embeddings, first two principal components",
-        xaxis_title="PC 1", yaxis_title="PC 2", height=520, legend={"itemsizing": "constant"},
+        xaxis_title=x_title, yaxis_title=y_title, height=520, legend={"itemsizing": "constant"},
     )  # fmt: skip
     return figure
 
@@ -73,14 +79,22 @@ def vocabulary_notice(
     context: pd.DataFrame | None = None,
 ) -> str:
     """What to notice on the vocabulary map (plain text; escape to show), from what the page
-    shows: the count of each kind, where continuations and whole words sit on PC 1
-    (:func:`explorer.vocabulary.vocabulary_map`'s ``frame``), and for ``piece`` how many of
-    its static neighbours ``near`` (:func:`~explorer.vocabulary.static_neighbours`) are among
-    its contextual neighbours ``context`` (:func:`~explorer.vocabulary.contextual_neighbours`;
-    ``None`` when the text does not hold the piece)."""
+    shows: the count of each kind, the share of the variance on the two axes, where
+    continuations and whole words sit on PC 1 (:func:`explorer.vocabulary.vocabulary_map`'s
+    ``frame``), and for ``piece`` how many of its static neighbours ``near``
+    (:func:`~explorer.vocabulary.static_neighbours`) are among its contextual neighbours
+    ``context`` (:func:`~explorer.vocabulary.contextual_neighbours`; ``None`` when the text
+    does not hold the piece)."""
     counts = frame["kind"].value_counts()
     shown = ", ".join(f"{counts.get(k, 0):,} {k}" for k in KINDS if counts.get(k, 0))
-    text = f"Of the {len(frame):,} pieces: {shown}." + _apart(frame)
+    text = f"Of the {len(frame):,} pieces: {shown}."
+    shares = frame.attrs.get("variance")
+    if shares:
+        text += (
+            f" The map's two axes hold {shares[0]:.1%} and {shares[1]:.1%} of the table's "
+            "variance: the rest is out of sight."
+        )
+    text += _apart(frame)
     if piece is None or not near:
         return text
     if context is None:
