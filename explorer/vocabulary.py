@@ -63,15 +63,18 @@ def embedding_table(model) -> np.ndarray:
 
 def vocabulary_map(model) -> pd.DataFrame:
     """Every piece: ``id``, ``piece``, ``kind`` and ``x``, ``y``, the first two principal
-    components of the input embedding table (centred). Cached once per model; the table is
-    shared: do not change it."""
+    components of the input embedding table (centred); ``attrs["variance"]`` holds the
+    fractions of the table's variance along those two axes. Cached once per model; the table
+    is shared: do not change it."""
     with _LOCK:
         cached = _MAPS.get(model)
         if cached is not None:
             return cached
     table = embedding_table(model).astype(np.float64)
     centred = table - table.mean(axis=0)
-    _, vectors = np.linalg.eigh(centred.T @ centred)  # ascending: the last two are the top
+    values, vectors = np.linalg.eigh(centred.T @ centred)  # ascending: the last two are the top
+    total = float(np.clip(values, 0, None).sum())
+    shares = (float(values[-1]) / total, float(values[-2]) / total) if total > 0 else (0.0, 0.0)
     xy = centred @ vectors[:, [-1, -2]]
     pieces = model.tokenizer.convert_ids_to_tokens(list(range(len(table))))
     frame = pd.DataFrame(
@@ -83,6 +86,7 @@ def vocabulary_map(model) -> pd.DataFrame:
             "y": xy[:, 1].astype(np.float32),
         }
     )
+    frame.attrs["variance"] = shares
     with _LOCK:
         _MAPS[model] = frame
     return frame

@@ -35,7 +35,10 @@ def test_map_is_the_pca_of_the_table_and_cached(tiny):
     row = frame.set_index("piece")
     assert row.loc["[CLS]", "kind"] == "special" and row.loc["##s", "kind"] == "continuation"
     centred = table - table.mean(axis=0)
-    _, _, vt = np.linalg.svd(centred, full_matrices=False)
+    _, singular, vt = np.linalg.svd(centred, full_matrices=False)
+    np.testing.assert_allclose(
+        frame.attrs["variance"], singular[:2] ** 2 / (singular**2).sum(), rtol=1e-6
+    )
     for column, axis in (("x", 0), ("y", 1)):
         by_hand = centred @ vt[axis]
         ours = frame[column].to_numpy(np.float64)

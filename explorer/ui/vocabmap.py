@@ -7,9 +7,11 @@ import pandas as pd
 import streamlit as st
 
 from explorer import vocabulary
-from explorer.figures.vocabulary import vocabulary_figure
+from explorer.codegen.vocabulary import vocabulary_snippet
+from explorer.figures.vocabulary import vocabulary_figure, vocabulary_notice
 from explorer.ui import compute, messages
 from explorer.ui.model import load
+from explorer.ui.widgets import show_code
 
 
 def vocabulary_section(model_name: str, text: str) -> None:
@@ -34,11 +36,18 @@ def vocabulary_section(model_name: str, text: str) -> None:
         + ". In WordPiece vocabularies a lower id roughly means a more frequent piece."
     )
     piece = st.text_input("Nearest pieces of", "bank", key="tokens.vocab_piece")
+    piece = piece.strip()
     try:
-        near = vocabulary.static_neighbours(model, piece.strip(), 10)
+        near = vocabulary.static_neighbours(model, piece, 10)
     except ValueError as error:
+        messages.info(vocabulary_notice(frame))
         messages.error(error)
         return
+    try:
+        context = vocabulary.contextual_neighbours(model, text, piece, 10)
+    except ValueError as error:
+        context, missing = None, error
+    messages.info(vocabulary_notice(frame, piece, near, context))
     left, right = st.columns(2)
     left.caption("Nearest pieces in the static input table: before any context.")
     left.dataframe(
@@ -47,20 +56,24 @@ def vocabulary_section(model_name: str, text: str) -> None:
         key="tokens.vocab_near",
         column_config={"cosine": st.column_config.NumberColumn("cosine", format="%.3f")},
     )
-    try:
-        context = vocabulary.contextual_neighbours(model, text, piece.strip(), 10)
-    except ValueError as error:
-        messages.info(error, right)
-        return
-    right.caption(
-        "Nearest tokens of the text above at the last layer (contextual), with the cosine of "
-        "the same two pieces in the static table: what context adds."
-    )
-    right.dataframe(
-        context,
-        hide_index=True,
-        key="tokens.vocab_context",
-        column_config={
-            c: st.column_config.NumberColumn(c, format="%.3f") for c in ("contextual", "static")
-        },
+    if context is None:
+        messages.info(missing, right)
+    else:
+        right.caption(
+            "Nearest tokens of the text above at the last layer (contextual), with the cosine of "
+            "the same two pieces in the static table: what context adds."
+        )
+        right.dataframe(
+            context,
+            hide_index=True,
+            key="tokens.vocab_context",
+            column_config={
+                c: st.column_config.NumberColumn(c, format="%.3f") for c in ("contextual", "static")
+            },
+        )
+    show_code(
+        vocabulary_snippet(model_name, text, piece),
+        caption="The input embedding table, its PCA, the kinds of pieces and the nearest "
+        "pieces: the numbers of the sentence above.",
+        label="Show code (the vocabulary map)",
     )
