@@ -140,4 +140,4 @@ if word.strip().lower() in corpora.SENSE_WORDS:
         icon=":material/scatter_plot:",
         query_params=ctx.projections_link(word),
     )
-show_code(context_snippet(name, sentences, word, strategy, subwords, post=post))
+show_code(context_snippet(name, sentences, word, strategy, subwords, post=post, senses=senses))

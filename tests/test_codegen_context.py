@@ -12,13 +12,14 @@ from explorer import context as ctx
 from explorer.codegen.context import context_snippet
 from explorer.context.sentences import TUTORIAL_SENTENCES
 from explorer.layers import LAYER_CHOICES
-from tests.snippets import run_snippet
+from tests.snippets import assert_prints_headline, run_snippet
 
 SENTENCES = list(TUTORIAL_SENTENCES)
 
 
 def _printed_matrix(printed: str, n: int) -> np.ndarray:
-    numbers = [float(x) for x in re.findall(r"-?\d+\.\d*", printed.split("]\n", 1)[1])]
+    matrix = printed.split("]\n", 1)[1].split("]]", 1)[0]  # the headline's lines follow
+    numbers = [float(x) for x in re.findall(r"-?\d+\.\d*", matrix)]
     return np.array(numbers).reshape(n, n)
 
 
@@ -87,3 +88,38 @@ def test_snippet_rejects_unknown_modes():
         context_snippet(explorer.DEFAULT_MODEL, ["A bank."], "bank", "last", "median")
     with pytest.raises(ValueError, match="layer choice"):
         context_snippet(explorer.DEFAULT_MODEL, ["A bank."], "bank", "middle", "mean")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(
+    ("labelled", "layers", "post"),
+    [(True, "last", "none"), (True, "concat_last4", "center"), (False, "last", "none")],
+)
+def test_snippet_prints_the_headline(bundled, labelled, layers, post):
+    # issue 33.5: the snippet printed only the matrix, not the means, gaps or extremes the
+    # page's headline quotes
+    from explorer.explain._postprocess import NAMES
+
+    text = ctx.DEFAULT_TEXT if labelled else "\n".join(SENTENCES)
+    sentences, senses = ctx.parse_labelled_sentences(text)
+    occurrences, per_layer = explorer.word_layer_vectors(bundled, sentences, ctx.DEFAULT_WORD)
+    if post == "center":
+        per_layer = (
+            per_layer - ctx.layer_means(ctx.content_token_states(bundled, sentences))[:, None]
+        )
+    kinds = ctx.pair_kinds(occurrences, senses)
+    headline = ctx.what_to_notice(
+        ctx.DEFAULT_WORD,
+        ctx.pair_similarities(per_layer),
+        kinds,
+        ctx.pair_labels(len(occurrences)),
+        layers,
+        ctx.similarity_matrix(per_layer, layers),
+        NAMES[post],
+    )
+    source = context_snippet(
+        bundled.name, sentences, ctx.DEFAULT_WORD, layers, post=post, senses=senses
+    )
+    _, printed = run_snippet(source)
+    assert ("different senses" in headline) == labelled
+    assert_prints_headline(printed, headline)

@@ -12,7 +12,7 @@ import pytest
 from explorer.codegen.mapfile import map_file_block
 from explorer.codegen.projections import projection_snippet
 from explorer.maps import ProjectionParams, value_agreement
-from tests.snippets import run_snippet
+from tests.snippets import assert_prints_headline, run_snippet
 
 
 def _prefix(coords: np.ndarray, texts: list[str]) -> str:
@@ -76,3 +76,26 @@ def test_after_the_pages_projection_program(bundled, tmp_path):
     near, far, _ = value_agreement(namespace["coords"], np.array(lengths, dtype=float))
     assert f"neighbours differ by {near:.3g}, random points by {far:.3g}" in out
     assert (tmp_path / "map.html").stat().st_size > 3_000_000
+
+
+@pytest.mark.slow
+def test_labelled_map_prints_the_pages_headline(bundled, tmp_path):
+    # issue 33.5: a map coloured by labels printed no number of the page's sentence (the share
+    # of map neighbours with a point's label against the shuffled share, the groups' shares)
+    from explorer.maps import map_notice, trustworthiness
+
+    topics = {
+        "animals": ["A dog barks.", "Cats sleep all day.", "The horse ran.", "Birds sing."],
+        "money": ["Stocks fell.", "Bonds rose.", "The bank lent cash.", "Prices went up."],
+        "weather": ["Rain again.", "A sunny day.", "Snow fell overnight.", "Wind and storms."],
+    }
+    texts = [t for group in topics.values() for t in group]
+    labels = [label for label, group in topics.items() for _ in group]
+    snippet = projection_snippet(bundled.name, texts, "mean", "last", ProjectionParams("pca", 2))
+    block = map_file_block("Label", labels, numeric=False, contours=False)
+    namespace, out = run_snippet(snippet + block, folder=tmp_path)
+    coords = namespace["coords"]
+    trust = trustworthiness(namespace["vectors"], coords, n_neighbors=5)
+    headline = map_notice(coords, labels, trust=trust)
+    assert "shuffled" in headline
+    assert_prints_headline(out, headline)

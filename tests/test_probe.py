@@ -13,7 +13,7 @@ from explorer import probing
 from explorer.codegen.probe import DATA_FILE, probe_data, probe_snippet
 from explorer.data import corpora
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
-from tests.snippets import run_snippet
+from tests.snippets import assert_prints_headline, run_snippet
 from tests.test_probing_scores import toy_set
 
 
@@ -105,3 +105,21 @@ def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path, tm
     np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[3], atol=1e-6)
     assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[3], abs=1e-6)
     assert namespace["baseline"] == pytest.approx(0.5)
+
+
+def test_snippet_prints_the_headline_of_its_layer(tiny, tiny_bert_path, tmp_path):
+    # issue 33.5: the snippet printed 4 decimals (0.6667), the headline quotes 2 (0.67), and
+    # not the gain over the baseline
+    from explorer.probing.control import control_notice
+    from explorer.probing.scores import probe_notice
+
+    texts, labels = toy_set()
+    scores = probing.layer_scores(tiny, texts, labels, pooling="mean", folds=3, control=True)
+    scores = scores.assign(strategy="mean")
+    best = probing.best_layers(scores).iloc[0]
+    layer = int(best["layer"])
+    source = probe_snippet(tiny_bert_path, texts, labels, layer, "mean", folds=3)
+    _, printed = run_snippet(source, "<probe snippet>", _with_data(tmp_path, texts, labels))
+    first = probe_notice(probing.best_layers(scores)).split(". The embedding layer")[0]
+    said = control_notice(scores).split(". The most selective")[0]  # other layers: not run
+    assert_prints_headline(printed, f"{first} {said}")

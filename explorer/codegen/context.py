@@ -17,6 +17,7 @@ def context_snippet(
     subwords: str = "mean",
     *,
     post: str = "none",
+    senses: Sequence[str | None] | None = None,
 ) -> str:
     """A runnable program printing the cosine-similarity matrix of ``word``'s occurrences.
 
@@ -26,7 +27,10 @@ def context_snippet(
     optionally post-processing every layer first with ``post`` (the statistics of all
     non-special tokens of that layer: ``center`` subtracts their mean;
     :func:`explorer.explain.postprocess_layers`), and leaves the ``(n, n)`` matrix in the
-    variable ``similarity``.
+    variable ``similarity``. Then it prints what the page's headline quotes: with ``senses``
+    (one per sentence, ``None`` when unlabelled) the mean same-sense and different-sense
+    cosines, their gap and the gap at every layer, else the most and least similar pair; and
+    the pairs from one sentence against the others.
     """
     from explorer.codegen.explain import postprocess_lines
 
@@ -55,7 +59,9 @@ def context_snippet(
         "import numpy as np\n"
         + model_preamble(model_name)
         + f"\nsentences = [\n{listed}]\n"
-        + f"word = {literal(word.strip())}\n\n"
+        + f"word = {literal(word.strip())}\n"
+        + f"senses = {literal(list(senses) if senses is not None else [None] * len(sentences))}"
+        + "  # each sentence's sense (None: unlabelled)\n\n"
         + NUM_LAYERS
         + "normalizer = tokenizer.backend_tokenizer.normalizer  # lower-cases uncased models\n"
         "normalize = normalizer.normalize_str if normalizer else (lambda s: s)\n\n\n"
@@ -69,7 +75,7 @@ def context_snippet(
         "            span[1], span[3] = i + 1, end\n"
         "    return [(a, b, normalize(text[s:e]).strip()) for a, b, s, e in spans.values()]\n\n\n"
         "target = [w for *_, w in words_of(word, tokenizer(word, return_offsets_mapping=True))]\n"
-        "labels, vectors, token_states = [], [], []\n"
+        "labels, vectors, token_states, where = [], [], [], []\n"
         "for n, text in enumerate(sentences, start=1):\n"
         "    encoding = tokenizer(text, truncation=True, return_offsets_mapping=True)\n"
         "    inputs = tokenizer(text, truncation=True, return_tensors='pt')\n"
@@ -83,7 +89,8 @@ def context_snippet(
         "        if [w for *_, w in words[i : i + len(target)]] == target:\n"
         "            span = stack[:, words[i][0] : words[i + len(target) - 1][1]]\n"
         f"            vectors.append({combine_subwords})  # subwords -> (layers + 1, hidden)\n"
-        "            labels.append(f'#{len(labels) + 1} (sentence {n})')\n\n"
+        "            labels.append(f'#{len(labels) + 1} (sentence {n})')\n"
+        "            where.append(n - 1)\n\n"
         "occurrences = torch.stack(vectors, dim=1)  # (layers + 1, n, hidden)\n"
         + centring
         + f"combined = {combine}  # {layers_label(layers)}: (n, dim)\n"
@@ -91,5 +98,35 @@ def context_snippet(
         "similarity = (unit @ unit.T).numpy()\n"
         "np.set_printoptions(precision=3, suppress=True, linewidth=120)\n"
         "print(labels)\n"
-        "print(similarity)\n"
+        "print(similarity)\n" + HEADLINE
     )
+
+
+HEADLINE = """
+# The page's headline: the pairs' cosines under this choice, and at every layer.
+first, second = np.triu_indices(len(labels), k=1)
+pairs = similarity[first, second]
+unit = torch.nn.functional.normalize(occurrences.double(), dim=-1)
+by_layer = (unit @ unit.transpose(1, 2)).numpy()[:, first, second]  # (layers + 1, pairs)
+sense = [senses[n] and senses[n].casefold() for n in where]
+kind = np.array([
+    'same sentence' if where[a] == where[b]
+    else 'unlabelled' if sense[a] is None or sense[b] is None
+    else 'same sense' if sense[a] == sense[b] else 'different senses'
+    for a, b in zip(first, second)
+])
+same, different = kind == 'same sense', kind == 'different senses'
+if same.any() and different.any():
+    print(f'same sense {pairs[same].mean():.2f}, different senses '
+          f'{pairs[different].mean():.2f}: gap {pairs[same].mean() - pairs[different].mean():.2f}')
+    gaps = by_layer[:, same].mean(axis=1) - by_layer[:, different].mean(axis=1)
+    print('gap by layer:', ', '.join(f'{layer}: {gap:.2f}' for layer, gap in enumerate(gaps)))
+elif len(pairs):  # (a word met once has no pair)
+    high, low = pairs.argmax(), pairs.argmin()
+    print(f'most similar {labels[first[high]]} vs {labels[second[high]]}: {pairs[high]:.2f}')
+    print(f'least similar {labels[first[low]]} vs {labels[second[low]]}: {pairs[low]:.2f}')
+together = kind == 'same sentence'
+if together.any() and not together.all():
+    print(f'pairs from one sentence {pairs[together].mean():.2f}, '
+          f'the others {pairs[~together].mean():.2f}')
+"""

@@ -1,8 +1,9 @@
 """The lines a Projections "Show code" program ends with: the map drawn with plotly as the page
 colours it (a numeric column on a colour scale, categories with a legend), the density
-contours when the page draws them, and the map written as one standalone HTML file. For a
-numeric column they print the numbers the page's sentence reads: how much a point and its map
-neighbours differ in it, against two random points."""
+contours when the page draws them, and the map written as one standalone HTML file. They print
+the numbers the page's sentence reads: for a numeric column how much a point and its map
+neighbours differ in it, against two random points; for labels the share of map neighbours
+with a point's label, against the share if the labels were shuffled, and each label's."""
 
 from __future__ import annotations
 
@@ -74,6 +75,22 @@ AGREEMENT = (
     "print(f'neighbours differ by {near:.3g}, random points by {far:.3g} ({near / far:.0%})')\n"
 )
 
+LABEL_AGREEMENT = (
+    "\n# How well the labels follow the map: the share of each point's 5 nearest points on the\n"
+    "# map with its label, against the share if the labels were shuffled.\n"
+    "from sklearn.neighbors import NearestNeighbors\n\n"
+    "labels = np.array([str(value) for value in values])\n"
+    "n = len(labels)\n"
+    "k = min(5, n - 1)\n"
+    "_, found = NearestNeighbors(n_neighbors=k + 1).fit(coords).kneighbors(coords)\n"
+    "same = (labels[found[:, 1:]] == labels[:, None]).mean(axis=1)  # column 0: the point\n"
+    "counts = np.unique(labels, return_counts=True)[1]\n"
+    "shuffled = (counts * (counts - 1)).sum() / (n * (n - 1))\n"
+    "print(f'{same.mean():.0%} of map neighbours share the label ({shuffled:.0%} if shuffled)')\n"
+    "for label in dict.fromkeys(labels):\n"
+    "    print(f'  {label}: {same[labels == label].mean():.0%}')\n"
+)
+
 
 def map_file_block(
     name: str,
@@ -117,6 +134,6 @@ def map_file_block(
         f"fig.write_html({literal(file_name)}, include_plotlyjs=True)\n"
         f"print('wrote {file_name}:', fig.data[-1].type, 'traces:', len(fig.data))\n"
     )
-    if values is not None and numeric:
-        lines += AGREEMENT
+    if values is not None:
+        lines += AGREEMENT if numeric else LABEL_AGREEMENT
     return lines

@@ -3,7 +3,8 @@
 The snippet computes the vectors of one layer (a pooled sentence vector, or the vector of
 each text's word) with plain transformers + torch, then runs the page's cross-validated
 probe (standardise, logistic regression, stratified k-fold with the same seed; one probe per
-word when the words differ) and prints accuracy mean ± std and the majority baseline.
+word when the words differ) and prints what the page's headline says of that layer: accuracy
+mean ± std, its gain over the majority baseline, the control task's accuracy and selectivity.
 
 A saved corpus (:func:`stored_probe_snippet`) has no texts to run the model on in the
 snippet: it opens the store with :func:`explorer.open_corpus` (the one reader of the store
@@ -209,11 +210,12 @@ def _probe_loop(folds: int, random_state: int) -> str:
         "for group in dict.fromkeys(groups.tolist()):\n"
         "    majority += np.unique(labels[groups == group], return_counts=True)[1].max()\n"
         "baseline = majority / len(labels)  # always guess the most common label\n"
-        'print(f"layer {layer}: accuracy {scores.mean():.4f} ± {scores.std():.4f} '
-        '(folds: {np.round(scores, 4)})")\n'
-        'print(f"control task: {control.mean():.4f}, selectivity '
-        '{scores.mean() - control.mean():+.4f}")\n'
-        'print(f"majority-class baseline: {baseline:.4f}")\n'
+        "# the page's headline, two decimals\n"
+        'print(f"layer {layer}: accuracy {scores.mean():.2f} ± {scores.std():.2f}, '
+        "{scores.mean() - baseline:+.2f} over always guessing the most common label "
+        '({baseline:.2f}); folds {np.round(scores, 4)}")\n'
+        'print(f"control task: {control.mean():.2f}, selectivity '
+        '{scores.mean() - control.mean():+.2f}")\n'
     )
 
 
