@@ -52,6 +52,30 @@ def child(store: str, method: str, fit_sample: str) -> dict:
     }
 
 
+def phases(fit: int, place: int, method: str = "umap") -> dict:
+    """In this process: wall and CPU seconds of a :class:`SampleFit` on ``fit`` rows and of
+    placing ``place`` more, twice (the first call of each compiles numba code)."""
+    import numpy as np
+
+    from explorer.data.store.placing import SampleFit
+
+    rng = np.random.default_rng(0)
+    centres = rng.standard_normal((20, 384)).astype(np.float32)
+    X = centres[rng.integers(20, size=fit + place)] + rng.standard_normal(
+        (fit + place, 384), dtype=np.float32
+    ) * np.float32(1 / np.sqrt(384))
+    out = {"fit_rows": fit, "placed_rows": place, "load": round(os.getloadavg()[0], 1)}
+    clock = time.perf_counter(), time.process_time()
+    model = SampleFit(method, X[:fit], 0)
+    out["fit_s"], out["fit_cpu_s"] = time.perf_counter() - clock[0], time.process_time() - clock[1]
+    for name in ("place_first", "place_again"):
+        clock = time.perf_counter(), time.process_time()
+        model.place(X[fit:])
+        out[f"{name}_s"] = time.perf_counter() - clock[0]
+        out[f"{name}_cpu_s"] = time.process_time() - clock[1]
+    return out
+
+
 def run(store: Path, rows: int, spec: str, timeout: float) -> dict:
     method, _, fit_sample = spec.partition(":")
     load = os.getloadavg()[0]
@@ -63,8 +87,8 @@ def run(store: Path, rows: int, spec: str, timeout: float) -> dict:
         )  # fmt: skip
     except subprocess.TimeoutExpired:
         return {"rows": rows, "run": spec, "timeout_s": timeout, "load": load}
-    if done.returncode != 0:
-        raise RuntimeError(done.stderr[-2000:])
+    if done.returncode != 0:  # e.g. stopped by hand when its memory kept growing
+        return {"rows": rows, "run": spec, "load": round(load, 1), "exit": done.returncode}
     result = json.loads(done.stdout.strip().splitlines()[-1])
     return {"rows": rows, "run": spec, "load": round(load, 1), **result}
 
@@ -74,8 +98,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--rows", default="20000,100000,250000")
     parser.add_argument("--runs", default="pca:0,pca,umap")
     parser.add_argument("--timeout", type=float, default=600)
+    parser.add_argument("--phases", help="FIT,PLACE: time a UMAP fit and its transform alone")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.phases:
+        print(json.dumps(phases(*map(int, args.phases.split(",")))))
+        return 0
     if args.child:
         print(json.dumps(child(*args.child)))
         return 0

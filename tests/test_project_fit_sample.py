@@ -85,3 +85,7 @@ def test_cli_says_it_fitted_on_a_sample(store, capsys):
     assert "Projected 1,000 of 1,000 rows with pca" in out
     assert "fitted on a random sample of 250 rows" in out
     assert "the other 750 placed by the fitted model's transform" in out
+    assert main(["info", str(store)]) == 0
+    assert (
+        "Projection pca of mean/last: 1,000 of 1,000 rows, fitted on 250" in capsys.readouterr().out
+    )

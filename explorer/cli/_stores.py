@@ -42,7 +42,9 @@ def info(args: argparse.Namespace) -> int:
     for entry in manifest.get("projections", []):
         lines.append(
             f"Projection {entry['method']} of {entry['pooling']}/{entry['layers']}: "
-            f"{entry['points']:,} of {entry['of_rows']:,} rows ({entry['file']})"
+            f"{entry['points']:,} of {entry['of_rows']:,} rows"
+            + (f", fitted on {entry['fit_sample']:,}" if entry.get("fit_sample") else "")
+            + f" ({entry['file']})"
         )
     say("\n".join(lines))
     return 0
