@@ -95,6 +95,13 @@ def _parser() -> argparse.ArgumentParser:
     project.add_argument("--layer", default="last", help=_layer_help())
     project.add_argument("--sample", type=int, help="project N random rows (default: all)")
     project.add_argument("--seed", type=int, default=0)
+    project.add_argument(
+        "--fit-sample",
+        type=int,
+        metavar="N",
+        help="PCA/UMAP of more rows: fit on N random rows, place the rest with the fitted "
+        "model's transform (default 50,000; 0: fit on all rows)",
+    )
     project.set_defaults(run=_stores.project)
 
     search = sub.add_parser("search", help="the texts of a store nearest to a query")

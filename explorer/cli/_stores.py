@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import shlex
+import sys
 import time
 from pathlib import Path
 
@@ -41,7 +42,9 @@ def info(args: argparse.Namespace) -> int:
     for entry in manifest.get("projections", []):
         lines.append(
             f"Projection {entry['method']} of {entry['pooling']}/{entry['layers']}: "
-            f"{entry['points']:,} of {entry['of_rows']:,} rows ({entry['file']})"
+            f"{entry['points']:,} of {entry['of_rows']:,} rows"
+            + (f", fitted on {entry['fit_sample']:,}" if entry.get("fit_sample") else "")
+            + f" ({entry['file']})"
         )
     say("\n".join(lines))
     return 0
@@ -51,20 +54,32 @@ def project(args: argparse.Namespace) -> int:
     from explorer.data.store.project import save_projection
 
     start = time.perf_counter()
-    entry = save_projection(
-        args.store,
-        args.method,
-        args.pooling,
-        layer_arg(args.layer),
-        sample=args.sample,
-        random_state=args.seed,
-    )
+    bar = _PlaceBar()
+    try:
+        entry = save_projection(
+            args.store,
+            args.method,
+            args.pooling,
+            layer_arg(args.layer),
+            sample=args.sample,
+            random_state=args.seed,
+            fit_sample=args.fit_sample,
+            progress=bar.update,
+        )
+    finally:
+        bar.close()
     trust = entry["trustworthiness"]
     quality = f", trustworthiness {trust:.3f}" if trust is not None else ""
     say(
         f"Projected {entry['points']:,} of {entry['of_rows']:,} rows with {args.method} "
         f"in {duration(time.perf_counter() - start)}{quality}: {entry['file']}"
     )
+    if entry.get("placed_by"):
+        say(
+            f"  fitted on a random sample of {entry['fit_sample']:,} rows "
+            f"({entry['fit_rows_file']}); the other {entry['points'] - entry['fit_sample']:,} "
+            f"placed by the fitted model's {entry['placed_by']}"
+        )
     for note in entry["notes"]:
         say(f"  note: {note}")
     store = Path(args.store).resolve()
@@ -74,6 +89,27 @@ def project(args: argparse.Namespace) -> int:
         f"pooling, layer {args.layer})."
     )
     return 0
+
+
+class _PlaceBar:
+    """A tqdm bar over the rows placed by the fitted model's transform (on stderr)."""
+
+    def __init__(self) -> None:
+        self._bar = None
+
+    def update(self, done: int, total: int) -> None:
+        from tqdm import tqdm
+
+        if self._bar is None:
+            self._bar = tqdm(
+                desc="Placing", total=total, unit=" rows", dynamic_ncols=True, file=sys.stderr
+            )
+        self._bar.update(done - self._bar.n)
+
+    def close(self) -> None:
+        if self._bar is not None:
+            self._bar.close()
+            self._bar = None
 
 
 def search(args: argparse.Namespace) -> int:

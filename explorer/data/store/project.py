@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
 
 from explorer.data.store import format as fmt
+from explorer.data.store import placing
 from explorer.data.store.corpus import Corpus
 from explorer.layers import Layers
 
@@ -20,14 +22,24 @@ def save_projection(
     *,
     sample: int | None = None,
     random_state: int = 0,
+    fit_sample: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> dict:
     """Fit :class:`explorer.maps.Projector` on the store's ``pooling``/``layers``
     vectors (all rows, or ``sample`` rows drawn at random with ``random_state``) and save the
     ``(points, 2)`` float32 coordinates (and the sampled row indices) in ``projections/``;
     the manifest lists them (a projection with the same method, pooling and layers is
     replaced). Returns the manifest entry, with ``trustworthiness`` and ``notes``.
+
+    PCA and UMAP of more than ``fit_sample`` rows (default
+    :data:`~explorer.data.store.placing.FIT_SAMPLE`; 0: never) are fitted on ``fit_sample``
+    of them drawn at random (``random_state``) and the rest placed by the model's
+    ``transform``, read from the store a chunk at a time (``progress(done, total)`` after
+    each); the entry says so (``fit_sample``, ``placed_by``: ``"transform"``, and
+    ``fit_rows_file``), and its trustworthiness is then estimated on ``fit_sample`` rows drawn
+    at random from all of them.
     """
-    from explorer.maps import Projector, validate_method
+    from explorer.maps import Projector, min_points, validate_method
 
     validate_method(method)
     corpus = Corpus(path)
@@ -39,10 +51,22 @@ def save_projection(
         if sample < n:
             rng = np.random.default_rng(random_state)
             rows = np.sort(rng.choice(n, size=sample, replace=False)).astype(np.int64)
-    vectors = corpus.sentence(pooling, layers)
-    if rows is not None:
-        vectors = vectors[rows]
-    projector = Projector(method, 2, random_state=random_state).fit(vectors)
+    if fit_sample is None:
+        fit_sample = placing.FIT_SAMPLE
+    if fit_sample < 0:
+        raise ValueError(f"--fit-sample must be 0 (fit on every row) or more, not {fit_sample}.")
+    if 0 < fit_sample < min_points(method):
+        raise ValueError(f"--fit-sample must be at least {min_points(method)}, not {fit_sample}.")
+    points = n if rows is None else len(rows)
+    fit_rows = None
+    if 0 < fit_sample < points and method != "tsne":
+        fit_rows, coords, trust, notes = _fit_on_sample(
+            corpus, pooling, layers, rows, points, method, fit_sample, random_state, progress
+        )
+    else:
+        vectors = corpus.sentence(pooling, layers, rows=rows)
+        projector = Projector(method, 2, random_state=random_state).fit(vectors)
+        coords, trust, notes = projector.embedding_, projector.trustworthiness_, projector.notes_
     name = f"{method}-{pooling}-{layers}"
     folder = Path(path)
     entry = {
@@ -51,16 +75,21 @@ def save_projection(
         "layers": layers,
         "file": f"projections/{name}.npy",
         "rows_file": f"projections/{name}.rows.npy" if rows is not None else None,
-        "points": len(vectors),
+        "points": points,
         "of_rows": n,
-        "trustworthiness": projector.trustworthiness_,
-        "notes": projector.notes_,
+        "trustworthiness": trust,
+        "notes": notes,
         "random_state": random_state,
+        "fit_sample": None if fit_rows is None else len(fit_rows),
+        "placed_by": None if fit_rows is None else "transform",
+        "fit_rows_file": None if fit_rows is None else f"projections/{name}.fit_rows.npy",
         "created": fmt.now(),
     }
-    fmt.save_npy(folder / entry["file"], projector.embedding_.astype(np.float32))
+    fmt.save_npy(folder / entry["file"], np.asarray(coords, dtype=np.float32))
     if rows is not None:
         fmt.save_npy(folder / entry["rows_file"], rows)
+    if fit_rows is not None:
+        fmt.save_npy(folder / entry["fit_rows_file"], fit_rows)
     manifest = fmt.read_manifest(folder)
     kept = [
         p
@@ -70,3 +99,26 @@ def save_projection(
     manifest["projections"] = [*kept, entry]
     fmt.write_manifest(folder, manifest)
     return entry
+
+
+def _fit_on_sample(corpus, pooling, layers, rows, points, method, size, random_state, progress):
+    """``(fit positions, coordinates (points, 2), trustworthiness, notes)``: a fit on ``size``
+    of the ``points`` projected rows (positions among them, sorted) and the rest placed."""
+    from explorer.maps import _quality as quality
+
+    rng = np.random.default_rng(random_state)
+    fit_rows = np.sort(rng.choice(points, size=size, replace=False)).astype(np.int64)
+
+    def read(positions: np.ndarray) -> np.ndarray:
+        return corpus.sentence(pooling, layers, rows=positions if rows is None else rows[positions])
+
+    coords, fit = placing.fit_and_place(read, points, method, fit_rows, random_state, progress)
+    # the map's quality over placed and fitted rows alike: a fresh sample of as many rows
+    check = np.sort(np.random.default_rng(random_state + 1).choice(points, size, replace=False))
+    trust = quality.trustworthiness(read(check), coords[check])
+    notes = [
+        *fit.notes,
+        f"Fitted on a random sample of {size:,} of the {points:,} rows; the other "
+        f"{points - size:,} were placed by the fitted model's transform.",
+    ]
+    return fit_rows, coords, float(trust), notes

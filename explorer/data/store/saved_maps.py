@@ -39,6 +39,8 @@ class SavedMap:
         of = self.entry.get("of_rows", len(self.rows))
         sample = "" if len(self.rows) == of else f" (a sample of {of:,} rows)"
         when = str(self.entry.get("created", ""))[:10]
+        if self.entry.get("fit_sample"):
+            sample += f", fitted on a sample of {self.entry['fit_sample']:,} rows"
         if len(self.shown) == len(self.rows):
             drawn = "every one is drawn as a point"
         else:
