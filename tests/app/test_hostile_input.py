@@ -112,7 +112,10 @@ def _failures_after(at, name: str, what: str) -> list[str]:
 def live_markup(at) -> list[str]:
     """Tags in ``st.html`` bodies and ``unsafe_allow_html`` Markdown that user text could have
     made: ``<script>``, ``<img>``, event handlers, ``javascript:`` links (empty when none)."""
-    bodies = [element.value for element in at.get("html")]
+    from explorer.ui import presentation
+
+    constant = {presentation.WHOLE_LABELS, presentation.STYLE}  # the app's own style sheets
+    bodies = [element.value for element in at.get("html") if element.value not in constant]
     bodies += [
         element.value
         for kind in ("markdown", "caption")
