@@ -9,6 +9,7 @@ import sys
 import numpy as np
 import pytest
 
+import explorer
 from explorer import plot
 
 BANK = (
@@ -77,6 +78,11 @@ def test_every_figure_carries_its_notice(tiny):
         (lambda m: plot.projection(m, ["a", "b", "c"], method="mds"), "mds"),
         (lambda m: plot.projection(m, ["a", "b", "c"], dimensions=4), "dimensions"),
         (lambda m: plot.projection(np.ones((2, 4)), ["a", "b", "c"]), "one row per text"),
+        (lambda m: plot.compare("random", m, [BANK]), "only model_b can be"),
+        (lambda m: plot.compare(m, 3.5, [BANK]), "explorer.Model"),
+        (lambda m: plot.compare(m, m, [1, 2]), "list of strings"),
+        (lambda m: plot.compare(m, m, []), "texts is empty"),
+        (lambda m: plot.compare(m, m, ["bank"]), "at least 2 words"),
     ],
 )
 def test_bad_input_is_a_clear_value_error(tiny, call, message):
@@ -100,3 +106,29 @@ def test_why_close_under_cls_is_the_attribution_per_token(tiny):
     assert isinstance(shown, plot.Attribution)
     assert shown.explanation.pairs is None and shown.notice
     assert html.escape(shown.notice) in shown._repr_html_()
+
+
+def test_compare_is_cross_cka_over_the_words_both_tokenizers_read(tiny, tmp_path):
+    from explorer.compare import cross_cka
+    from explorer.figures.compare import cross_cka_notice
+    from tests.compare_models import save_other_tokenizer_bert
+
+    other = explorer.load_model(save_other_tokenizer_bert(tmp_path / "other"))
+    texts = [BANK, "She sat on the bank of the river.", "The bat flew out of the cave."]
+    figure = plot.compare(tiny, other, texts)
+    matrix = cross_cka(tiny, other, texts)
+    assert matrix.shape == (tiny.num_layers + 1, other.num_layers + 1)
+    assert np.array_equal(np.asarray(figure.data[0].z), matrix)
+    assert figure.layout.meta["notice"] == cross_cka_notice(matrix, tiny.name, other.name)
+    assert figure.layout.title.subtitle.text
+
+
+def test_compare_with_random_weights_is_the_same_architecture_untrained(tiny):
+    from explorer.compare import cross_cka
+    from explorer.model.loading import random_weights
+
+    texts = [BANK, "She sat on the bank of the river."]
+    figure = plot.compare(tiny, "random", texts)
+    matrix = cross_cka(tiny, random_weights(tiny), texts)  # seed 0, as the page builds it
+    assert np.array_equal(np.asarray(figure.data[0].z), matrix)
+    assert "random weights" in figure.layout.xaxis.title.text

@@ -145,3 +145,9 @@ def test_why_close_is_the_pages_pair_heatmap(bundled):
     at.selectbox(key="similarity.why_pooling").set_value("mean").run()
     first, second = texts_from_lines(at.text_area(key="similarity.text").value, None)[:2]
     _check(at, "similarity.why.pairs", plot.why_close(bundled, first, second, "mean", "last"))
+
+
+def test_compare_is_the_pages_cross_cka_heatmap(bundled):
+    at = open_page("compare")  # model B: model A's random weights; the topics texts
+    assert at.selectbox(key="compare.corpus").value == "topics"
+    _check(at, "compare.cka", plot.compare(bundled, "random"))

@@ -17,6 +17,7 @@ them (``ValueError``), with the library's limits, not the web app's.
 
 from __future__ import annotations
 
+from explorer.plot._compare import compare
 from explorer.plot._inside import attention, contextual
 from explorer.plot._maps import projection
 from explorer.plot._sentences import probe, similarity
@@ -27,6 +28,7 @@ __all__ = [
     "Attribution",
     "Tokens",
     "attention",
+    "compare",
     "contextual",
     "layers",
     "probe",
