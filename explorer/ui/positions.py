@@ -6,10 +6,18 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.codegen.positions import positions_snippet
 from explorer.figures.positions import position_figure, position_notice
 from explorer.positions import position_cosines, position_map, position_table
 from explorer.ui import compute, messages
 from explorer.ui.model import load
+from explorer.ui.widgets import show_code
+
+CODE_CAPTION = (
+    "Plain transformers + NumPy: the model's position table, its first two principal "
+    "components and the cosine of every position with every other, printing the numbers of "
+    "the sentence above."
+)
 
 
 def section(model_name: str) -> None:
@@ -27,6 +35,7 @@ def section(model_name: str) -> None:
         )
         if positions.table is None:
             messages.info(f"This model has {positions.note}.")
+            show_code(positions_snippet(model_name, positions.note), caption=CODE_CAPTION)
             return
         messages.info(position_notice(cosines, positions.first))
         st.plotly_chart(
@@ -42,3 +51,4 @@ def section(model_name: str) -> None:
             "order; the heatmap compares every position with every other."
             + (f" {positions.note}." if positions.note else "")
         )
+        show_code(positions_snippet(model_name, positions.note), caption=CODE_CAPTION)

@@ -33,6 +33,13 @@ def _stats(at):
     return next(d for d in at.dataframe if "kurtosis" in d.value.columns).value
 
 
+def _layers_code(at) -> str:
+    """The page's main "Show code" snippet (the hidden states), not a section's."""
+    codes = [c.value for c in at.code if "layer, token = " in c.value]
+    assert len(codes) == 1, len(codes)
+    return codes[0]
+
+
 def _ok(at) -> None:
     assert not at.exception, [e.message for e in at.exception]
 
@@ -55,7 +62,7 @@ def test_first_load_has_the_charts_tables_and_code(page):
     outliers = next(d for d in at.dataframe if "dimension" in d.value.columns).value
     assert 0 < len(outliers) < 60
     assert any("stand" in m.value and "out" in m.value for m in at.markdown)
-    code = at.code[0].value
+    code = _layers_code(at)
     assert "output_hidden_states=True" in code and "layer, token = 5, 6" in code
     # Where is a token? The bundled BERT's 512 positions, 2-D and cosines, with a sentence.
     positions = _chart(at, "layers.positions")
@@ -63,6 +70,7 @@ def test_first_load_has_the_charts_tables_and_code(page):
     assert any(
         "The 512 positions (from 0) have a mean cosine of" in plain(i.value) for i in at.info
     )
+    assert any("position_embeddings" in c.value and "cosines" in c.value for c in at.code)
 
 
 @pytest.mark.slow
@@ -86,7 +94,7 @@ def test_token_and_layer_change_the_histograms_without_a_forward_pass(page, monk
     assert after_token != before
     assert "5: the" in after_token["layout"]["title"]["text"]
     assert _chart(at, "layers.grid") != grid_before
-    assert "layer, token = 5, 5" in at.code[0].value
+    assert "layer, token = 5, 5" in _layers_code(at)
 
     at.slider(key="layers.layer").set_value(2).run()
     _ok(at)
@@ -119,7 +127,7 @@ def test_changing_the_text_changes_the_statistics(page):
     after = _stats(at)
     assert (after["tokens"] == 8).all()
     assert not after["std"].equals(before["std"])
-    assert "The river bank was muddy." in at.code[0].value
+    assert "The river bank was muddy." in _layers_code(at)
 
 
 @pytest.mark.slow
