@@ -106,6 +106,11 @@ def test_figure_has_two_traces_per_measure_a_solid_b_dashed(curves):
         assert max(a.x) == pytest.approx(1.0) and min(a.x) == 0
     with pytest.raises(ValueError, match="depth"):
         depth_curves_figure(curves.drop(columns="depth"), MEASURES, "a", "b")
+    # the legend's bottom clears the top subplot titles (about 25 px tall) and fits the margin
+    layout = figure.layout
+    plots = layout.height - layout.margin.t - layout.margin.b
+    assert layout.legend.yanchor == "bottom"
+    assert 39.9 <= (layout.legend.y - 1) * plots <= layout.margin.t - 30
 
 
 @pytest.mark.parametrize("random_b", [False, True])

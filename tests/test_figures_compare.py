@@ -24,6 +24,8 @@ def test_heatmap_rings_the_best_layer_of_b_for_each_layer_of_a():
     assert np.array_equal(np.asarray(heat.z), MATRIX)
     assert list(rings.x) == ["0", "1", "2", "2"] and list(rings.y) == ["0", "1", "2", "3"]
     assert "B model" in figure.layout.xaxis.title.text
+    # a white ring draws nothing on the white legend: its name says what it looks like
+    assert rings.marker.color == "white" and rings.name.startswith("white box")
 
 
 def test_cka_notice_reads_the_matrix():

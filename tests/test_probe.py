@@ -41,6 +41,9 @@ def test_figures():
     np.testing.assert_allclose(by_name["Mean: selectivity"].y, [0.0, 0.3, 0.2])
     assert by_name["Mean: selectivity"].yaxis == "y2" and by_name["Mean"].yaxis == "y"
     assert figure.layout.yaxis2.title.text == "Selectivity"
+    gap = figure.layout.yaxis.domain[0] - figure.layout.yaxis2.domain[1]
+    plot_height = (figure.layout.height or 450) - 60 - 10  # less the top and bottom margins
+    assert gap * plot_height >= 45, "the top panel's layer numbers sit on the lower panel"
     heads = pd.DataFrame({"head": ["linear", "cnn"], "accuracy_mean": [0.8, 0.7],
                           "accuracy_std": [0.05, 0.1]})  # fmt: skip
     bars = head_comparison_figure(heads, 0.5)

@@ -44,6 +44,9 @@ def test_notice_quotes_the_numbers_on_screen(request, model, piece):
     figure = vocabulary_figure(frame)
     assert f"{first:.1%}" in figure.layout.xaxis.title.text
     assert f"{second:.1%}" in figure.layout.yaxis.title.text
+    assert "kind" in figure.layout.legend.title.text
+    colours = [trace.marker.color for trace in figure.data]
+    assert None not in colours and len(set(colours)) == len(colours)
     x = frame["x"].to_numpy(np.float64)
     cont = round(x[frame["kind"] == "continuation"].mean(), 2)
     whole = round(x[frame["kind"] == "whole word"].mean(), 2)

@@ -96,8 +96,8 @@ def ranking_heatmap(table: pd.DataFrame, layers: int, heads: int, measure: str) 
             zmid=0,
             zmin=-extent,
             zmax=extent,
-            colorbar={"title": "change"},
-            hovertemplate="layer %{y}, head %{x}: %{z:+.4f}<extra></extra>",
+            colorbar={"title": "change<br>red: falls<br>blue: rises"},
+            hovertemplate="layer %{y}, head %{x} off: %{z:+.4f}<extra></extra>",
         )
     )
     figure.update_layout(

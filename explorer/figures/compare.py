@@ -48,7 +48,7 @@ def cross_cka_heatmap(matrix: np.ndarray, label_a: str, label_b: str) -> go.Figu
             y=rows,
             mode="markers",
             marker={"symbol": "square-open", "size": 30, "color": "white", "line": {"width": 3}},
-            name="B's best-matching layer for each layer of A",
+            name="white box: B's best-matching layer for each layer of A",
             showlegend=True,
             hovertemplate="A's layer %{y}: closest B layer %{x}<extra></extra>",
         )

@@ -13,6 +13,10 @@ COLOURS = {"A": "#1f77b4", "B": "#d62728"}
 DASHES = {"A": "solid", "B": "dash"}
 
 
+LEGEND_GAP = 40
+"""Pixels between the top of the plots and the legend's bottom: room for a subplot title."""
+
+
 def depth_curves_figure(
     curves: pd.DataFrame, titles: Mapping[str, str], label_a: str, label_b: str
 ) -> go.Figure:
@@ -51,9 +55,16 @@ def depth_curves_figure(
             )
         figure.update_xaxes(range=[-0.03, 1.03], tickformat=".0%", row=row, col=col)
     figure.update_xaxes(title_text="relative depth (layer / layers)", row=rows)
+    # the legend sits LEGEND_GAP pixels above the plots, clear of the top subplot titles
+    height, top, bottom = 300 * rows + 90, 90, 40
     figure.update_layout(
-        height=300 * rows + 60,
-        margin={"t": 60, "b": 40, "l": 40, "r": 20},
-        legend={"orientation": "h", "y": 1.08, "x": 0},
+        height=height,
+        margin={"t": top, "b": bottom, "l": 40, "r": 20},
+        legend={
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1 + LEGEND_GAP / (height - top - bottom),
+            "x": 0,
+        },
     )
     return figure

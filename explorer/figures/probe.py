@@ -35,8 +35,11 @@ def layer_accuracy_figure(
     control = {"control_mean", "selectivity"} <= set(scores.columns)
     if control:
         figure = make_subplots(
-            rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.06
+            rows=2, cols=1, shared_xaxes=True, row_heights=[0.68, 0.32], vertical_spacing=0.12
         )
+        # the top panel keeps its layer numbers: the gap leaves them room above the lower
+        # panel's top tick (0.06 of plotly's 450 px put them on it)
+        figure.update_layout(height=520)
     else:
         figure = go.Figure()
     where = {"row": 1, "col": 1} if control else {}

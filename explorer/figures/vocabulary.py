@@ -10,6 +10,16 @@ import plotly.graph_objects as go
 
 from explorer.vocabulary import KINDS
 
+KIND_COLOURS = {
+    "whole word": "#1f77b4",
+    "continuation": "#ff7f0e",
+    "special": "#d62728",
+    "number": "#2ca02c",
+    "punctuation": "#9467bd",
+}
+"""One clearly different colour per kind (D3's category10): the notice compares whole words
+with continuations, so those two are blue and orange, not two shades of one colour."""
+
 
 def vocabulary_figure(frame: pd.DataFrame, colour: str = "kind") -> go.Figure:
     """Every piece at its first two principal components, coloured by ``kind`` (one trace
@@ -23,8 +33,9 @@ def vocabulary_figure(frame: pd.DataFrame, colour: str = "kind") -> go.Figure:
             figure.add_trace(
                 go.Scattergl(
                     x=part["x"], y=part["y"], mode="markers", name=f"{kind} ({len(part):,})",
-                    text=part["piece"], marker={"size": 3, "opacity": 0.6},
-                    hovertemplate="%{text}<extra></extra>",
+                    text=part["piece"],
+                    marker={"size": 3, "opacity": 0.6, "color": KIND_COLOURS[kind]},
+                    hovertemplate=f"%{{text}}<extra>{kind}</extra>",
                 )
             )  # fmt: skip
     else:
@@ -44,7 +55,8 @@ def vocabulary_figure(frame: pd.DataFrame, colour: str = "kind") -> go.Figure:
     )
     figure.update_layout(
         title="Every piece of the vocabulary: input embeddings, first two principal components",
-        xaxis_title=x_title, yaxis_title=y_title, height=520, legend={"itemsizing": "constant"},
+        xaxis_title=x_title, yaxis_title=y_title, height=520,
+        legend={"itemsizing": "constant", "title": "kind of piece (click to hide)"},
     )  # fmt: skip
     return figure
 

@@ -48,7 +48,8 @@ def section(model_name: str) -> None:
             "the token at position p before the first layer. Wang and Chen (2020), “What Do "
             "Position Embeddings Learn?”, found BERT's learned table to be a smooth curve in "
             "few dimensions, neighbouring positions alike: the 2-D view joins the positions in "
-            "order; the heatmap compares every position with every other."
+            "order, coloured from dark purple (the first) to yellow (the last); the heatmap "
+            "compares every position with every other."
             + (f" {positions.note}." if positions.note else "")
         )
         show_code(positions_snippet(model_name, positions.note), caption=CODE_CAPTION)
