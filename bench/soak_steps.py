@@ -320,6 +320,13 @@ STEPS = (
         "5,000 lines x 40 words",
         type_into("similarity.corpus.lines", lambda r: lines(r, 5000, 40)),
     ),
+    Step(
+        "Compare models",
+        "against random weights",
+        "open: tokens, CKA, curves, maps, search",
+        goto("compare", **{"compare.model_b": "random weights"}),
+    ),
+    Step("Compare models", "search", "a query", type_into("compare.query", lambda r: prose(r, 60))),
 )
 """Every request, in order. ``open`` is a page link with the bound parameters (a new
 Streamlit session); the inputs are typed into that page afterwards."""
@@ -332,6 +339,7 @@ PAGE_NAMES = {
     "projections": "Projections",
     "probe": "Which layer?",
     "similarity": "Similarity",
+    "compare": "Compare models",
 }
 
 

@@ -79,6 +79,10 @@ def test_the_asker_check_ends_work_of_a_rerun_or_a_gone_session(monkeypatch):
 
     ctx = types.SimpleNamespace(session_id="session 1", yield_check=yield_check)
     monkeypatch.setattr(script_run_context, "get_script_run_ctx", lambda **_: ctx)
+    # the name as explorer.ui._streamlit_runtime bound it when first imported
+    from explorer.ui import _streamlit_runtime
+
+    monkeypatch.setattr(_streamlit_runtime, "get_script_run_ctx", lambda **_: ctx)
     runtime = types.SimpleNamespace(is_active_session=lambda session: session in active)
     monkeypatch.setattr(Runtime, "exists", classmethod(lambda cls: True))
     monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))

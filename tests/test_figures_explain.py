@@ -91,8 +91,12 @@ def test_cka_figure_and_notice_trained_vs_random(model):
     assert len(figure.data) == 2
     np.testing.assert_allclose(np.asarray(figure.data[1].z), untrained)
     notice = cka_notice(trained, untrained)
-    where = int(np.argmin(np.diag(trained, k=1)))
-    assert f"between layer {where} and layer {where + 1}" in notice
+    steps = np.round(np.diag(trained, k=1), 2)  # as shown
+    if (steps == steps[0]).all():  # every step ties at the precision shown
+        assert "no step stands out" in notice
+    else:
+        where = int(np.argmin(steps))
+        assert f"between layer {where} and layer {where + 1}" in notice
     off = ~np.eye(len(trained), dtype=bool)
     assert f"{untrained[off].mean():.2f}, trained {trained[off].mean():.2f}" in notice
 

@@ -282,7 +282,11 @@ def test_layer_sentences_name_ties_and_the_models_special_tokens(model) -> None:
     sentence = cka_notice(trained)
     steps = [two(v) for v in np.diag(trained, k=1)]
     named = [int(a) for a, _ in re.findall(r"between layer (\d+) and layer (\d+)", sentence)]
-    assert named == [i for i, v in enumerate(steps) if v == min(steps, key=float)]
+    lowest = [i for i, v in enumerate(steps) if v == min(steps, key=float)]
+    if len(steps) > 1 and len(lowest) == len(steps):  # every step ties: none is named
+        assert named == [] and f"(CKA {steps[0]} at each step)" in sentence, sentence
+    else:
+        assert named == lowest, sentence
 
 
 @pytest.mark.parametrize("pooling", ["mean", "max"])

@@ -19,7 +19,7 @@ def _loaded(name: str, suffix: str) -> str:
     body = body.removeprefix(_IMPORTS)
     for word in ("name", "tokenizer", "model"):
         body = body.replace(f"{word} = ", f"{word}_{suffix} = ")
-    return body.replace("(name)", f"(name_{suffix})")
+    return body.replace("(name)", f"(name_{suffix})").replace("(name, ", f"(name_{suffix}, ")
 
 
 def two_models(name_a: str, name_b: str, random_b: bool = False) -> str:

@@ -76,6 +76,8 @@ from explorer.maps._umap import (
     EXACT_NEIGHBORS_BELOW,
     configure_numba_cache,
     import_umap,
+    mark_compiled,
+    quiet_numba_cache,
     umap_compiled,
 )
 
@@ -111,6 +113,8 @@ __all__ = [
     "custom_axes",
     "describe_trustworthiness",
     "import_umap",
+    "mark_compiled",
+    "quiet_numba_cache",
     "inspect_point",
     "label_agreement",
     "layer_maps",

@@ -8,7 +8,7 @@ import streamlit as st
 
 from explorer import attention
 from explorer.codegen.ablation import ablation_snippet
-from explorer.data.examples import ATTENTION_PAIR, MASKED
+from explorer.data.examples import ATTENTION_PAIR, MASKED, TUTORIAL
 from explorer.figures import ablation as figures
 from explorer.model.ablation import check_heads
 from explorer.server import limits
@@ -40,6 +40,16 @@ def _measure(model_name: str, heads: dict, first: str, second: str, masked, word
         lambda: attention.measure(load(model_name), heads, first, second, masked, word),
         "Running the model with the heads off…",
     )
+
+
+def prewarm_measures(model_name: str) -> None:
+    """What the section first shows for the page's default texts (no head off, the lens's
+    default sentence), computed once per server before the first visitor (the prewarm)."""
+    model = load(model_name)
+    masked = None if model.masked_lm is None else MASKED
+    full = _measure(model_name, {}, TUTORIAL, ATTENTION_PAIR, masked)
+    if full.guess is not None:
+        _measure(model_name, {}, TUTORIAL, ATTENTION_PAIR, masked, full.guess[0])
 
 
 def ablation_section(model_name: str, text: str, pair: str | None) -> None:

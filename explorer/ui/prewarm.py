@@ -44,6 +44,12 @@ def _attention(name: str) -> None:
     attention.analysis(name, examples.TUTORIAL, None)
 
 
+def _ablation(name: str) -> None:
+    from explorer.ui import ablation
+
+    ablation.prewarm_measures(name)
+
+
 def _lens(name: str) -> None:
     from explorer.ui import attention
 
@@ -132,6 +138,7 @@ WARMUPS = (
     prewarm.Warmup("pages/layers.py", "the tutorial's hidden states", _layers),
     prewarm.Warmup("pages/attention.py", "the tutorial's attentions", _attention),
     prewarm.Warmup("pages/attention.py", "the masked-LM lens", _lens),
+    prewarm.Warmup("pages/attention.py", "head ablation's measures", _ablation),
     prewarm.Warmup("pages/context.py", "the word in its sentences", _context),
     prewarm.Warmup("pages/contextual.py", "the classic measurements", _contextual),
     prewarm.Warmup("pages/projections.py", "the topics' PCA map", _projections),

@@ -34,7 +34,7 @@ class SampleFit:
             self._model = PCA(n_components=2, random_state=random_state).fit(X)
             self.embedding = self._model.transform(X).astype(np.float32)
         elif method == "umap":
-            from explorer.maps._umap import import_umap, mark_compiled, quiet_numba_cache
+            from explorer.maps import import_umap, mark_compiled, quiet_numba_cache
 
             umap = import_umap()
             # euclidean, no precomputed neighbours: transform needs umap-learn's own index
@@ -58,7 +58,7 @@ class SampleFit:
         """``(n, 2)`` float32 coordinates of new rows ``X`` ``(n, d)`` in the fitted map."""
         if self.method == "pca":
             return self._model.transform(X).astype(np.float32)
-        from explorer.maps._umap import quiet_numba_cache
+        from explorer.maps import quiet_numba_cache
 
         with quiet_numba_cache():
             return self._model.transform(np.asarray(X, dtype=np.float32)).astype(np.float32)

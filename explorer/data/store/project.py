@@ -104,7 +104,7 @@ def save_projection(
 def _fit_on_sample(corpus, pooling, layers, rows, points, method, size, random_state, progress):
     """``(fit positions, coordinates (points, 2), trustworthiness, notes)``: a fit on ``size``
     of the ``points`` projected rows (positions among them, sorted) and the rest placed."""
-    from explorer.maps import _quality as quality
+    from explorer.maps import trustworthiness
 
     rng = np.random.default_rng(random_state)
     fit_rows = np.sort(rng.choice(points, size=size, replace=False)).astype(np.int64)
@@ -115,7 +115,7 @@ def _fit_on_sample(corpus, pooling, layers, rows, points, method, size, random_s
     coords, fit = placing.fit_and_place(read, points, method, fit_rows, random_state, progress)
     # the map's quality over placed and fitted rows alike: a fresh sample of as many rows
     check = np.sort(np.random.default_rng(random_state + 1).choice(points, size, replace=False))
-    trust = quality.trustworthiness(read(check), coords[check])
+    trust = trustworthiness(read(check), coords[check])
     notes = [
         *fit.notes,
         f"Fitted on a random sample of {size:,} of the {points:,} rows; the other "
