@@ -10,6 +10,7 @@ from explorer.figures import attention as attention_figures
 from explorer.figures.attention_notices import what_to_notice
 from explorer.figures.explain import classic_figure
 from explorer.figures.explain_notices import classic_notice
+from explorer.figures.isotropy import isotropy_notice
 from explorer.model import Model
 from explorer.plot._common import as_model, with_notice
 
@@ -49,4 +50,6 @@ def contextual(model: Model | str | None, sentences: pd.DataFrame | None = None)
 
         measures, senses = classic_lesson(model, sentences, progress=report)
     figure = classic_figure(measures, senses, mev_reference=REFERENCES["mev"].value)
-    return with_notice(figure, " ".join(classic_notice(measures, senses)))
+    return with_notice(
+        figure, " ".join([*classic_notice(measures, senses), isotropy_notice(measures)])
+    )

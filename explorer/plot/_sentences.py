@@ -18,6 +18,7 @@ from explorer.plot._common import as_model, as_texts, progress, with_notice
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import pooling_labels
 from explorer.probing import MAX_ROWS, best_layers, plan_folds
+from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice, score_layers
 
 MIN_SENTENCES = 3
@@ -84,25 +85,32 @@ def probe(
         raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
     if len(texts) > MAX_ROWS:
         raise ValueError(f"{len(texts):,} texts: the probe takes at most {MAX_ROWS:,}.")
-    plan = plan_folds([str(label).strip() for label in labels], None, folds)
+    plan = plan_folds([str(label).strip() for label in labels], None, folds, texts=texts)
     corpus = embed(model, texts)
     scores = []
     for name in poolings_of(pooling):
         stack = corpus.per_layer(name)  # validates the pooling
         with tqdm(total=len(stack), desc=f"Probing every layer ({name})", unit="layer") as bar:
-            found = score_layers(stack, plan, lambda done, total: bar.update(done - bar.n))
+            found = score_layers(
+                stack, plan, lambda done, total: bar.update(done - bar.n), control=True
+            )
         scores.append(found.assign(strategy=name))
     if not scores:
         raise ValueError("No pooling: name at least one.")
     table = pd.concat(scores, ignore_index=True)
+    labels_for = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
     figure = layer_accuracy_figure(
         table,
         plan.baseline,
-        POOLING_LABELS,
+        labels_for,
         title=f"How well a linear probe reads the label, layer by layer "
         f"({len(texts)} texts, {plan.folds}-fold CV)",
     )
-    figure = with_notice(figure, probe_notice(best_layers(table), POOLING_LABELS, "label"))
+    best = best_layers(table)
+    top = best.iloc[0]["strategy"]
+    notice = probe_notice(best, labels_for, "label") + " "
+    notice += control_notice(table[table["strategy"] == top], labels_for.get(top, top))
+    figure = with_notice(figure, notice)
     if plan.notes:
         figure.update_layout(meta={**figure.layout.meta, "notes": list(plan.notes)})
     return figure
