@@ -12,6 +12,7 @@ import pytest
 import explorer
 from explorer import plot
 
+SIX = [f"text {i}" for i in range(6)]  # distinct: identical texts share a fold
 BANK = (
     "After stealing money from the bank vault, the bank robber was seen fishing on the "
     "Mississippi river bank."
@@ -69,7 +70,7 @@ def test_every_figure_carries_its_notice(tiny):
         (lambda m: plot.similarity(m, [1, 2, 3]), "list of strings"),
         (lambda m: plot.similarity(42, ["a", "b", "c"]), "explorer.Model"),
         (lambda m: plot.probe(m, ["a", "b", "c"], ["x", "y"]), "3 texts but 2 labels"),
-        (lambda m: plot.probe(m, ["a"] * 6, ["x", "y"] * 3, "median", folds=2), "median"),
+        (lambda m: plot.probe(m, SIX, ["x", "y"] * 3, "median", folds=2), "median"),
         (lambda m: plot.why_close(m, BANK, 7), "b must be a string"),
         (lambda m: plot.why_close(m, BANK, BANK, "median"), "median"),
         (lambda m: plot.attention(m, None), "text must be a string"),
