@@ -17,11 +17,11 @@ from explorer.ui.model import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
 
-MAX_HEAD_PASSES = 320
+MAX_HEAD_PASSES = 1_200
 """Heads one ranking switches off in turn with the bundled model (each costs a set of short
-forward passes: 0.16 s of CPU for the sense gap), :func:`explorer.server.limits.scaled` by the
-model's work: all 72 of the bundled model's, 40 of BERT-base's 144 (about 1.3 s of CPU each:
-about 30 s alone on two cores), 11 of BERT-large's 384 (``python -m bench.ablation``)."""
+forward passes), :func:`explorer.server.limits.scaled` by the model's work: all 72 of the
+bundled model's, all 144 of BERT-base's (13.4 s on a quiet 2-core machine, 93 ms a head),
+about 41 of BERT-large's 384 (40 in 14.0 s; ``python -m bench.ablation [--model FOLDER]``)."""
 
 
 def _masked_sentence(model) -> str | None:
