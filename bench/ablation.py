@@ -1,7 +1,10 @@
 """Head ablation's cost: one measurement with and without heads off, and a ranking of every
 head (one set of forward passes per head) on a BERT-base-sized model.
 
-    python -m bench.ablation [--model /work/models/bert-base-sized] [--measure gap]
+    python -m bench.ablation [--model FOLDER] [--measure gap]
+
+FOLDER: a BERT-base-sized model folder (``python -m bench.model_folders OUT``); default the
+bundled model.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--model", default="/work/models/bert-base-sized")
+    parser.add_argument("--model", default=None, help="a model folder (default: bundled)")
     parser.add_argument("--measure", default="gap", choices=["gap", "cosine"])
     parser.add_argument(
         "--heads",
@@ -30,7 +33,7 @@ def main() -> None:
     from explorer.attention import measure, rank_heads, spread_heads
     from explorer.data.examples import ATTENTION_PAIR, TUTORIAL
 
-    model = explorer.load_model(args.model)
+    model = explorer.load_model(args.model) if args.model else explorer.load_model()
     print(f"load average before: {os.getloadavg()[0]:.1f}", flush=True)
     start = time.perf_counter()
     measure(model, {}, TUTORIAL, ATTENTION_PAIR, None)

@@ -7,8 +7,8 @@ caps), the folds what :func:`explorer.server.limits.probe_folds` allows for them
 made-up support tickets of five queues, about 20 tokens each, a third of them repeated.
 
 ``python -m bench.probe`` measures the bundled model; ``--model FOLDER`` another one (e.g.
-``/work/models/bert-base-sized``); ``--json`` prints one JSON line. Wall seconds on a shared
-machine are mostly waiting for a core: the CPU seconds are the work.
+a folder from ``python -m bench.model_folders OUT``); ``--json`` prints one JSON line. Wall
+seconds on a shared machine are mostly waiting for a core: the CPU seconds are the work.
 """
 
 from __future__ import annotations

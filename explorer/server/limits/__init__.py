@@ -205,7 +205,7 @@ MAX_PROBE_TEXTS = 400
 :func:`explorer.probing.sample.probe_sample`). The default four poolings x 7 layers x 5 folds
 are 140 logistic regressions, and as many again for the control task: at 800 rows 2.3 s of
 CPU for the probes but 14 s for the control task (random labels fit slowly), 7 s at 400
-(``python -m bench.probe``; BERT-base-sized: ``--model /work/models/bert-base-sized``)."""
+(``python -m bench.probe``; BERT-base-sized: ``--model FOLDER``)."""
 
 MAX_PROBE_TOKENS = 60_000
 """Most tokens one "Which layer?" request embeds: the forward pass (about 20 s for
