@@ -9,13 +9,17 @@ import streamlit as st
 from explorer import attention
 from explorer.codegen.attention import attention_snippet
 from explorer.data.examples import ATTENTION_PAIR, TUTORIAL
-from explorer.figures import attention as figures
+from explorer.figures.attention import (
+    comparison,
+    head_heatmap,
+    head_view,
+    overview_grid,
+    statistic_labels,
+    statistics_table,
+)
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.server import limits
-from explorer.ui import attention as cached
-from explorer.ui import messages, presentation
-from explorer.ui.ablation import ablation_section
-from explorer.ui.lens import lens_section
+from explorer.ui import attention_heads, messages, presentation
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import URL, header, option_labels, show_code
 
@@ -37,7 +41,7 @@ if settings.checkbox(
     )
 
 try:
-    result = cached.analysis(model_name, text, pair)
+    result = attention_heads.analysis(model_name, text, pair)
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -56,10 +60,10 @@ st.caption(
     "matrix (rows: the attending token, columns: the token attended to; darker = more)."
     + (" Long inputs are pooled into blocks of tokens." if n > 24 else "")
 )
-st.plotly_chart(figures.overview_grid(result.attentions), key="attention.grid")
+st.plotly_chart(overview_grid(result.attentions), key="attention.grid")
 
-names = figures.statistic_labels(*specials)  # "on <s>" for a model whose first token is <s>
-table = figures.statistics_table(result.stats, names)
+names = statistic_labels(*specials)  # "on <s>" for a model whose first token is <s>
+table = statistics_table(result.stats, names)
 left, right = st.columns(2)
 statistic = left.selectbox("Filter heads by", list(names.values()), index=2, key="attention.filter")
 floor = right.slider(
@@ -99,7 +103,7 @@ st.markdown(
 )
 big, lines = st.tabs(["Heatmap", "Head view (lines)"])
 big.plotly_chart(
-    figures.head_heatmap(matrix, tokens, f"Layer {layer}, head {head}", scale=presentation.scale()),
+    head_heatmap(matrix, tokens, f"Layer {layer}, head {head}", scale=presentation.scale()),
     key="attention.big",
 )
 focus = lines.selectbox(
@@ -112,9 +116,7 @@ focus = lines.selectbox(
 )
 lines.caption("Left: the attending token; right: the token it attends to. Thicker = more.")
 lines.plotly_chart(
-    figures.head_view(
-        matrix, tokens, result.tokenization.segment_ids, focus, scale=presentation.scale()
-    ),
+    head_view(matrix, tokens, result.tokenization.segment_ids, focus, scale=presentation.scale()),
     key="attention.lines",
 )
 
@@ -126,9 +128,7 @@ if influence.weighted is None:
 st.markdown(influence_notice(influence, tokens, specials))
 weighted = influence.raw if influence.weighted is None else influence.weighted
 st.plotly_chart(
-    figures.comparison(
-        influence.raw, weighted, influence.rollout, tokens, scale=presentation.scale()
-    ),
+    comparison(influence.raw, weighted, influence.rollout, tokens, scale=presentation.scale()),
     key="attention.compare",
 )
 show_code(
@@ -141,6 +141,6 @@ show_code(
 # The analysis is not needed below: a session waiting for the lens's turn held it (164 MB for a
 # 512-token BERT-base text; eight sessions took the server to 2.8 GB).
 del result, matrix
-ablation_section(model_name, text, pair)
+attention_heads.ablation_section(model_name, text, pair)
 st.subheader("Masked-language-model lens")
-lens_section(model_name)
+attention_heads.lens_section(model_name)

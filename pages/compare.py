@@ -5,18 +5,18 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.data.examples import TOKENS_TEXT
-from explorer.ui import compare, messages, presentation
+from explorer.ui import compare_models, messages, presentation
 from explorer.ui.widgets import URL, header, option_labels
 
 header("pages/compare.py")
 
 settings = presentation.controls("compare.settings")
 left, right = settings.columns(2)
-pair = compare.choose_pair(left)
+pair = compare_models.choose_pair(left)
 corpus = right.selectbox(
     "Built-in texts",
-    tuple(compare.CORPORA),
-    format_func=option_labels(compare.CORPORA.items()),
+    tuple(compare_models.CORPORA),
+    format_func=option_labels(compare_models.CORPORA.items()),
     key="compare.corpus",
     bind=URL,
     help="The texts both models read for the counts of tokens and for the layers' CKA.",
@@ -38,9 +38,9 @@ for side, model, name in zip((pair.a, pair.b), models, "AB", strict=True):
         f"Model {name}: {side.label} · {model.num_layers} layers × {model.hidden_size} · "
         f"vocabulary {model.vocab_size:,} · {model.num_parameters / 1e6:.1f} M parameters"
     )
-texts = compare.corpus_texts(corpus)
+texts = compare_models.corpus_texts(corpus)
 
-compare.tokens_section(pair, text, texts)
-compare.layers_section(pair, texts)
-compare.curves_section(pair)
-compare.maps_section(pair, texts)
+compare_models.tokens_section(pair, text, texts)
+compare_models.layers_section(pair, texts)
+compare_models.curves_section(pair)
+compare_models.maps_section(pair, texts)

@@ -4,22 +4,21 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import context as ctx
+from explorer import context
 from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
 from explorer.explain import NAMES as POST
 from explorer.layers import layer_choices
 from explorer.server import limits
-from explorer.ui import compute, contextpost, messages, presentation, sources
-from explorer.ui import context as sections
+from explorer.ui import compute, messages, presentation, sources, word_in_context
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
 from explorer.words import SUBWORD_LABELS
 
 DEFAULT_STRATEGY = "last"
 
-st.session_state.setdefault("context.text", ctx.DEFAULT_TEXT)
-st.session_state.setdefault("context.word", ctx.DEFAULT_WORD)
+st.session_state.setdefault("context.text", context.DEFAULT_TEXT)
+st.session_state.setdefault("context.word", context.DEFAULT_WORD)
 
 
 header("pages/context.py")
@@ -68,10 +67,10 @@ subwords = subwords_select(
     "context.subwords",
     help="A word split into several tokens (em ##bed ##ding ##s) gets one vector from these.",
 )
-post = contextpost.post_select(options[2])
+post = word_in_context.post_select(options[2])
 
 try:
-    lines, senses = ctx.parse_labelled_sentences(text)
+    lines, senses = context.parse_labelled_sentences(text)
     kept = compute.cap_tokens(name, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS, "memory")
     sentences = list(kept.data.texts)
     senses = senses[: len(sentences)]
@@ -83,42 +82,43 @@ except ValueError as error:
 if kept.note:
     messages.info(kept.note)
 
-if len(occurrences) > ctx.MAX_OCCURRENCES:
+if len(occurrences) > context.MAX_OCCURRENCES:
     st.warning(
         f"The word occurs {len(occurrences)} times; the page compares the first "
-        f"{ctx.MAX_OCCURRENCES} ({ctx.MAX_OCCURRENCES * (ctx.MAX_OCCURRENCES - 1) // 2} pairs). "
+        f"{context.MAX_OCCURRENCES} "
+        f"({context.MAX_OCCURRENCES * (context.MAX_OCCURRENCES - 1) // 2} pairs). "
         "Remove some sentences to compare others."
     )
-    occurrences, per_layer = ctx.cap_occurrences(occurrences, per_layer)
+    occurrences, per_layer = context.cap_occurrences(occurrences, per_layer)
 raw = per_layer
 key = (name, tuple(sentences), word, subwords, len(occurrences))
-per_layer, token_states = contextpost.postprocessed(key, per_layer, token_states, post)
+per_layer, token_states = word_in_context.postprocessed(key, per_layer, token_states, post)
 if len(occurrences) >= 2:  # what to notice comes first
-    pairs = ctx.pair_labels(len(occurrences))
-    kinds = ctx.pair_kinds(occurrences, senses)
-    by_layer = ctx.pair_similarities(per_layer)
-    matrix = ctx.similarity_matrix(per_layer, strategy)
+    pairs = context.pair_labels(len(occurrences))
+    kinds = context.pair_kinds(occurrences, senses)
+    by_layer = context.pair_similarities(per_layer)
+    matrix = context.similarity_matrix(per_layer, strategy)
     split = SUBWORD_LABELS[subwords] if any(o.num_tokens > 1 for o in occurrences) else None
-    said = ctx.what_to_notice(word, by_layer, kinds, pairs, strategy, matrix, POST[post], split)
+    said = context.what_to_notice(word, by_layer, kinds, pairs, strategy, matrix, POST[post], split)
     messages.info(said, notice)
 
-sections.occurrence_list(word, occurrences, sentences, senses)
+word_in_context.occurrence_list(word, occurrences, sentences, senses)
 if len(occurrences) < 2:
     messages.info(
         f"“{word.strip()}” occurs only once: you need at least two occurrences to compare. "
         "Add a sentence that uses it again, ideally in another sense."
     )
     st.stop()
-baseline = ctx.anisotropy_baseline(token_states)
-centred_note = contextpost.TITLES[post]
+baseline = context.anisotropy_baseline(token_states)
+centred_note = word_in_context.TITLES[post]
 
-sections.sense_gap(by_layer, kinds, baseline, word, centred_note)
+word_in_context.sense_gap(by_layer, kinds, baseline, word, centred_note)
 if post == "none":
-    messages.caption(ctx.layer_zero_note(by_layer, word))
+    messages.caption(context.layer_zero_note(by_layer, word))
 else:
-    messages.info(contextpost.rogue_note(raw, per_layer, post, strategy, word))
+    messages.info(word_in_context.rogue_note(raw, per_layer, post, strategy, word))
 
-sections.pair_charts(
+word_in_context.pair_charts(
     matrix,
     by_layer,
     baseline,
@@ -130,7 +130,7 @@ sections.pair_charts(
     token_states.shape[1],
     centred_note,
 )
-sections.pairs_table(per_layer, strategies, None, kinds)
+word_in_context.pairs_table(per_layer, strategies, None, kinds)
 
 if word.strip().lower() in corpora.SENSE_WORDS:
     st.page_link(
@@ -138,6 +138,6 @@ if word.strip().lower() in corpora.SENSE_WORDS:
         label=f"See “{messages.escape(word.strip())}” in all its built-in sentences on a map "
         "(Projections)",
         icon=":material/scatter_plot:",
-        query_params=ctx.projections_link(word),
+        query_params=context.projections_link(word),
     )
 show_code(context_snippet(name, sentences, word, strategy, subwords, post=post, senses=senses))

@@ -6,8 +6,7 @@ import streamlit as st
 
 from explorer.figures.explain_notices import classic_notice, classic_random_notice
 from explorer.figures.isotropy import isotropy_notice
-from explorer.ui import contextual as lesson
-from explorer.ui import messages, presentation
+from explorer.ui import how_contextual, messages, presentation
 from explorer.ui.model import RANDOM_PREFIX, current_model_label, current_model_name
 from explorer.ui.widgets import URL, header
 
@@ -23,15 +22,15 @@ compare = presentation.controls("contextual.settings").toggle(
     "as long again as the model itself.",
 )
 try:
-    rows, note = lesson.lesson_rows(name)
-    trained = lesson.measurements(name, rows)
+    rows, note = how_contextual.lesson_rows(name)
+    trained = how_contextual.measurements(name, rows)
 except ValueError as error:
     messages.error(error)
     st.stop()
 random = None
 if compare:
     try:  # refused when the baseline does not fit beside the model: the page goes on without
-        random = lesson.measurements(RANDOM_PREFIX + name, rows, " (random weights)")
+        random = how_contextual.measurements(RANDOM_PREFIX + name, rows, " (random weights)")
     except ValueError as error:
         messages.warning(error)
 if note:
@@ -45,9 +44,9 @@ notice.info(
     + "\n".join(f"- {messages.escape(line)}" for line in notes)
 )
 
-lesson.chart(trained, random)
-lesson.headline_code(name, rows)
-lesson.isotropy(name, trained, random, rows)
-lesson.references(trained)
-lesson.measured(trained, rows)
-lesson.one_word(name, rows)
+how_contextual.chart(trained, random)
+how_contextual.headline_code(name, rows)
+how_contextual.isotropy(name, trained, random, rows)
+how_contextual.references(trained)
+how_contextual.measured(trained, rows)
+how_contextual.one_word(name, rows)

@@ -8,9 +8,14 @@ from explorer import layerstats
 from explorer.codegen.layers import layers_snippet
 from explorer.data import corpora
 from explorer.data.examples import TUTORIAL
-from explorer.figures import layers as figures
-from explorer.ui import compute, layercka, messages, positions, presentation
-from explorer.ui import layers as layer_sections
+from explorer.figures.layers import (
+    HISTOGRAM_MODES,
+    layer_grid,
+    layer_histogram,
+    layer_name,
+    token_histogram,
+)
+from explorer.ui import compute, layer_by_layer, messages, presentation
 from explorer.ui.model import current_model_label, current_model_name
 from explorer.ui.widgets import header, option_labels, show_code
 
@@ -94,17 +99,17 @@ token_name = f"token {token} ({tokenization.tokens[token]!r})"
 summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)
 messages.info(layerstats.summary_notice(summary, tokenization.tokens[token]), notice)
 st.subheader("Summary: every layer at a glance", anchor=False)
-layer_sections.summary_table(summary, tokenization.tokens[token])
+layer_by_layer.summary_table(summary, tokenization.tokens[token])
 st.caption("Details below: open a section to see the distributions behind these numbers.")
 
-st.subheader(f"One token at one layer: {token_name}, {figures.layer_name(layer)}")
+st.subheader(f"One token at one layer: {token_name}, {layer_name(layer)}")
 numbers = layerstats.vector_statistics(hidden[layer, token])
 for column, (key, label) in zip(st.columns(len(METRICS)), METRICS.items(), strict=True):
     column.metric(label, f"{numbers[key]:.2f}" if key == "kurtosis" else f"{numbers[key]:.4f}")
 left, right = st.columns(2)
 mode = left.radio(
     "All tokens of the layer as",
-    figures.HISTOGRAM_MODES,
+    HISTOGRAM_MODES,
     format_func={"combined": "one histogram", "overlay": "one curve per token"}.get,
     horizontal=True,
     key="layers.mode",
@@ -117,14 +122,12 @@ log_counts = right.toggle(
 )
 left, right = st.columns(2)
 left.plotly_chart(
-    figures.token_histogram(hidden[layer, token], labels[token], layer, log_counts=log_counts),
+    token_histogram(hidden[layer, token], labels[token], layer, log_counts=log_counts),
     width="stretch",
     key="layers.token_histogram",
 )
 right.plotly_chart(
-    figures.layer_histogram(
-        hidden[layer], labels, layer, token, mode, keep=keep, log_counts=log_counts
-    ),
+    layer_histogram(hidden[layer], labels, layer, token, mode, keep=keep, log_counts=log_counts),
     width="stretch",
     key="layers.layer_histogram",
 )
@@ -136,15 +139,15 @@ st.caption(
 
 with st.expander(f"The same token at every layer: {token_name}"):
     st.plotly_chart(
-        figures.layer_grid(hidden[:, token], labels[token], layer, log_counts=log_counts),
+        layer_grid(hidden[:, token], labels[token], layer, log_counts=log_counts),
         width="stretch",
         key="layers.grid",
     )
 
-statistics = layer_sections.statistics(hidden, include_special, tokenization.special)
-layer_sections.outliers(hidden, statistics, layer, labels, tokenization, include_special)
+statistics = layer_by_layer.statistics(hidden, include_special, tokenization.special)
+layer_by_layer.outliers(hidden, statistics, layer, labels, tokenization, include_special)
 
-layer_sections.norms(hidden, labels, token, layer)
-cka_code = layercka.section(model_name, text, hidden, tokenization.special, special_names)
-positions.section(model_name)
+layer_by_layer.norms(hidden, labels, token, layer)
+cka_code = layer_by_layer.cka_section(model_name, text, hidden, tokenization.special, special_names)
+layer_by_layer.positions_section(model_name)
 show_code(layers_snippet(model_name, text, layer, token, include_special), cka_code)

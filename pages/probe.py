@@ -11,12 +11,8 @@ from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import pooling_labels
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
-from explorer.ui import compute, messages, presentation
-from explorer.ui import probing as probes
+from explorer.ui import compute, messages, presentation, which_layer
 from explorer.ui.model import current_model, current_model_name
-from explorer.ui.probedata import probe_rows
-from explorer.ui.probelayer import one_layer
-from explorer.ui.probesaved import stored_poolings
 from explorer.ui.widgets import URL, header, pooling_select, subwords_select
 from explorer.words import SUBWORD_LABELS
 
@@ -27,7 +23,7 @@ name = current_model_name()
 
 # -- data ------------------------------------------------------------------------------------
 controls = presentation.controls("probe.settings")
-rows = probe_rows(name, controls.columns([2, 3, 2]))
+rows = which_layer.probe_rows(name, controls.columns([2, 3, 2]))
 task, saved, store = rows.task, rows.saved, rows.store
 texts, labels, words = rows.texts, rows.labels, rows.words
 
@@ -41,7 +37,7 @@ folds = settings[0].slider(
     bind=URL,
     help="Each fold is held out once for testing while the probe trains on the rest.",
 )
-data = probes.ProbeData(
+data = which_layer.ProbeData(
     texts, labels, words, folds, store=store, rows=saved.rows if saved else None
 )
 try:
@@ -55,7 +51,7 @@ for note in plan.notes:
 # -- strategies ------------------------------------------------------------------------------
 try:
     if task == "word":
-        features = probes.word_features(name, texts, words)
+        features = which_layer.word_features(name, texts, words)
     elif task == "sentence":
         compute.embed_corpus(name, texts)
 except ValueError as error:
@@ -63,7 +59,7 @@ except ValueError as error:
     st.stop()
 
 if saved is not None:
-    strategies, labels_for = stored_poolings(settings[1], saved), POOLING_LABELS
+    strategies, labels_for = which_layer.stored_poolings(settings[1], saved), POOLING_LABELS
 elif task == "word":
     if features.num_split == 0:
         strategies = ["mean"]
@@ -93,7 +89,7 @@ if not strategies:
     st.stop()
 
 scores = pd.concat(
-    [probes.layer_scores(name, data, strategy) for strategy in strategies],
+    [which_layer.layer_scores(name, data, strategy) for strategy in strategies],
     ignore_index=True,
 )
 best = probing.best_layers(scores)
@@ -108,7 +104,7 @@ messages.info(
 
 # -- results ---------------------------------------------------------------------------------
 what = "word's sense" if task == "word" else "label"
-probes.headline(plan.baseline, top_row, task, labels_for)
+which_layer.headline(plan.baseline, top_row, task, labels_for)
 st.plotly_chart(
     layer_accuracy_figure(
         scores,
@@ -137,8 +133,8 @@ st.caption(
     )
     + (saved.layers_note if saved else "")
 )
-probes.best_table(best, labels_for)
+which_layer.best_table(best, labels_for)
 
 # -- one layer: linear probe vs CNN, downloads, code -----------------------------------------
 spans = [(o.char_start, o.char_end) for o in features.occurrences] if task == "word" else None
-one_layer(name, rows, data, plan, scores, top_row, strategies, labels_for, spans)
+which_layer.one_layer(name, rows, data, plan, scores, top_row, strategies, labels_for, spans)

@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import similarity as search
 from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.explain import NAMES as POST_NAMES
 from explorer.layers import layer_choices
 from explorer.pooling import pooling_labels
-from explorer.ui import compute, messages, presentation, similaritypost, sources, storesearch
-from explorer.ui import similarity as sections
+from explorer.similarity import MAX_SENTENCES, similarity_notice, spearman_agreement
+from explorer.ui import compute, messages, presentation, similarity_search, sources
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
 from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code
@@ -33,7 +32,7 @@ text = left.text_area(
     height=170,
     key="similarity.text",
     bind=URL,
-    help=f"3 to {search.MAX_SENTENCES} sentences.",
+    help=f"3 to {MAX_SENTENCES} sentences.",
 )
 valid_layers = layer_choices(model.num_layers)
 layers = layers_select(
@@ -50,7 +49,7 @@ poolings = pooling_select(
     multi=True,
     help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
 )
-post = similaritypost.post_select(right)
+post = similarity_search.post_select(right)
 
 sentences: list[str] = []  # stays empty unless the comparison below succeeds
 try:
@@ -66,17 +65,17 @@ try:
     lines = list(kept.data.texts)
     corpus = compute.embed_corpus(name, tuple(lines))
     labels = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
-    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post, labels)
-    agreement = search.spearman_agreement(matrices)
+    matrices, rogue = similarity_search.cosines(name, corpus, poolings, layers, post, labels)
+    agreement = spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
-    said = search.similarity_notice(matrices, labels, layers, POST_NAMES[post])
+    said = similarity_notice(matrices, labels, layers, POST_NAMES[post])
     messages.info(said, notice)
     if rogue:
         messages.info(rogue)
-    sections.comparison(corpus, matrices, agreement, sentences, poolings, layers)
+    similarity_search.comparison(corpus, matrices, agreement, sentences, poolings, layers)
 
 # -- semantic search -------------------------------------------------------------------------
 st.subheader("Semantic search")
@@ -116,7 +115,7 @@ controls = st.columns([4, 2, 2])  # the query stays in view when presenting
 k = controls[2].slider("Results (k)", 1, 20, 5, key="similarity.k", bind=URL)
 results = search_code = stored = None
 if store is not None:
-    stored = storesearch.section(store, layers, k, controls, SIMILARITY_QUERY)
+    stored = similarity_search.store_section(store, layers, k, controls, SIMILARITY_QUERY)
     search_code = stored and stored.code
 elif uploaded is None:
     query = controls[0].text_input("Query", SIMILARITY_QUERY, key="similarity.query", bind=URL)
@@ -131,7 +130,7 @@ if corpus_texts:
         elif not query.strip():
             raise ValueError("The query is empty: type what you are looking for.")
         else:
-            results, search_code = sections.search_texts(
+            results, search_code = similarity_search.search_texts(
                 name, corpus_texts, query.strip(), search_pooling, layers, k
             )
     except ValueError as error:
@@ -140,13 +139,15 @@ searched = None  # the query and its results (a saved corpus: with the model it 
 if stored is not None:
     searched = (stored.query, stored.pooling, list(stored.texts), stored.model, stored.layers)
 if results is not None:
-    sections.results_table(results, corpus_labels, len(corpus_texts), uploaded=uploaded is not None)
+    similarity_search.results_table(
+        results, corpus_labels, len(corpus_texts), uploaded=uploaded is not None
+    )
     if uploaded is None:
         searched = (query.strip(), search_pooling, results["text"].tolist())
-sections.why_close(name, sentences, poolings, layers, searched, post)
+similarity_search.why_close(name, sentences, poolings, layers, searched, post)
 
 show_code(
-    *([similaritypost.snippet(name, sentences, poolings, layers, post)] if sentences else []),
+    *([similarity_search.snippet(name, sentences, poolings, layers, post)] if sentences else []),
     *([search_code] if search_code else []),
     caption="Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
     "then the search. Each prints the numbers the page shows.",

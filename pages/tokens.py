@@ -7,11 +7,9 @@ import streamlit as st
 from explorer.codegen.tokens import tokens_snippet
 from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice
-from explorer.ui import compute, messages, presentation
-from explorer.ui import tokens as sections
+from explorer.ui import compute, messages, presentation, word_pieces
 from explorer.ui.model import current_model, current_model_name
 from explorer.ui.navigation import leave_legacy_pages_mode
-from explorer.ui.vocabmap import vocabulary_section
 from explorer.ui.widgets import show_code
 
 LONG = 160  # more tokens than this: the chips and the table scroll instead of growing
@@ -56,7 +54,7 @@ if tokenization.truncated:
         "The model never sees the rest."
     )
 
-sections.count_metrics(counts)
+word_pieces.count_metrics(counts)
 
 st.subheader("What the model reads")
 show_ids = st.toggle(
@@ -75,7 +73,7 @@ st.caption(
     "id (the model sees only these numbers); hover a piece for its offsets."
 )
 
-sections.token_table(tokenization, LONG)
+word_pieces.token_table(tokenization, LONG)
 
 st.subheader("Try a word")
 word = st.text_input(
@@ -104,4 +102,4 @@ else:
         st.caption(f"{found.words} words, {found.pieces} tokens.")
 
 show_code(tokens_snippet(model.name, text, pair, model.max_length))
-vocabulary_section(current_model_name(), text)
+word_pieces.vocabulary_section(current_model_name(), text)

@@ -142,11 +142,11 @@ def forget_results() -> None:
     """Empty every cache of results (the models stay loaded)."""
     import streamlit as st
 
-    from explorer.ui import attention, compute
+    from explorer.ui import attention_heads, compute
 
     st.cache_data.clear()
     compute.clear()
-    attention.MEMO.clear()
+    attention_heads.MEMO.clear()
 
 
 def prewarmed(page: str) -> None:

@@ -105,9 +105,9 @@ def test_memos_of_a_pool_share_its_budget_and_drop_the_oldest_result_of_any():
 
 
 def test_the_apps_caches_share_one_pool():
-    from explorer.ui import attention, compute
+    from explorer.ui import attention_heads, compute
 
-    memos = [*compute.BUDGETS.values(), attention.MEMO]
+    memos = [*compute.BUDGETS.values(), attention_heads.MEMO]
     assert all(memo.pool is compute.POOL for memo in memos)
     assert compute.POOL.memos == memos
     assert compute.POOL.max_bytes < sum(memo.max_bytes for memo in memos)

@@ -140,8 +140,8 @@ def test_the_pages_sentences_read_their_own_numbers(request, which):
     from explorer.explain import cka_matrix
     from explorer.figures.explain_notices import cka_notice
     from explorer.layers import combine_layers
-    from explorer.ui.contextpost import rogue_note
-    from explorer.ui.layercka import content_states
+    from explorer.ui.layer_by_layer._cka import content_states
+    from explorer.ui.word_in_context import rogue_note
 
     model = request.getfixturevalue(which)
     text = "The bank by the river was closed, so the bank robber went fishing on the bank."

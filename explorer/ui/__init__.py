@@ -16,19 +16,23 @@ One module per job, so a page finds each piece in one place. Shared by every pag
   (larger text, controls folded away, ``?present=true``); :mod:`~explorer.ui.prewarm` - the
   pages' first computations, run before the first visitor.
 
-One page each (its cached computations or its page-sized sections):
+One package per page, named after the page's title (never like a library module), each with
+a face of the few names its page calls and private modules behind it:
 
-- :mod:`~explorer.ui.tokens` - Tokens; :mod:`~explorer.ui.layers` - Layers;
-- :mod:`~explorer.ui.attention`, :mod:`~explorer.ui.lens` - Attention (the analysis cache, the
-  masked-LM lens); :mod:`~explorer.ui.context` - Word in context;
-- :mod:`~explorer.ui.similarity`, :mod:`~explorer.ui.storesearch` - Similarity & search (and
-  a saved corpus's search);
-- :mod:`~explorer.ui.projections` - Projections, a package: the points and their cached maps,
-  the map with its neighbour panel, the panels, views and second map around it, saved
-  corpora's own maps and "Show code", behind a face of the few functions the page calls;
-- :mod:`~explorer.ui.probing`, :mod:`~explorer.ui.probedata`, :mod:`~explorer.ui.probelayer` -
-  Probe (cached probes with parameters in frozen dataclasses, the rows probed, one layer up
-  close).
+- :mod:`~explorer.ui.word_pieces` - Tokens; :mod:`~explorer.ui.layer_by_layer` - Layers;
+- :mod:`~explorer.ui.attention_heads` - Attention (the analysis cache, the masked-LM lens, head
+  ablation); :mod:`~explorer.ui.word_in_context` - Word in context;
+- :mod:`~explorer.ui.how_contextual` - How contextual?;
+- :mod:`~explorer.ui.projections` - Projections: the points and their cached maps, the map with
+  its neighbour panel, the panels, views and second map around it, saved corpora's own maps and
+  "Show code";
+- :mod:`~explorer.ui.which_layer` - Which layer? (cached probes with parameters in frozen
+  dataclasses, the rows probed, one layer up close, a saved corpus's rows);
+- :mod:`~explorer.ui.similarity_search` - Similarity & search (and a saved corpus's search);
+- :mod:`~explorer.ui.compare_models` - Compare models.
+
+:mod:`~explorer.ui.cosine_split` ("Why are these two close?") is shared by Similarity & search
+and the Projections neighbour panel.
 
 Pages read widgets, call the library (through these caches) and render; anything a test would
 want to check without a browser belongs in the library.

@@ -39,25 +39,25 @@ def _layers(name: str) -> None:
 
 
 def _attention(name: str) -> None:
-    from explorer.ui import attention
+    from explorer.ui import attention_heads
 
-    attention.analysis(name, examples.TUTORIAL, None)
+    attention_heads.analysis(name, examples.TUTORIAL, None)
 
 
 def _ablation(name: str) -> None:
-    from explorer.ui import ablation
+    from explorer.ui import attention_heads
 
-    ablation.prewarm_measures(name)
+    attention_heads.prewarm_measures(name)
 
 
 def _lens(name: str) -> None:
-    from explorer.ui import attention
+    from explorer.ui import attention_heads
 
     try:
-        attention.masked_lm(name)
+        attention_heads.masked_lm(name)
     except ValueError:
         return  # no masked-LM head: the page says so, nothing to compute
-    attention.layer_predictions(name, examples.MASKED, 10)
+    attention_heads.layer_predictions(name, examples.MASKED, 10)
 
 
 def _context(name: str) -> None:
@@ -74,10 +74,10 @@ def _context(name: str) -> None:
 
 
 def _contextual(name: str) -> None:
-    from explorer.ui import compute, contextual
+    from explorer.ui import compute, how_contextual
 
-    rows, _ = contextual.lesson_rows(name)
-    contextual.measurements(name, rows)
+    rows, _ = how_contextual.lesson_rows(name)
+    how_contextual.measurements(name, rows)
     word, *_ = rows[0]  # the page's first word, its sentences in order
     texts = tuple(text for w, _, text in rows if w == word)
     compute.word_layer_vectors(name, texts, word)
@@ -97,21 +97,21 @@ def _projections(name: str) -> None:
 
 def _probe(name: str) -> None:
     from explorer.data import corpora
-    from explorer.ui import probing, sources
+    from explorer.ui import sources, which_layer
 
     frame = corpora.load_dataset(sources.PROBE_SETS["senses"][1])
     words = tuple(frame["word"].str.strip())
-    kept = probing.sample_rows(
+    kept = which_layer.sample_rows(
         name, tuple(frame["text"]), tuple(frame["label"].astype(str).str.strip()), words
     )
     if kept.note:
         frame = frame.iloc[kept.rows].reset_index(drop=True)
     texts, words = tuple(frame["text"]), tuple(frame["word"].str.strip())
     labels = tuple(str(label).strip() for label in frame["label"])
-    data = probing.ProbeData(texts, labels, words, 5)
-    features = probing.word_features(name, texts, words)
+    data = which_layer.ProbeData(texts, labels, words, 5)
+    features = which_layer.word_features(name, texts, words)
     for strategy in ["mean"] if features.num_split == 0 else ["first", "mean", "max"]:
-        probing.layer_scores(name, data, strategy)
+        which_layer.layer_scores(name, data, strategy)
 
 
 def _similarity(name: str) -> None:
@@ -125,11 +125,11 @@ def _similarity(name: str) -> None:
     compute.embed_corpus(name, (examples.SIMILARITY_QUERY.strip(),))
     # "Why are these two close?" opens on the query and its best result (mean pooling, last
     # layer, the page's defaults): one forward pass of the two texts
-    from explorer.ui import explain, similarity
+    from explorer.ui import cosine_split, similarity_search
 
     query = examples.SIMILARITY_QUERY.strip()
-    results, _ = similarity.search_texts(name, kept.data.texts, query, "mean", "last", 5)
-    explain.explanation(name, query, results["text"].iloc[0], "mean", "last")
+    results, _ = similarity_search.search_texts(name, kept.data.texts, query, "mean", "last", 5)
+    cosine_split.explanation(name, query, results["text"].iloc[0], "mean", "last")
 
 
 WARMUPS = (

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import similarity as search
 from explorer.data import vectorfiles
 from explorer.server import limits
+from explorer.similarity import MAX_K, top_k
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.widgets import label_column_picker, option_labels
@@ -142,7 +142,7 @@ def search_vectors(
                 f"{model.hidden_size:,}: a typed query cannot be compared with them, so one of "
                 "the uploaded rows is the query."
             )
-        found = search.top_k(data.vectors[row], data.vectors, data.texts, min(k + 1, search.MAX_K))
+        found = top_k(data.vectors[row], data.vectors, data.texts, min(k + 1, MAX_K))
         found = found[found["index"] != row].head(k).reset_index(drop=True)
         found["rank"] = range(1, len(found) + 1)
         return found, row_search_snippet(data, files, row, k)
@@ -162,7 +162,7 @@ def search_vectors(
             f"dimensions, the uploaded vectors {data.dims:,}: choose one layer (or the sum of "
             "the last four) and a single pooling."
         )
-    found = search.top_k(vector, data.vectors, data.texts, k)
+    found = top_k(vector, data.vectors, data.texts, k)
     return found, query_search_snippet(data, files, name, query, pooling, layers, k)
 
 

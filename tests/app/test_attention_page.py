@@ -100,13 +100,13 @@ def test_a_session_keeps_no_analysis_the_cache_let_go(page):
     75 MB of attention weights at 512 tokens, for the session's life)."""
     import gc
 
-    from explorer.ui import attention as cached
+    from explorer.ui import attention_heads
 
     at = page("attention")
     at.text_area(key="attention.text").set_value("The bank by the river bank. " * 20).run()
     _ok(at)
-    cached.MEMO.clear()
+    attention_heads.MEMO.clear()
     gc.collect()
-    alive = [o for o in gc.get_objects() if isinstance(o, cached.Analysis)]
+    alive = [o for o in gc.get_objects() if isinstance(o, attention_heads.Analysis)]
     assert alive == [], f"{len(alive)} analyses outlive the cache while the session is open"
     assert at.selectbox(key="attention.focus").options[0] == "every token"

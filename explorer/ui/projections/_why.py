@@ -1,6 +1,6 @@
 """ "Why are these two close?" in the neighbour panel: the inspected point and one of its
 nearest texts, chosen in the panel, explained under the map with the map's own pooling and
-layers (:func:`explorer.ui.explain.why_close`). Only maps of texts the explorer embedded
+layers (:func:`explorer.ui.cosine_split.why_close`). Only maps of texts the explorer embedded
 have a model and a pooling to explain: word maps, saved corpora and uploaded vectors do
 not."""
 
@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import streamlit as st
 
-from explorer.ui import explain
+from explorer.ui import cosine_split
 from explorer.ui.projections._points import Points
 from explorer.ui.widgets import option_labels
 
@@ -59,7 +59,7 @@ def explain_pair(points: Points, row: int, other: int, texts: Sequence[str]) -> 
             "This splits the model's own cosine of the two texts: the post-processing the map "
             "uses is not applied here, so the cosine differs from the panel's."
         )
-    explain.why_close(
+    cosine_split.why_close(
         points.model_name,
         texts[row],
         texts[other],

@@ -9,13 +9,14 @@ from collections.abc import Sequence
 import pandas as pd
 import streamlit as st
 
-from explorer import similarity as search
 from explorer.codegen.similarity import search_snippet
 from explorer.data import export
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.ui import compute, explain, messages, presentation, storesearch
+from explorer.similarity import top_k
+from explorer.ui import compute, cosine_split, messages, presentation
+from explorer.ui.similarity_search._store import show_results
 from explorer.ui.widgets import csv_download, option_labels, vector_downloads
 
 
@@ -73,7 +74,7 @@ def results_table(
     if labels is not None:
         results["label"] = [labels[i] for i in results["index"]]
     results["index"] = results["index"] + 1
-    storesearch.show_results(results)
+    show_results(results)
     st.caption(
         f"{searched:,} uploaded vectors, searched as they are."
         if uploaded
@@ -91,7 +92,7 @@ def search_texts(
     search's "Show code" snippet."""
     embedded = compute.embed_corpus(model_name, tuple(texts))
     query_vector = compute.embed_corpus(model_name, (query,)).sentence(pooling, layers)
-    results = search.top_k(query_vector[0], embedded.sentence(pooling, layers), list(texts), k)
+    results = top_k(query_vector[0], embedded.sentence(pooling, layers), list(texts), k)
     return results, search_snippet(model_name, list(texts), query, pooling, layers, k)
 
 
@@ -106,10 +107,10 @@ def why_close(
     """ "Why are these two close?" for two texts on screen: two of the ``sentences`` compared
     above, or the query and one of its results (``searched``: ``(query, pooling, result
     texts)`` when the page embedded the corpus with the model; a saved corpus adds ``(model,
-    layers)``, the :class:`explorer.ui.storesearch.QueryModel` it was embedded with and the
-    layers searched, which a pair with the query or a result is explained with), under one of
-    the page's poolings and its ``layers``. Defaults: the query and its best result, else the
-    first two sentences."""
+    layers)``, the :class:`explorer.ui.similarity_search._store.QueryModel` it was embedded
+    with and the layers searched, which a pair with the query or a result is explained with),
+    under one of the page's poolings and its ``layers``. Defaults: the query and its best result,
+    else the first two sentences."""
     texts = {f"s{i}": (f"Sentence {i + 1}: {s}", s) for i, s in enumerate(sentences)}
     page_poolings = list(poolings)
     search_model = search_layers = None
@@ -159,7 +160,7 @@ def why_close(
                 f"The query and the results are explained with {search_model.label}, the model "
                 "this corpus was embedded with, not the model in use."
             )
-    explain.why_close(
+    cosine_split.why_close(
         model_name,
         texts[first][1],
         texts[second][1],

@@ -4,10 +4,10 @@ the same texts' neighbours and search results under each (:func:`maps_section`).
 
 from __future__ import annotations
 
-from explorer.ui.compare._curves import curves_section
-from explorer.ui.compare._neighbours import maps_section
-from explorer.ui.compare._pair import Pair, Side, choose_pair
-from explorer.ui.compare._sections import (
+from explorer.ui.compare_models._curves import curves_section
+from explorer.ui.compare_models._neighbours import maps_section
+from explorer.ui.compare_models._pair import Pair, Side, choose_pair
+from explorer.ui.compare_models._sections import (
     CORPORA,
     corpus_texts,
     layers_section,

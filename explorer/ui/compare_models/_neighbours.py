@@ -22,8 +22,8 @@ from explorer.figures.tables import text_table_html
 from explorer.layers import layer_choices
 from explorer.similarity import neighbors
 from explorer.ui import compute, messages
-from explorer.ui.compare._pair import Pair
-from explorer.ui.compare._sections import capped
+from explorer.ui.compare_models._pair import Pair
+from explorer.ui.compare_models._sections import capped
 from explorer.ui.widgets import URL, layers_select, pooling_select, show_code
 
 MAPS_KEY = "compare.maps"

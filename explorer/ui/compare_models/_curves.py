@@ -13,7 +13,7 @@ from explorer.data import corpora
 from explorer.figures.compare_curves import depth_curves_figure
 from explorer.server import limits
 from explorer.ui import compute, messages
-from explorer.ui.compare._pair import Pair
+from explorer.ui.compare_models._pair import Pair
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
 

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from explorer import context as ctx
+from explorer import context
 from explorer.figures.context import layer_similarity_chart, sense_gap_chart, similarity_heatmap
 from explorer.layers import layers_label
 from explorer.ui import messages, presentation
@@ -26,7 +26,7 @@ def occurrence_list(word: str, occurrences, sentences: Sequence[str], senses) ->
     st.markdown(
         "\n".join(
             f"- **#{i + 1}** {'' if s is None else f'_{messages.escape(s)}_ · '}"
-            f"{ctx.highlight_html(sentences[o.text_index], o.char_start, o.char_end)} "
+            f"{context.highlight_html(sentences[o.text_index], o.char_start, o.char_end)} "
             f"<small>(sentence {o.text_index + 1})</small>"
             for i, o in enumerate(occurrences)
             for s in [senses[o.text_index]]
@@ -39,7 +39,7 @@ def sense_gap(by_layer: np.ndarray, kinds: Sequence[str], baseline, word: str, n
     """Same sense against different senses at every layer (:func:`explorer.context.sense_gap`
     of the pairs' cosines ``by_layer``), or why it cannot be drawn; ``note`` ends the title."""
     try:
-        gap = ctx.sense_gap(by_layer, kinds)
+        gap = context.sense_gap(by_layer, kinds)
     except ValueError as error:
         messages.info(error)
         return
@@ -49,7 +49,7 @@ def sense_gap(by_layer: np.ndarray, kinds: Sequence[str], baseline, word: str, n
         key="context.gap",
     )
     left_out = kinds.count("same sentence") + kinds.count("unlabelled")
-    st.caption(ctx.gap_caption(gap, left_out))
+    st.caption(context.gap_caption(gap, left_out))
 
 
 def pair_charts(
@@ -67,13 +67,13 @@ def pair_charts(
     """The cosine heatmap of the occurrences under ``strategy`` beside every pair's cosine
     layer by layer (``by_layer``, against the ``baseline`` of unrelated pairs of the ``tokens``
     tokens); ``note`` ends the titles."""
-    labels = ctx.occurrence_labels(occurrences, sentences, senses=senses)
+    labels = context.occurrence_labels(occurrences, sentences, senses=senses)
     heatmap_column, chart_column = st.columns(2)
     with heatmap_column:
         st.plotly_chart(
             similarity_heatmap(
                 matrix,
-                ctx.short_labels(occurrences, sentences, senses),
+                context.short_labels(occurrences, sentences, senses),
                 labels,
                 title=f"Cosine similarity: {layers_label(strategy).lower()}{note}",
                 scale=presentation.scale(),
@@ -85,9 +85,9 @@ def pair_charts(
         st.plotly_chart(
             layer_similarity_chart(
                 by_layer,
-                ctx.pair_labels(len(occurrences)),
+                context.pair_labels(len(occurrences)),
                 baseline,
-                ctx.pair_members(labels),
+                context.pair_members(labels),
                 title=f"Similarity of each pair, layer by layer{note}",
                 kinds=kinds,
             ),
@@ -96,7 +96,7 @@ def pair_charts(
         )
     st.caption(
         f"Heatmap colours span the values shown: read the numbers. The dashed line is the mean "
-        f"cosine of {ctx.describe_baseline_pairs(tokens)} of tokens of these "
+        f"cosine of {context.describe_baseline_pairs(tokens)} of tokens of these "
         "sentences (special tokens left out): what two unrelated tokens score at that layer. A "
         "pair is only telling by how far it sits above that line. Dotted lines are pairs from "
         "one sentence: they score high whatever the senses, because both occurrences see the "
@@ -108,7 +108,7 @@ def pairs_table(per_layer: np.ndarray, strategies: Sequence, means, kinds: Seque
     """Every pair's cosine under every layer strategy (:func:`explorer.context.layers_table`),
     with the kind of each pair."""
     st.subheader("Every pair under every layer strategy", anchor=False)
-    table = ctx.layers_table(per_layer, strategies, means)
+    table = context.layers_table(per_layer, strategies, means)
     table.insert(0, "Kind", kinds)
     st.dataframe(
         table,

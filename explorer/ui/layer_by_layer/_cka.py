@@ -31,7 +31,7 @@ def content_states(hidden: np.ndarray, special: Sequence[bool]) -> np.ndarray:
     return hidden[:, ~np.asarray(special, dtype=bool)]
 
 
-def section(
+def cka_section(
     model_name: str, text: str, hidden: np.ndarray, special: Sequence[bool], names: str = ""
 ) -> str:
     """The section for ``text`` (``hidden`` its states, ``special`` its special-token mask,

@@ -13,7 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from explorer import layerstats
-from explorer.figures import layers as figures
+from explorer.figures.layers import dimension_profile, norm_heatmap, statistics_chart
 from explorer.model import Tokenization
 from explorer.ui import presentation
 
@@ -26,7 +26,7 @@ def statistics(hidden: np.ndarray, include_special: bool, special: Sequence[bool
         series = {"all tokens": layerstats.layer_statistics(hidden)}
         if any(special) and not all(special):
             series["without special tokens"] = layerstats.layer_statistics(hidden, False, special)
-        st.plotly_chart(figures.statistics_chart(series), width="stretch", key="layers.stats_chart")
+        st.plotly_chart(statistics_chart(series), width="stretch", key="layers.stats_chart")
         st.dataframe(
             table,
             hide_index=True,
@@ -95,7 +95,7 @@ def outliers(
         )
         peaks = layerstats.dimension_peaks(hidden, layer, include_special, tokenization.special)
         st.plotly_chart(
-            figures.dimension_profile(
+            dimension_profile(
                 peaks,
                 labels,
                 layer,
@@ -157,7 +157,7 @@ def norms(hidden: np.ndarray, labels: Sequence[str], token: int, layer: int) -> 
     ``hidden (L + 1, T, H)``, the chosen ``token`` and ``layer`` marked."""
     with st.expander("Vector norms, token by layer"):
         st.plotly_chart(
-            figures.norm_heatmap(layerstats.token_norms(hidden), labels, token, layer),
+            norm_heatmap(layerstats.token_norms(hidden), labels, token, layer),
             width="stretch",
             key="layers.norms",
         )

@@ -14,12 +14,12 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
-from explorer import similarity as search
 from explorer.codegen.similarity import similarity_snippet
 from explorer.data import corpora
 from explorer.embeddings import CorpusEmbeddings
 from explorer.explain import LABELS, postprocess, rogue_sentence, rogue_share
 from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.similarity import cosine_similarity, similarity_matrices
 from explorer.ui import compute
 from explorer.ui.widgets import postprocess_select
 
@@ -57,7 +57,7 @@ def cosines(
     (:func:`explorer.similarity.similarity_matrices` when ``none``), and what the top rogue
     dimensions carried of the first pooling's cosines before and after (``None`` for none),
     the pooling named by ``labels`` (:func:`explorer.pooling.pooling_labels` of the model)."""
-    matrices = search.similarity_matrices(corpus, poolings, layers)  # validates the choice
+    matrices = similarity_matrices(corpus, poolings, layers)  # validates the choice
     if post == "none":
         return matrices, None
     reference = compute.embed_corpus(model_name, reference_texts())
@@ -66,8 +66,7 @@ def cosines(
         for p in poolings
     }
     matrices = {
-        p: np.asarray(search.cosine_similarity(vectors), np.float64)
-        for p, vectors in processed.items()
+        p: np.asarray(cosine_similarity(vectors), np.float64) for p, vectors in processed.items()
     }
     first = next(iter(poolings))
     before = rogue_share(corpus.sentence(first, layers))

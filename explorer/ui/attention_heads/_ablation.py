@@ -9,7 +9,12 @@ import streamlit as st
 from explorer import attention
 from explorer.codegen.ablation import ablation_snippet
 from explorer.data.examples import ATTENTION_PAIR, MASKED, TUTORIAL
-from explorer.figures import ablation as figures
+from explorer.figures.ablation import (
+    ablation_notice,
+    comparison_table,
+    ranking_heatmap,
+    ranking_notice,
+)
 from explorer.model.ablation import check_heads
 from explorer.server import limits
 from explorer.ui import compute, messages
@@ -83,9 +88,9 @@ def ablation_section(model_name: str, text: str, pair: str | None) -> None:
     except ValueError as error:
         messages.error(error)
         return
-    st.info(figures.ablation_notice(full, ablated, layers * heads), icon=":material/lightbulb:")
+    st.info(ablation_notice(full, ablated, layers * heads), icon=":material/lightbulb:")
     st.dataframe(
-        figures.comparison_table(full, ablated),
+        comparison_table(full, ablated),
         hide_index=True,
         key="attention.ablation_table",
         column_config={
@@ -143,9 +148,9 @@ def _ranking(model_name, model, first, second, masked) -> None:
             f"Ranked {len(ranked)} of {total} heads, evenly spread over the layers: {why}."
         )
     measure = attention.ABLATION_MEASURES[what]
-    st.info(figures.ranking_notice(table, measure, total), icon=":material/lightbulb:")
+    st.info(ranking_notice(table, measure, total), icon=":material/lightbulb:")
     st.plotly_chart(
-        figures.ranking_heatmap(table, model.num_layers, total // model.num_layers, measure),
+        ranking_heatmap(table, model.num_layers, total // model.num_layers, measure),
         key="attention.rank_map",
         width="stretch",
     )

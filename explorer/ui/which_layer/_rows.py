@@ -11,8 +11,8 @@ import pandas as pd
 import streamlit as st
 
 from explorer.ui import messages, sources
-from explorer.ui import probing as probes
-from explorer.ui.probesaved import SavedRows, saved_rows
+from explorer.ui.which_layer._probes import sample_rows
+from explorer.ui.which_layer._saved import SavedRows, saved_rows
 from explorer.ui.widgets import URL, option_labels
 
 ALL_WORDS = "(all)"
@@ -74,7 +74,7 @@ def probe_rows(name: str, columns: Sequence) -> ProbeRows:
     try:
         kept = None
         if saved is None:
-            kept = probes.sample_rows(
+            kept = sample_rows(
                 name,
                 tuple(frame["text"]),
                 tuple(frame["label"].astype(str).str.strip()),

@@ -20,7 +20,7 @@ CODE_CAPTION = (
 )
 
 
-def section(model_name: str) -> None:
+def positions_section(model_name: str) -> None:
     """An expander with the position table of ``model_name`` (cached per model)."""
 
     def compute_view():

@@ -191,7 +191,9 @@ def results_frame(corpus, rows: np.ndarray, scores: np.ndarray, taken: pd.DataFr
     return frame
 
 
-def section(path: str, page_layers: Layers, k: int, columns, default_query: str) -> Searched | None:
+def store_section(
+    path: str, page_layers: Layers, k: int, columns, default_query: str
+) -> Searched | None:
     """The search over the saved corpus at ``path``: the query in ``columns[0]``, the store's
     poolings and layer choices in ``columns[1]`` (``page_layers``, the page's choice, when the
     store keeps it), then the ``k`` best rows, a caption and a CSV download. Shows what went

@@ -8,10 +8,10 @@ import streamlit as st
 
 from explorer.codegen.attention import lens_snippet
 from explorer.data.examples import MASKED
-from explorer.figures import attention as figures
+from explorer.figures.attention import lens_figure, lens_table
 from explorer.server import limits
-from explorer.ui import attention as cached
 from explorer.ui import messages
+from explorer.ui.attention_heads._analysis import layer_predictions, masked_lm
 from explorer.ui.widgets import URL, show_code
 
 NO_HEAD = (
@@ -27,7 +27,7 @@ def lens_section(model_name: str) -> None:
     with the layer where the final guess first tops the list. Stops the page for a sentence
     the lens cannot read (after saying why)."""
     try:
-        lm = cached.masked_lm(model_name)
+        lm = masked_lm(model_name)
     except ValueError as error:
         messages.info(error)
         st.markdown(NO_HEAD)
@@ -42,7 +42,7 @@ def lens_section(model_name: str) -> None:
     )
     k = st.slider("Guesses per layer", 3, 10, 5, key="attention.k")
     try:
-        found = cached.layer_predictions(model_name, masked, 10)
+        found = layer_predictions(model_name, masked, 10)
     except ValueError as error:
         messages.error(error)
         st.stop()
@@ -60,7 +60,7 @@ def lens_section(model_name: str) -> None:
             p=position,
             w=found.top_tokens[-1][number][0],
         )
-        st.plotly_chart(figures.lens_figure(found, number, k), key=f"attention.lens{number}")
+        st.plotly_chart(lens_figure(found, number, k), key=f"attention.lens{number}")
         with st.expander(f"Top {k} at every layer, as a table"):
-            st.dataframe(figures.lens_table(found, number).iloc[:, :k])
+            st.dataframe(lens_table(found, number).iloc[:, :k])
     show_code(lens_snippet(model_name, masked, k))

@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+import explorer.probing.features
+import explorer.probing.heads
 from explorer.probing.features import MAX_TOKENS, token_sequences
-from explorer.probing.features import word_features as features
 from explorer.probing.folds import plan_folds
-from explorer.probing.heads import cnn_scores as scores
 from explorer.probing.sample import ProbeSample, probe_sample
 from explorer.probing.scores import score_layers
 from explorer.probing.stored import stored_stack
@@ -81,7 +81,9 @@ def word_features(model_name: str, texts: tuple[str, ...], words: tuple[str, ...
 
     def compute():
         with progress_bar("Running the model…") as report:
-            return features(load(model_name), texts, words, progress=report)
+            return explorer.probing.features.word_features(
+                load(model_name), texts, words, progress=report
+            )
 
     return cached(
         "probes", ("features", model_name, texts, words), compute, heavy=heavy_texts(texts)
@@ -136,7 +138,7 @@ def cnn_scores(model_name: str, data: ProbeData, layer: int) -> pd.DataFrame:
                 load(model_name), data.texts, layer, report, max_values=limits.MAX_CNN_VALUES
             )
         with progress_bar("Training the CNN head… epoch") as report:
-            return scores(sequences, mask, data.plan(), report)
+            return explorer.probing.heads.cnn_scores(sequences, mask, data.plan(), report)
 
     return cached("probes", ("cnn", model_name, data, layer), compute, heavy=_heavy(data)).copy()
 

@@ -9,9 +9,9 @@ import streamlit as st
 
 from explorer.codegen.probe import probe_snippet
 from explorer.data import export
-from explorer.ui import probing as probes
-from explorer.ui.probedata import ProbeRows
-from explorer.ui.probesaved import show_saved_code
+from explorer.ui.which_layer._probes import ProbeData, cnn_comparison, layer_vectors
+from explorer.ui.which_layer._rows import ProbeRows
+from explorer.ui.which_layer._saved import show_saved_code
 from explorer.ui.widgets import URL, csv_download, option_labels, show_code, vector_downloads
 
 CNN = (
@@ -29,7 +29,7 @@ SAVED = (
 def one_layer(
     name: str,
     rows: ProbeRows,
-    data: probes.ProbeData,
+    data: ProbeData,
     plan,
     scores: pd.DataFrame,
     top_row,
@@ -66,11 +66,9 @@ def one_layer(
     if saved:
         st.caption(SAVED)
     else:
-        probes.cnn_comparison(
-            name, data, layer, linear, labels_for[strategy], plan.baseline, rows.task
-        )
+        cnn_comparison(name, data, layer, linear, labels_for[strategy], plan.baseline, rows.task)
 
-    vectors = probes.layer_vectors(name, data, strategy, layer)
+    vectors = layer_vectors(name, data, strategy, layer)
     download = export.vectors_frame(vectors, rows.texts, rows.labels, rows.words)
     buttons = st.columns(3)
     vector_downloads(
