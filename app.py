@@ -6,7 +6,7 @@ import streamlit as st
 
 from explorer.server.malloc import return_freed_memory, trim_soon
 from explorer.server.warmup import warm_up_umap
-from explorer.ui.model import model_info, model_picker
+from explorer.ui.model_in_use import model_info, model_picker
 from explorer.ui.navigation import route
 from explorer.ui.presentation import sidebar_state, toggle
 from explorer.ui.prewarm import prewarm_soon

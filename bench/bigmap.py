@@ -26,13 +26,13 @@ Measured, per size:
    changes no fit: the PCA and the neighbourhood shares are cached (the first switch to
    "Neighbours kept", which computes them, is not counted), so the run reads the cached map
    and sends the map's figure (each colouring's figure is built once per session,
-   :func:`explorer.ui.projections._map.map_figure`) for the browser to draw. Also shown: the
+   :func:`explorer.ui.projection_maps._map.map_figure`) for the browser to draw. Also shown: the
    switch to
    "Neighbours kept" (one colour-scaled trace) and a rerun with nothing changed (the ``r`` key);
 3. **panel**: a click on a point until its panel ("Nearest texts in the full space") is shown,
    median of 3 different points (the leftmost, rightmost and topmost: nothing covers them).
-   Above :data:`explorer.ui.projections._map.RINGS_UP_TO` (2,000) points the click reruns the map's
-   fragment only, the map's figure is not sent again (*MB in* stays small) and the panel has
+   Above :data:`explorer.ui.projection_maps._map.RINGS_UP_TO` (2,000) points the click reruns the
+   map's fragment only, the map's figure is not sent again (*MB in* stays small) and the panel has
    a close-up of the point and its neighbours (checked).
 
 Prints a table (with the load average at the start and the end) and one JSON line; writes

@@ -20,7 +20,7 @@ from explorer.figures.attention import (
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.server import limits
 from explorer.ui import attention_heads, messages, presentation
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model_in_use import current_model, current_model_name
 from explorer.ui.widgets import URL, header, option_labels, show_code
 
 header("pages/attention.py")

@@ -11,7 +11,7 @@ from explorer.explain import NAMES as POST
 from explorer.layers import layer_choices
 from explorer.server import limits
 from explorer.ui import compute, messages, presentation, sources, word_in_context
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model_in_use import current_model, current_model_name
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
 from explorer.words import SUBWORD_LABELS
 

@@ -7,7 +7,7 @@ import streamlit as st
 from explorer.figures.explain_notices import classic_notice, classic_random_notice
 from explorer.figures.isotropy import isotropy_notice
 from explorer.ui import how_contextual, messages, presentation
-from explorer.ui.model import RANDOM_PREFIX, current_model_label, current_model_name
+from explorer.ui.model_in_use import RANDOM_PREFIX, current_model_label, current_model_name
 from explorer.ui.widgets import URL, header
 
 header("pages/contextual.py")

@@ -7,7 +7,7 @@ import streamlit as st
 from explorer.model.hub import DEFAULT_MODEL
 from explorer.model.summary import model_notice
 from explorer.ui import messages
-from explorer.ui.model import current_model, current_model_label
+from explorer.ui.model_in_use import current_model, current_model_label
 from explorer.ui.pages import HOME, PAGES
 from explorer.ui.widgets import header
 

@@ -16,7 +16,7 @@ from explorer.figures.layers import (
     token_histogram,
 )
 from explorer.ui import compute, layer_by_layer, messages, presentation
-from explorer.ui.model import current_model_label, current_model_name
+from explorer.ui.model_in_use import current_model_label, current_model_name
 from explorer.ui.widgets import header, option_labels, show_code
 
 DEFAULT_LAYER = 5

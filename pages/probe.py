@@ -12,7 +12,7 @@ from explorer.pooling import pooling_labels
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
 from explorer.ui import compute, messages, presentation, which_layer
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model_in_use import current_model, current_model_name
 from explorer.ui.widgets import URL, header, pooling_select, subwords_select
 from explorer.words import SUBWORD_LABELS
 

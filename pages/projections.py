@@ -6,8 +6,8 @@ import streamlit as st
 
 from explorer.data import corpora
 from explorer.maps import DEFAULT_K
-from explorer.ui import messages, presentation, projections, sources
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui import messages, presentation, projection_maps, sources
+from explorer.ui.model_in_use import current_model, current_model_name
 from explorer.ui.widgets import URL, choose, header
 
 SENSES = "Word senses (all words)"
@@ -76,11 +76,11 @@ except ValueError as error:
 by_vectors = st.session_state.get("projections.source") == "vectors"  # also while awaited
 
 # -- how to project ---------------------------------------------------------------------------
-pooling, layers, compare, post = projections.embedding_controls(
+pooling, layers, compare, post = projection_maps.embedding_controls(
     middle, bottom, words=words, uploaded=by_vectors
 )
-params = projections.projection_controls("projections", middle[2:], bottom[:2])
-colours = projections.colour_choices(source, words=words)
+params = projection_maps.projection_controls("projections", middle[2:], bottom[:2])
+colours = projection_maps.colour_choices(source, words=words)
 colour = choose(
     bottom[3],
     "Colour by",
@@ -98,7 +98,7 @@ if failed is not None:
 if source is None:
     st.stop()
 try:
-    points, texts, labels, legend_title, note = projections.source_points(
+    points, texts, labels, legend_title, note = projection_maps.source_points(
         name, source, layers, pooling, word, params, post
     )
 except ValueError as error:
@@ -109,11 +109,11 @@ if note:
 
 # -- vectors and the map -----------------------------------------------------------------------
 try:
-    shown, params, clusters = projections.shown_points(
+    shown, params, clusters = projection_maps.shown_points(
         source, points, texts, labels, legend_title, params, colour
     )
     uploaded = source.vectors is not None
-    if projections.other_view(
+    if projection_maps.other_view(
         points,
         params,
         shown,
@@ -123,12 +123,14 @@ try:
         where=settings if presentation.is_on() else st,
     ):
         st.stop()
-    projector = projections.fitted(points, params)
-    kept_share = projections.preservation(points, params, DEFAULT_K) if colour == "kept" else None
+    projector = projection_maps.fitted(points, params)
+    kept_share = (
+        projection_maps.preservation(points, params, DEFAULT_K) if colour == "kept" else None
+    )
 except ValueError as error:
     messages.warning(error)
     st.stop()
-projections.map_section(
+projection_maps.map_section(
     source,
     points,
     params,

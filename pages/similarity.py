@@ -11,7 +11,7 @@ from explorer.layers import layer_choices
 from explorer.pooling import pooling_labels
 from explorer.similarity import MAX_SENTENCES, similarity_notice, spearman_agreement
 from explorer.ui import compute, messages, presentation, similarity_search, sources
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model_in_use import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
 from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code
 

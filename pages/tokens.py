@@ -8,7 +8,7 @@ from explorer.codegen.tokens import tokens_snippet
 from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice
 from explorer.ui import compute, messages, presentation, word_pieces
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model_in_use import current_model, current_model_name
 from explorer.ui.navigation import leave_legacy_pages_mode
 from explorer.ui.widgets import show_code
 

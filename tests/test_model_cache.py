@@ -185,7 +185,7 @@ def test_a_failed_load_keeps_nothing():
 
 
 def test_the_refusal_says_what_would_fit(monkeypatch):
-    from explorer.ui.model import RANDOM_PREFIX, room_refusal
+    from explorer.ui.model_in_use import RANDOM_PREFIX, room_refusal
 
     monkeypatch.setenv("EXPLORER_MODELS", "/srv/models/base-a,/srv/models/base-b")
     busy = {("/srv/models/base-a", None): BASE, ("/srv/models/base-b", None): 100 * MB}
@@ -204,7 +204,7 @@ def test_a_baseline_is_refused_when_it_and_its_model_do_not_fit_together():
     # Issue 24: BERT-large's baseline is a second 1.3 GB copy; in a 1 GiB cache the two would
     # push each other out on every comparison. BERT-base's two 0.42 GB copies fit.
     from explorer.server.settings import DEFAULT_MODEL_MEMORY
-    from explorer.ui.model import baseline_refusal
+    from explorer.ui.model_in_use import baseline_refusal
 
     large = 1_279 * 2**20
     assert baseline_refusal(BASE, DEFAULT_MODEL_MEMORY) is None

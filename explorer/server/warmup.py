@@ -85,7 +85,7 @@ def freeze_survivors() -> None:
     before, and objects made later are collected as before.
 
     Streamlit runs a full collection after every script run, which scans every tracked
-    object. Called once the model is loaded (:mod:`explorer.ui.model`) and once the UMAP
+    object. Called once the model is loaded (:mod:`explorer.ui.model_in_use`) and once the UMAP
     warm-up is done: importing umap-learn, pynndescent and numba adds some 186,000 objects,
     and with them tracked a full collection took 0.07 s, a third of a click on a 20,000-point
     map's server time (``bench.bigmap``)."""

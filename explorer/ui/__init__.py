@@ -2,7 +2,8 @@
 
 One module per job, so a page finds each piece in one place. Shared by every page:
 
-- :mod:`~explorer.ui.model` - the model resource (keyed by name) and the sidebar model picker;
+- :mod:`~explorer.ui.model_in_use` - the model resource (keyed by name) and the sidebar model
+  picker;
 - :mod:`~explorer.ui.compute` - cached computations (texts, word vectors, corpora), in the
   shared memory pool; :mod:`~explorer.ui.progress` - progress bars for long work;
 - :mod:`~explorer.ui.sources` - where texts come from (built in, pasted, an uploaded CSV, a
@@ -23,7 +24,7 @@ a face of the few names its page calls and private modules behind it:
 - :mod:`~explorer.ui.attention_heads` - Attention (the analysis cache, the masked-LM lens, head
   ablation); :mod:`~explorer.ui.word_in_context` - Word in context;
 - :mod:`~explorer.ui.how_contextual` - How contextual?;
-- :mod:`~explorer.ui.projections` - Projections: the points and their cached maps, the map with
+- :mod:`~explorer.ui.projection_maps` - Projections: the points and their cached maps, the map with
   its neighbour panel, the panels, views and second map around it, saved corpora's own maps and
   "Show code";
 - :mod:`~explorer.ui.which_layer` - Which layer? (cached probes with parameters in frozen

@@ -24,7 +24,7 @@ from explorer.server import limits
 from explorer.server.malloc import trim_soon
 from explorer.server.memo import Cancelled, Memo, Pool
 from explorer.ui import messages
-from explorer.ui.model import MODELS, load
+from explorer.ui.model_in_use import MODELS, load
 from explorer.ui.progress import progress_bar
 from explorer.words import Occurrence
 

@@ -16,7 +16,7 @@ from explorer.layers import Layers, layers_label
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.server import limits
 from explorer.ui import compute, messages
-from explorer.ui.model import load
+from explorer.ui.model_in_use import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
 

@@ -23,7 +23,7 @@ escape = escape_markdown
 def _text(message: str | Exception) -> str:
     """``message`` escaped, with the operator's server folders left out
     (:meth:`explorer.server.settings.Settings.hide_paths`; the settings are read on every call, as
-    :func:`explorer.ui.model.settings` reads them)."""
+    :func:`explorer.ui.model_in_use.settings` reads them)."""
     try:
         text = operator.from_environment().hide_paths(str(message))
     except ValueError:  # a malformed variable: the page says so elsewhere

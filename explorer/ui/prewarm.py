@@ -15,7 +15,7 @@ import threading
 
 from explorer.data import examples
 from explorer.server import prewarm
-from explorer.ui.model import load, settings
+from explorer.ui.model_in_use import load, settings
 
 # The modules of the warm-ups are imported in them: app.py imports this module on every server,
 # and they bring torch and scikit-learn (4 s), which the first page drawn does not wait for.
@@ -86,13 +86,13 @@ def _contextual(name: str) -> None:
 def _projections(name: str) -> None:
     from explorer.maps import ProjectionParams
     from explorer.server import limits
-    from explorer.ui import compute, projections, sources
+    from explorer.ui import compute, projection_maps, sources
 
     source = sources.Source(sources.dataset("Topics").load())  # the page's default set
-    points, texts, *_ = projections.source_points(name, source, "last", "mean", None)
+    points, texts, *_ = projection_maps.source_points(name, source, "last", "mean", None)
     compute.embed_corpus(name, texts)
     params, _ = limits.cap_3d(ProjectionParams("pca", 2), len(texts))
-    projections.fit(points, params)
+    projection_maps.fit(points, params)
 
 
 def _probe(name: str) -> None:

@@ -308,7 +308,7 @@ def labelled_source(prefix: str, columns: Sequence):
 def saved_corpora() -> Catalog:
     """The corpus stores in the operator's folders (:func:`explorer.data.store.catalog.find_stores`
     over ``EXPLORER_CORPORA``); empty when the operator named none."""
-    from explorer.ui.model import settings
+    from explorer.ui.model_in_use import settings
 
     folders = settings().corpora
     return find_stores(folders) if folders else Catalog()

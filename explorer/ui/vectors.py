@@ -1,6 +1,6 @@
 """Vectors a visitor uploads (:mod:`explorer.data.vectorfiles`): the upload widgets of the text
 source "Upload vectors" and the Similarity page's search over them (the Projections map of
-them is :mod:`explorer.ui.projections`'s). Nothing here runs the model on the uploaded texts."""
+them is :mod:`explorer.ui.projection_maps`'s). Nothing here runs the model on the uploaded texts."""
 
 from __future__ import annotations
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from explorer.model import DEFAULT_MODEL
 from explorer.server.settings import BUNDLED_LABEL
-from explorer.ui.model import MODEL_KEY, PICKER_KEY
+from explorer.ui.model_in_use import MODEL_KEY, PICKER_KEY
 from tests.app.rendered import plain
 
 PAGES = ("Tokens", "Layers", "Word in context", "Projections")
@@ -85,7 +85,7 @@ def test_sidebar_names_the_model_on_home_and_on_a_page_stopped_by_bad_input(page
 
 def test_the_loaded_model_is_out_of_the_cyclic_collectors_reach(page):
     """Streamlit collects garbage after every run: objects of torch and the model are frozen
-    once the first model loads, so that collection stays cheap (explorer.ui.model)."""
+    once the first model loads, so that collection stays cheap (explorer.ui.model_in_use)."""
     import gc
 
     page("home")

@@ -1,6 +1,6 @@
-"""The map and its neighbour panel (explorer.ui.projections._map) in AppTest, on uploaded vectors:
-the figure is built once per map, a selection on a small map rings the neighbours on the map,
-and on a large one leaves the map's figure exactly as it was and draws a close-up instead.
+"""The map and its neighbour panel (explorer.ui.projection_maps._map) in AppTest, on uploaded
+vectors: the figure is built once per map, a selection on a small map rings the neighbours on
+the map, and on a large one leaves the map's figure exactly as it was and draws a close-up instead.
 
 AppTest cannot click a plotly chart, so the selection comes from a stand-in for
 ``selected_rows`` (the browser test clicks for real: tests/browser/test_inspector.py)."""
@@ -13,7 +13,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from explorer.figures.highlights import INSPECTED, NEIGHBOURS
-from explorer.ui.projections import _map as mapview
+from explorer.ui.projection_maps import _map as mapview
 
 
 def _script() -> None:
@@ -23,9 +23,9 @@ def _script() -> None:
     import streamlit as st
 
     from explorer.maps import ProjectionParams
-    from explorer.ui.projections import _map as mapview
-    from explorer.ui.projections import fit
-    from explorer.ui.projections._points import VectorPoints
+    from explorer.ui.projection_maps import _map as mapview
+    from explorer.ui.projection_maps import fit
+    from explorer.ui.projection_maps._points import VectorPoints
 
     n = st.session_state["n"]
     vectors = np.random.default_rng(0).normal(size=(n, 16)).astype(np.float32)

@@ -22,7 +22,7 @@ class Busy:
 
 @pytest.fixture
 def models():
-    from explorer.ui.model import MODELS
+    from explorer.ui.model_in_use import MODELS
 
     MODELS.clear()
     yield MODELS

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.ui.model import PICKER_KEY
+from explorer.ui.model_in_use import PICKER_KEY
 from tests.app.rendered import plain
 
 

@@ -9,8 +9,8 @@ import json
 import pytest
 
 from explorer.layers import LAYER_CHOICES
-from explorer.ui.projections._compare import contrast_layers
-from explorer.ui.projections._map import inspects_second
+from explorer.ui.projection_maps._compare import contrast_layers
+from explorer.ui.projection_maps._map import inspects_second
 
 JACCARD = "Neighbourhoods shared (10-NN, Jaccard)"
 

@@ -114,9 +114,9 @@ def _panel_script() -> None:
     import streamlit as st
 
     from explorer.maps import ProjectionParams
-    from explorer.ui.projections import _map as mapview
-    from explorer.ui.projections import fit
-    from explorer.ui.projections._points import Points
+    from explorer.ui.projection_maps import _map as mapview
+    from explorer.ui.projection_maps import fit
+    from explorer.ui.projection_maps._points import Points
 
     texts, word = tuple(st.session_state["texts"]), st.session_state["word"]
     post = st.session_state.get("post", "none")
@@ -151,7 +151,7 @@ TEXTS = (
 
 @pytest.fixture
 def selection(monkeypatch):
-    from explorer.ui.projections import _map as mapview
+    from explorer.ui.projection_maps import _map as mapview
 
     monkeypatch.setattr(mapview, "selected_rows", lambda state, n: [3])
 

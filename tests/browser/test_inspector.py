@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from explorer.ui.projections._compare import COMPARISONS
+from explorer.ui.projection_maps._compare import COMPARISONS
 from harness.browser import Tab
 from harness.visits import (
     MAIN,

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from explorer.ui.model import PICKER_KEY
-from explorer.ui.projections._compare import COMPARISONS
+from explorer.ui.model_in_use import PICKER_KEY
+from explorer.ui.projection_maps._compare import COMPARISONS
 from harness.browser import Tab, open_tab
 from harness.visits import MAIN, failure_report, save_full_page, wait_until_idle
 from harness.widgets import choose_option, widget

@@ -18,7 +18,7 @@ from explorer.figures.ablation import (
 from explorer.model.ablation import check_heads
 from explorer.server import limits
 from explorer.ui import compute, messages
-from explorer.ui.model import load
+from explorer.ui.model_in_use import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
 

@@ -14,7 +14,7 @@ from explorer.model import Tokenization
 from explorer.server import limits
 from explorer.server.memo import Memo
 from explorer.ui.compute import POOL, asker, fit_pool
-from explorer.ui.model import RANDOM_PREFIX, load, settings
+from explorer.ui.model_in_use import RANDOM_PREFIX, load, settings
 
 MB = 1024 * 1024
 

@@ -12,7 +12,7 @@ import streamlit as st
 from explorer.compare import estimated_weight_bytes, pair_refusal
 from explorer.model import Model
 from explorer.ui import messages
-from explorer.ui.model import (
+from explorer.ui.model_in_use import (
     RANDOM_PREFIX,
     current_model,
     current_model_label,
@@ -31,7 +31,7 @@ RANDOM = "random weights"
 
 @dataclass(frozen=True)
 class Side:
-    """One model of the pair: ``name`` is what :func:`explorer.ui.model.load` and the caches
+    """One model of the pair: ``name`` is what :func:`explorer.ui.model_in_use.load` and the caches
     take, ``label`` what visitors see, ``source`` the hub id or folder (A's for random
     weights), ``random`` whether the weights are untrained, ``tokenizer`` the name of the
     model whose tokenizer it uses (A's for random weights: no need to build the model to

@@ -20,7 +20,7 @@ from explorer.figures.tokens import token_chips_html
 from explorer.server import limits
 from explorer.ui import compute, messages
 from explorer.ui.compare_models._pair import Pair
-from explorer.ui.model import load
+from explorer.ui.model_in_use import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
 

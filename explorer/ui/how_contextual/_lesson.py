@@ -17,7 +17,7 @@ from explorer.figures.explain_notices import classic_table
 from explorer.figures.isotropy import isotropy_figure
 from explorer.server import limits
 from explorer.ui import compute, messages, presentation
-from explorer.ui.model import load
+from explorer.ui.model_in_use import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import URL, csv_download, show_code
 

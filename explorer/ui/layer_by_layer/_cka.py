@@ -3,8 +3,8 @@ text on screen, and beside it the same model with random weights (what training 
 
 The trained model's matrix comes from the hidden states the page already holds (no forward
 pass); the random-weights baseline is built only when asked for
-(:func:`explorer.ui.model.load` with the ``random-weights:`` prefix), and a server that cannot
-keep a second copy of the weights says so instead."""
+(:func:`explorer.ui.model_in_use.load` with the ``random-weights:`` prefix), and a server that
+cannot keep a second copy of the weights says so instead."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from explorer.explain import cka_matrix
 from explorer.figures.explain import cka_heatmaps
 from explorer.figures.explain_notices import cka_notice
 from explorer.ui import compute, messages
-from explorer.ui.model import RANDOM_PREFIX
+from explorer.ui.model_in_use import RANDOM_PREFIX
 
 TRAINED, RANDOM = "trained", "random weights"
 """Titles of the two heatmaps."""

@@ -10,7 +10,7 @@ from explorer.codegen.positions import positions_snippet
 from explorer.figures.positions import position_figure, position_notice
 from explorer.positions import position_cosines, position_map, position_table
 from explorer.ui import compute, messages
-from explorer.ui.model import load
+from explorer.ui.model_in_use import load
 from explorer.ui.widgets import show_code
 
 CODE_CAPTION = (

@@ -23,7 +23,7 @@ from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.pooling import POOLINGS, pooling_parts
 from explorer.ui import messages
 from explorer.ui.compute import cached, open_store, store_rows
-from explorer.ui.model import current_model_label, current_model_name, load, settings
+from explorer.ui.model_in_use import current_model_label, current_model_name, load, settings
 from explorer.ui.widgets import URL, choose, csv_download
 
 MAX_METADATA_COLUMNS = 4
@@ -35,7 +35,7 @@ METADATA_CHARS = 80
 
 @dataclass(frozen=True)
 class QueryModel:
-    """The model that embeds the query: ``source`` (what :func:`explorer.ui.model.load`
+    """The model that embeds the query: ``source`` (what :func:`explorer.ui.model_in_use.load`
     takes), ``label`` (what visitors see) and whether it is the model in use."""
 
     source: str

@@ -24,7 +24,7 @@ from explorer.ui.compute import (
     heavy_texts,
     open_store,
 )
-from explorer.ui.model import load
+from explorer.ui.model_in_use import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import URL
 

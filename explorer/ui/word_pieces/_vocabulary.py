@@ -10,7 +10,7 @@ from explorer import vocabulary
 from explorer.codegen.vocabulary import vocabulary_snippet
 from explorer.figures.vocabulary import vocabulary_figure, vocabulary_notice
 from explorer.ui import compute, messages
-from explorer.ui.model import load
+from explorer.ui.model_in_use import load
 from explorer.ui.widgets import show_code
 
 

@@ -12,9 +12,9 @@ import streamlit as st
 from explorer import maps
 from explorer.maps import ProjectionParams
 from explorer.ui import messages, presentation
-from explorer.ui.projections._fit import fit
-from explorer.ui.projections._map import COMPARE_KEY, clicked_compare
-from explorer.ui.projections._points import Points, StorePoints
+from explorer.ui.projection_maps._fit import fit
+from explorer.ui.projection_maps._map import COMPARE_KEY, clicked_compare
+from explorer.ui.projection_maps._points import Points, StorePoints
 
 COMPARISONS = {
     "none": "Nothing",
@@ -156,7 +156,7 @@ def second_map(
 ) -> None:
     """The comparison the person chose in "Compare with" (:data:`COMPARISONS`), under the map."""
     from explorer.layers import LAYER_CHOICES, layers_label
-    from explorer.ui.model import RANDOM_PREFIX
+    from explorer.ui.model_in_use import RANDOM_PREFIX
     from explorer.ui.widgets import choose
 
     if compare == "none":

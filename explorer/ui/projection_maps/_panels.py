@@ -16,8 +16,8 @@ from explorer.figures.tables import marked_html, text_table_html
 from explorer.maps import ProjectionParams, Projector
 from explorer.ui import messages
 from explorer.ui.compute import cached
-from explorer.ui.projections._fit import inspect
-from explorer.ui.projections._points import Points
+from explorer.ui.projection_maps._fit import inspect
+from explorer.ui.projection_maps._points import Points
 from explorer.ui.widgets import option_labels
 
 TRUST_HELP = (

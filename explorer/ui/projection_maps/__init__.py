@@ -15,12 +15,12 @@ The page calls these few names; the rooms behind them are private:
   ``_code`` "Show code", ``_section`` all of it under the settings.
 """
 
-from explorer.ui.projections._colours import colour_choices
-from explorer.ui.projections._controls import embedding_controls, projection_controls
-from explorer.ui.projections._fit import fit, fitted, preservation, source_points
-from explorer.ui.projections._section import map_section
-from explorer.ui.projections._shown import shown_points
-from explorer.ui.projections._views import other_view
+from explorer.ui.projection_maps._colours import colour_choices
+from explorer.ui.projection_maps._controls import embedding_controls, projection_controls
+from explorer.ui.projection_maps._fit import fit, fitted, preservation, source_points
+from explorer.ui.projection_maps._section import map_section
+from explorer.ui.projection_maps._shown import shown_points
+from explorer.ui.projection_maps._views import other_view
 
 __all__ = [
     "colour_choices",

@@ -47,7 +47,7 @@ def _frame_count(points) -> int:
     """Maps Layers in motion draws for ``points``: its model's layers + 1, a saved corpus's
     stored layers (the bundled model's count when either cannot be read: the map view says
     why)."""
-    from explorer.ui.model import load
+    from explorer.ui.model_in_use import load
 
     try:
         if getattr(points, "model_name", None) is None:  # a saved corpus: no model loaded

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer.ui.projections._points import Points
+from explorer.ui.projection_maps._points import Points
 from explorer.ui.widgets import show_code
 
 SAVED_CORPUS = (
@@ -29,7 +29,7 @@ def _spans(points: Points) -> list[tuple[int, int, int]] | None:
 
 def _clusters_snippet(points: Points) -> str:
     """The named clusters of ``points`` (k-means, k by silhouette, as
-    :func:`explorer.ui.projections.clusters` computes them): a program that prints each
+    :func:`explorer.ui.projection_maps.clusters` computes them): a program that prints each
     cluster's size and name (:func:`explorer.codegen.clusters.clusters_snippet`)."""
     from explorer.codegen.clusters import clusters_snippet
 

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from explorer.ui import cosine_split
-from explorer.ui.projections._points import Points
+from explorer.ui.projection_maps._points import Points
 from explorer.ui.widgets import option_labels
 
 KEY = "projections.why"

@@ -9,13 +9,13 @@ import streamlit as st
 from explorer.maps import ProjectionParams, Projector, value_notice
 from explorer.ui import messages
 from explorer.ui.compute import cached
-from explorer.ui.projections._clusters import cluster_download
-from explorer.ui.projections._code import map_code
-from explorer.ui.projections._compare import second_map
-from explorer.ui.projections._download import html_download
-from explorer.ui.projections._map import MapPoints, digest, draw, map_figure
-from explorer.ui.projections._panels import map_notice
-from explorer.ui.projections._saved import saved_density
+from explorer.ui.projection_maps._clusters import cluster_download
+from explorer.ui.projection_maps._code import map_code
+from explorer.ui.projection_maps._compare import second_map
+from explorer.ui.projection_maps._download import html_download
+from explorer.ui.projection_maps._map import MapPoints, digest, draw, map_figure
+from explorer.ui.projection_maps._panels import map_notice
+from explorer.ui.projection_maps._saved import saved_density
 from explorer.ui.widgets import URL
 
 

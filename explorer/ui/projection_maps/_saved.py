@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from explorer.maps import ProjectionParams
-from explorer.ui.projections._points import StorePoints
+from explorer.ui.projection_maps._points import StorePoints
 
 
 def saved_map(path: str, method: str, pooling: str, layers):

@@ -7,8 +7,8 @@ import numpy as np
 import streamlit as st
 
 from explorer.ui import messages
-from explorer.ui.projections._code import axes_code
-from explorer.ui.projections._map import MapPoints
+from explorer.ui.projection_maps._code import axes_code
+from explorer.ui.projection_maps._map import MapPoints
 
 
 def custom_axes(

@@ -12,10 +12,10 @@ from explorer.figures.projections import projection_title
 from explorer.maps import LABELS, ProjectionParams
 from explorer.server import limits
 from explorer.ui import compute, messages
-from explorer.ui.projections._clusters import clusters
-from explorer.ui.projections._colours import point_column
-from explorer.ui.projections._map import MapPoints
-from explorer.ui.projections._points import Points
+from explorer.ui.projection_maps._clusters import clusters
+from explorer.ui.projection_maps._colours import point_column
+from explorer.ui.projection_maps._map import MapPoints
+from explorer.ui.projection_maps._points import Points
 from explorer.words import occurrence_points
 
 

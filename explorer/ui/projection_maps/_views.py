@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer.maps import ProjectionParams
-from explorer.ui.projections._axes import custom_axes
-from explorer.ui.projections._map import MapPoints
-from explorer.ui.projections._motion import motion
+from explorer.ui.projection_maps._axes import custom_axes
+from explorer.ui.projection_maps._map import MapPoints
+from explorer.ui.projection_maps._motion import motion
 from explorer.ui.widgets import URL
 
 VIEWS = {

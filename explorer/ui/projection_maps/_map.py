@@ -33,9 +33,9 @@ from explorer.figures.projections import (
 )
 from explorer.maps import DEFAULT_K, ProjectionParams, Projector
 from explorer.ui import presentation
-from explorer.ui.projections._panels import inspector, scores, selected
-from explorer.ui.projections._saved import saved_density
-from explorer.ui.projections._why import explain_pair, pick
+from explorer.ui.projection_maps._panels import inspector, scores, selected
+from explorer.ui.projection_maps._saved import saved_density
+from explorer.ui.projection_maps._why import explain_pair, pick
 
 CHART_KEY = "projections.chart"
 COMPARE_KEY = "projections.compare_map"

@@ -11,8 +11,8 @@ from explorer import maps
 from explorer.maps import ProjectionParams, Projector
 from explorer.server.memo import checkpoint
 from explorer.ui.compute import cached, cached_from, cap_tokens, heavy_points
-from explorer.ui.projections._points import Points, StorePoints, VectorPoints
-from explorer.ui.projections._saved import saved_map_of, saved_points
+from explorer.ui.projection_maps._points import Points, StorePoints, VectorPoints
+from explorer.ui.projection_maps._saved import saved_map_of, saved_points
 
 
 def source_points(

@@ -10,7 +10,7 @@ from explorer import maps
 from explorer.layers import LAYER_CHOICES
 from explorer.maps import ProjectionParams
 from explorer.ui import messages
-from explorer.ui.projections._compare import COMPARISONS
+from explorer.ui.projection_maps._compare import COMPARISONS
 from explorer.ui.widgets import (
     choose,
     layers_select,
