@@ -28,7 +28,7 @@ BASE_POOLINGS = ("cls", "mean", "max")
 PARTS = {"mean_max": ("mean", "max")}
 """Poolings made of others: their base poolings, concatenated in this order."""
 
-LABELS = {
+POOLING_LABELS = {
     "cls": "[CLS] token",
     "mean": "Mean of tokens",
     "max": "Max over tokens",
@@ -38,10 +38,10 @@ LABELS = {
 
 
 def pooling_labels(cls_token: str | None) -> dict[str, str]:
-    """:data:`LABELS` with the first token named as the model writes it (``"<s> token"`` for a
-    RoBERTa- or MPNet-style tokenizer), for sentences about that model's numbers."""
+    """:data:`POOLING_LABELS` with the first token named as the model writes it (``"<s> token"``
+    for a RoBERTa- or MPNet-style tokenizer), for sentences about that model's numbers."""
     first = f"{cls_token} token" if cls_token else "First token"
-    return {**LABELS, "cls": first}
+    return {**POOLING_LABELS, "cls": first}
 
 
 def validate_pooling(pooling: str) -> str:

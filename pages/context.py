@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import context
+from explorer import context, explain
 from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
-from explorer.explain import NAMES as POST
 from explorer.layers import layer_choices
 from explorer.server import limits
 from explorer.ui import compute, messages, presentation, sources, word_in_context
@@ -99,7 +98,9 @@ if len(occurrences) >= 2:  # what to notice comes first
     by_layer = context.pair_similarities(per_layer)
     matrix = context.similarity_matrix(per_layer, strategy)
     split = SUBWORD_LABELS[subwords] if any(o.num_tokens > 1 for o in occurrences) else None
-    said = context.what_to_notice(word, by_layer, kinds, pairs, strategy, matrix, POST[post], split)
+    said = context.what_to_notice(
+        word, by_layer, kinds, pairs, strategy, matrix, explain.NAMES[post], split
+    )
     messages.info(said, notice)
 
 word_in_context.occurrence_list(word, occurrences, sentences, senses)

@@ -7,8 +7,7 @@ import streamlit as st
 
 from explorer import probing
 from explorer.figures.probe import layer_accuracy_figure
-from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.pooling import pooling_labels
+from explorer.pooling import POOLING_LABELS, pooling_labels
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
 from explorer.ui import compute, messages, presentation, which_layer

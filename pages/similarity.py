@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer import explain
 from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
-from explorer.explain import NAMES as POST_NAMES
 from explorer.layers import layer_choices
 from explorer.pooling import pooling_labels
 from explorer.similarity import MAX_SENTENCES, similarity_notice, spearman_agreement
@@ -71,7 +71,7 @@ except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
-    said = similarity_notice(matrices, labels, layers, POST_NAMES[post])
+    said = similarity_notice(matrices, labels, layers, explain.NAMES[post])
     messages.info(said, notice)
     if rogue:
         messages.info(rogue)

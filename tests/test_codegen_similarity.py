@@ -61,7 +61,7 @@ def test_similarity_snippet_prints_the_headline(bundled):
     # issue 33.5: the headline quotes two decimals (0.50) the 3-decimal matrices did not print
     from explorer import similarity
     from explorer.data.examples import SIMILARITY_SENTENCES
-    from explorer.pooling import LABELS, POOLINGS
+    from explorer.pooling import POOLING_LABELS, POOLINGS
 
     sentences = [s for s in SIMILARITY_SENTENCES.splitlines() if s.strip()]
     matrices = {
@@ -69,4 +69,4 @@ def test_similarity_snippet_prints_the_headline(bundled):
         for p in POOLINGS
     }
     _, printed = run_snippet(similarity_snippet(bundled.name, sentences, list(POOLINGS)))
-    assert_prints_headline(printed, similarity.similarity_notice(matrices, LABELS))
+    assert_prints_headline(printed, similarity.similarity_notice(matrices, POOLING_LABELS))

@@ -26,7 +26,7 @@ from explorer.figures.tokens import token_counts, tokens_notice
 from explorer.maps import Projector
 from explorer.maps import _quality as mapquality
 from explorer.model.summary import EXAMPLE_TOKENS, model_notice
-from explorer.pooling import LABELS
+from explorer.pooling import POOLING_LABELS
 from explorer.probing.folds import plan_folds
 from explorer.probing.scores import best_layers, compare_strategies, probe_notice
 from tests.test_notices_choices import check_similarity_notice
@@ -156,11 +156,12 @@ def test_layers_notice_agrees_with_the_summary_table(model, text, pair) -> None:
 def test_similarity_notice_names_the_pairs_shown(model, sentences) -> None:
     corpus = explorer.embed_corpus(model, list(sentences))
     matrices = search.similarity_matrices(corpus, ("mean", "cls", "max"), "last")
-    sentence = search.similarity_notice(matrices, LABELS)
-    check_similarity_notice(matrices, LABELS, sentence)  # most, least and ties as shown
+    sentence = search.similarity_notice(matrices, POOLING_LABELS)
+    check_similarity_notice(matrices, POOLING_LABELS, sentence)  # most, least and ties as shown
     rows, cols = np.triu_indices(len(sentences), k=1)
     ranges = {
-        LABELS[p].lower(): round(float(two(v.max())) * 100) - round(float(two(v.min())) * 100)
+        POOLING_LABELS[p].lower(): round(float(two(v.max())) * 100)
+        - round(float(two(v.min())) * 100)
         for p, v in ((p, np.asarray(m)[rows, cols]) for p, m in matrices.items())
     }
     narrow = re.search(r"\. (.+?) (?:squeezes every pair into|scores every pair) ", sentence)
@@ -263,7 +264,7 @@ def test_probe_notice_reads_the_best_layers(model) -> None:
     for folds in (3, 5):
         scores = compare_strategies(stacks, plan_folds(labels, None, folds, 0))
         best = best_layers(scores)
-        check_probe_notice(best, probe_notice(best, LABELS))
+        check_probe_notice(best, probe_notice(best, POOLING_LABELS))
 
 
 def check_map_notice(coords: np.ndarray, labels: list[str], sentence: str) -> None:

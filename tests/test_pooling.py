@@ -104,7 +104,7 @@ def test_errors(tiny, kwargs, message):
 def test_every_pooling_has_a_label_and_is_made_of_base_poolings():
     from explorer import pooling
 
-    assert set(pooling.LABELS) == set(pooling.POOLINGS)
+    assert set(pooling.POOLING_LABELS) == set(pooling.POOLINGS)
     for name in pooling.POOLINGS:
         assert set(pooling.pooling_parts(name)) <= set(pooling.BASE_POOLINGS)
     assert pooling.pooling_parts("mean_max") == ("mean", "max")

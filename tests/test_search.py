@@ -107,7 +107,7 @@ def test_figures(corpus):
     assert figure.data[0].customdata[0][1][1].startswith("We sat")  # full text on hover
     other = similarity_heatmaps({"max": matrices["mean"] * 0 + 1}, SENTENCES)
     assert other.data[0].z.tolist() != figure.data[0].z.tolist()
-    assert other.layout.annotations[0].text == explorer.pooling.LABELS["max"]  # the default
+    assert other.layout.annotations[0].text == explorer.pooling.POOLING_LABELS["max"]  # the default
     rho = agreement_figure(search.spearman_agreement(matrices))
     assert rho.data[0].zmin == -1 and rho.layout.title.text
 

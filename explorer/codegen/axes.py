@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from explorer.codegen import literal
 from explorer.codegen.projections import projection_snippet, word_projection_snippet
 from explorer.layers import Layers, layers_label
-from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import POOLING_LABELS
 
 PROJECTION_START = "from sklearn.decomposition import PCA\n"
 """First line of the PCA part of a projections snippet: everything before it computes the

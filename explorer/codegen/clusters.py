@@ -11,8 +11,7 @@ from collections.abc import Sequence
 
 from explorer.codegen.axes import _header, vectors_program
 from explorer.layers import Layers
-from explorer.maps import AUTO_K_MAX, KMEANS_INIT, SILHOUETTE_SAMPLE
-from explorer.maps import validate_cluster_method as validate_method
+from explorer.maps import AUTO_K_MAX, KMEANS_INIT, SILHOUETTE_SAMPLE, validate_cluster_method
 
 
 def _clustering(method: str, k: int | None, random_state: int, min_cluster_size: int | None) -> str:
@@ -88,7 +87,7 @@ def clusters_snippet(
     """A runnable program: the map's vectors (see :func:`explorer.codegen.axes.vectors_program`
     for ``word``/``spans``), then :func:`explorer.maps._clusters.cluster` with these parameters
     (``k=None``: chosen by silhouette) and each cluster's ``top`` c-TF-IDF words."""
-    validate_method(method)
+    validate_cluster_method(method)
     scale = (
         "X /= np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-12)"
         "  # unit rows: clusters by cosine\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from explorer import maps
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.datafile import data_file, inline, read_lines
 from explorer.codegen.explain import postprocess_lines
@@ -41,9 +42,7 @@ from explorer.maps import (
     tsne_neighbors,
     validate_method,
 )
-from explorer.maps import LABELS as METHOD_LABELS
-from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.pooling import validate_pooling
+from explorer.pooling import POOLING_LABELS, validate_pooling
 
 DATA_FILE = "projection_data.json"
 """The file a snippet of more than :data:`explorer.codegen.datafile.INLINE_ROWS` texts reads."""
@@ -89,7 +88,7 @@ def word_projection_data(
 
 def method_title(params: ProjectionParams) -> str:
     """``"PCA 2-D"``: the method's label and the dimensions, for a snippet's first line."""
-    return f"{METHOD_LABELS[validate_method(params.method)]} {params.n_components}-D"
+    return f"{maps.LABELS[validate_method(params.method)]} {params.n_components}-D"
 
 
 def _projection_block(params: ProjectionParams, n_points: int) -> str:

@@ -19,12 +19,12 @@ import plotly.graph_objects as go
 from plotly.colors import qualitative
 from plotly.subplots import make_subplots
 
+from explorer import maps
 from explorer._markup import escape_plotly
 from explorer.figures.colourings import value_traces
 from explorer.layers import layers_label
-from explorer.maps import LABELS as METHOD_LABELS
 from explorer.maps import NOISE_NAME, validate_method
-from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import POOLING_LABELS
 
 HOVER_WIDTH = 60
 """Characters per hover line before a ``<br>``."""
@@ -120,7 +120,7 @@ def axis_titles(
         if explained_variance_ratio is None:
             return [f"PC{i + 1}" for i in range(n_components)]
         return [f"PC{i + 1} ({100 * r:.1f} %)" for i, r in enumerate(explained_variance_ratio)]
-    return [f"{METHOD_LABELS[method]} {i + 1}" for i in range(n_components)]
+    return [f"{maps.LABELS[method]} {i + 1}" for i in range(n_components)]
 
 
 def projection_title(
@@ -139,7 +139,7 @@ def projection_title(
     else:
         what = f"{n_points:,} sentence vectors"
         how = f"{POOLING_LABELS.get(pooling or '', pooling)} · {layers_label(layers)}"
-    return f"{METHOD_LABELS[method]} of {what}<br><sup>{escape_plotly(how, None)}</sup>"
+    return f"{maps.LABELS[method]} of {what}<br><sup>{escape_plotly(how, None)}</sup>"
 
 
 def _groups(labels: Sequence[str] | None, n: int) -> dict[str, np.ndarray]:

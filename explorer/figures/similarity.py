@@ -11,7 +11,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
-from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import POOLING_LABELS
 
 ANNOTATE_UP_TO = 10
 """Write the values into the cells when there are at most this many sentences."""
@@ -60,7 +60,7 @@ def similarity_heatmaps(
     """One heatmap per pooling, side by side, on one shared colour scale.
 
     ``matrices[name]`` is ``(n, n)``; sentences are numbered 1..n on the axes and shown in
-    full on hover; ``labels`` names the poolings (default :data:`explorer.pooling.LABELS`).
+    full on hover; ``labels`` names the poolings (default :data:`explorer.pooling.POOLING_LABELS`).
     The scale runs from the lowest off-diagonal similarity (or 0) to 1, so a pooling that
     makes every pair look alike shows up as one flat colour. ``scale`` enlarges the numbers in
     the cells, the fonts and the figure (presentation mode: Plotly does not scale pixel sizes
@@ -137,7 +137,7 @@ def agreement_figure(
     """Heatmap of the Spearman correlations between poolings (``k x k`` table); a ``nan``
     cell (a pooling that cannot rank the pairs) reads "cannot rank".
 
-    ``labels`` names the poolings (default :data:`explorer.pooling.LABELS`).
+    ``labels`` names the poolings (default :data:`explorer.pooling.POOLING_LABELS`).
     """
     labels = dict(POOLING_LABELS if labels is None else labels)
     names = [labels.get(str(name), str(name)) for name in table.index]

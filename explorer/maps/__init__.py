@@ -32,8 +32,8 @@ from explorer.maps._clusters import (
     cluster,
     cluster_labels,
     cluster_names,
+    validate_cluster_method,
 )
-from explorer.maps._clusters import validate_method as validate_cluster_method
 from explorer.maps._columns import value_agreement, value_notice
 from explorer.maps._projector import (
     DIMENSIONS,

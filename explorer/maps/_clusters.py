@@ -58,7 +58,7 @@ class Clusters:
         return int((self.labels == NOISE).sum())
 
 
-def validate_method(method: str) -> str:
+def validate_cluster_method(method: str) -> str:
     """Return ``method`` if it is one of :data:`METHODS`, else raise ``ValueError``."""
     if method not in METHODS:
         raise ValueError(f"Unknown clustering {method!r}; choose one of {METHODS}")
@@ -113,7 +113,7 @@ def cluster(
     Raises ``ValueError`` for an unknown method, ``k < 2``, ``k >= n``, fewer than 3 points,
     non-finite vectors, or points that are all the same.
     """
-    validate_method(method)
+    validate_cluster_method(method)
     X = prepare(vectors, normalize)
     n = X.shape[0]
     if n < MIN_POINTS:

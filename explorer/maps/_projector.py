@@ -16,8 +16,12 @@ from typing import Literal
 
 import numpy as np
 
-from explorer.maps import _quality as quality
 from explorer.maps._pca import fit_pca
+from explorer.maps._quality import (
+    TRUSTWORTHINESS_NEIGHBORS,
+    TRUSTWORTHINESS_QUERIES,
+    trustworthiness,
+)
 from explorer.maps._tsne import fit_tsne
 from explorer.maps._umap import fit_umap
 
@@ -147,14 +151,14 @@ class Projector:
                 if note is not None and note not in self.notes_:
                     self.notes_.append(note)
         self.embedding_ = np.asarray(embedding, dtype=np.float32)
-        self.trustworthiness_neighbors_ = min(quality.TRUSTWORTHINESS_NEIGHBORS, (n - 1) // 2)
+        self.trustworthiness_neighbors_ = min(TRUSTWORTHINESS_NEIGHBORS, (n - 1) // 2)
         self.trustworthiness_: float | None = None
         self.trustworthiness_sample_: int | None = None
         if self.trustworthiness_neighbors_ >= 1:
             # Read at every fit, from the module that owns it (tests lower it).
-            queries = quality.TRUSTWORTHINESS_QUERIES
+            queries = TRUSTWORTHINESS_QUERIES
             self.trustworthiness_sample_ = min(n, queries)
-            self.trustworthiness_ = quality.trustworthiness(
+            self.trustworthiness_ = trustworthiness(
                 X, self.embedding_, self.trustworthiness_neighbors_, queries
             )
         return self

@@ -19,7 +19,7 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 import torch
 
-from explorer.model import precision as _precision
+import explorer.model.precision
 from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, make_batches, pad_rows
 from explorer.model.forward import Progress, forward_batches
 from explorer.model.tokenization import Tokenization, clean_text
@@ -267,7 +267,7 @@ class Model:
     def autocast(precision: str) -> contextlib.AbstractContextManager:
         """CPU bfloat16 autocast for ``"bfloat16"``, nothing for ``"float32"``
         (:func:`explorer.model.precision.autocast`)."""
-        return _precision.autocast(precision)
+        return explorer.model.precision.autocast(precision)
 
     def hidden_states(self, text: str, pair: str | None = None) -> np.ndarray:
         """All hidden states of one input: ``(num_layers + 1, num_tokens, hidden_size)`` float32.

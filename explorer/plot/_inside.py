@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
-from explorer import attention as attn
-from explorer.figures import attention as attention_figures
+from explorer.attention import attention_pass, head_statistics
+from explorer.figures.attention import overview_grid
 from explorer.figures.attention_notices import what_to_notice
 from explorer.figures.explain import classic_figure
 from explorer.figures.explain_notices import classic_notice
@@ -22,11 +22,11 @@ def attention(model: Model | str | None, text: str, pair: str | None = None) -> 
     if not isinstance(text, str):
         raise ValueError(f"text must be a string, not {type(text).__name__}.")
     model = as_model(model)
-    result = attn.attention_pass(model, text, pair)
+    result = attention_pass(model, text, pair)
     cls = model.tokenizer.cls_token or "[CLS]"
     sep = model.tokenizer.sep_token or "[SEP]"
-    stats = attn.head_statistics(result.attentions, result.tokenization.tokens, cls, sep)
-    figure = attention_figures.overview_grid(result.attentions)
+    stats = head_statistics(result.attentions, result.tokenization.tokens, cls, sep)
+    figure = overview_grid(result.attentions)
     return with_notice(figure, what_to_notice(stats, cls, sep))
 
 

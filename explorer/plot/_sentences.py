@@ -8,18 +8,17 @@ import pandas as pd
 import plotly.graph_objects as go
 from tqdm.auto import tqdm
 
-from explorer import similarity as search
 from explorer.embeddings import CorpusEmbeddings, embed_corpus
 from explorer.figures.probe import layer_accuracy_figure
 from explorer.figures.similarity import similarity_heatmaps
 from explorer.layers import Layers, layers_label
 from explorer.model import Model
 from explorer.plot._common import as_model, as_texts, progress, with_notice
-from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.pooling import pooling_labels
+from explorer.pooling import POOLING_LABELS, pooling_labels
 from explorer.probing import MAX_ROWS, best_layers, plan_folds
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice, score_layers
+from explorer.similarity import MAX_SENTENCES, similarity_matrices, similarity_notice
 
 MIN_SENTENCES = 3
 """Fewest sentences the comparison takes (fewer leave no pairs to rank)."""
@@ -51,13 +50,13 @@ def similarity(
         raise ValueError(
             f"{len(texts)} text(s): compare at least {MIN_SENTENCES} so there are pairs to rank."
         )
-    if len(texts) > search.MAX_SENTENCES:  # before the model runs
+    if len(texts) > MAX_SENTENCES:  # before the model runs
         raise ValueError(
-            f"{len(texts)} texts: the heatmaps take at most {search.MAX_SENTENCES}; "
+            f"{len(texts)} texts: the heatmaps take at most {MAX_SENTENCES}; "
             "pass fewer (or use explorer.plot.projection for a map of many)."
         )
     poolings = poolings_of(pooling)
-    matrices = search.similarity_matrices(embed(model, texts), poolings, layers)
+    matrices = similarity_matrices(embed(model, texts), poolings, layers)
     labels = pooling_labels(model.tokenizer.cls_token)
     figure = similarity_heatmaps(
         matrices,
@@ -65,7 +64,7 @@ def similarity(
         POOLING_LABELS,
         title=f"Cosine similarity of every pair of sentences · {layers_label(layers)}",
     )
-    return with_notice(figure, search.similarity_notice(matrices, labels, layers, ""))
+    return with_notice(figure, similarity_notice(matrices, labels, layers, ""))
 
 
 def probe(

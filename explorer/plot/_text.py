@@ -9,11 +9,21 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from explorer import context as ctx
 from explorer import layerstats
+from explorer.context import (
+    cap_occurrences,
+    occurrence_labels,
+    pair_kinds,
+    pair_labels,
+    pair_similarities,
+    parse_labelled_sentences,
+    short_labels,
+    similarity_matrix,
+    what_to_notice,
+)
 from explorer.data import corpora
-from explorer.figures import layers as layer_figures
 from explorer.figures.context import similarity_heatmap
+from explorer.figures.layers import norm_heatmap
 from explorer.figures.tokens import token_chips_html, tokens_notice, tokens_table
 from explorer.layers import Layers, layers_label
 from explorer.model import Model, Tokenization
@@ -76,7 +86,7 @@ def layers(
         raise ValueError(f"layer must be from 0 to {num_layers}, not {layer}.")
     labels = layerstats.token_labels(tokenization.tokens)
     summary = layerstats.layer_summary(hidden, token, True, tokenization.special)
-    figure = layer_figures.norm_heatmap(layerstats.token_norms(hidden), labels, token, layer)
+    figure = norm_heatmap(layerstats.token_norms(hidden), labels, token, layer)
     return with_notice(figure, layerstats.summary_notice(summary, tokenization.tokens[token]))
 
 
@@ -95,24 +105,24 @@ def word_in_context(
     model = as_model(model)
     if not isinstance(word, str):
         raise ValueError(f"word must be a string, not {type(word).__name__}.")
-    lines, senses = ctx.parse_labelled_sentences("\n".join(as_texts(sentences, "sentences")))
+    lines, senses = parse_labelled_sentences("\n".join(as_texts(sentences, "sentences")))
     occurrences, per_layer = word_layer_vectors(model, lines, word, subwords)
     if len(occurrences) < 2:
         raise ValueError(
             f"{word.strip()!r} occurs only once: at least two occurrences are needed to compare."
         )
-    occurrences, per_layer = ctx.cap_occurrences(occurrences, per_layer)
-    kinds = ctx.pair_kinds(occurrences, senses)
-    by_layer = ctx.pair_similarities(per_layer)
-    matrix = ctx.similarity_matrix(per_layer, layers)
+    occurrences, per_layer = cap_occurrences(occurrences, per_layer)
+    kinds = pair_kinds(occurrences, senses)
+    by_layer = pair_similarities(per_layer)
+    matrix = similarity_matrix(per_layer, layers)
     split = SUBWORD_LABELS[subwords] if any(o.num_tokens > 1 for o in occurrences) else None
-    notice = ctx.what_to_notice(
-        word, by_layer, kinds, ctx.pair_labels(len(occurrences)), layers, matrix, "", split
+    notice = what_to_notice(
+        word, by_layer, kinds, pair_labels(len(occurrences)), layers, matrix, "", split
     )
     figure = similarity_heatmap(
         matrix,
-        ctx.short_labels(occurrences, lines, senses),
-        ctx.occurrence_labels(occurrences, lines, senses=senses),
+        short_labels(occurrences, lines, senses),
+        occurrence_labels(occurrences, lines, senses=senses),
         title=f"Cosine similarity: {layers_label(layers).lower()}",
     )
     return with_notice(figure, notice)

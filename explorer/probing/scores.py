@@ -225,7 +225,8 @@ def probe_notice(
     over guessing, and what the embedding layer (before any context) already gets.
 
     ``best`` comes from :func:`best_layers` (best strategy first); ``labels`` names the
-    strategies (e.g. :data:`explorer.pooling.LABELS`). Raises ``ValueError`` when it is empty.
+    strategies (e.g. :data:`explorer.pooling.POOLING_LABELS`). Raises ``ValueError`` when it is
+    empty.
     """
     if best.empty:
         raise ValueError("No probe scores to describe: probe at least one strategy.")

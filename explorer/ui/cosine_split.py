@@ -13,7 +13,7 @@ from explorer.explain import Explanation, explain_similarity
 from explorer.figures.explain import pair_heatmap, shaded_tokens_html
 from explorer.figures.explain_notices import explanation_notice
 from explorer.layers import Layers, layers_label
-from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import POOLING_LABELS
 from explorer.server import limits
 from explorer.ui import compute, messages
 from explorer.ui.model_in_use import load

@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 from explorer._markup import escape_markdown
-from explorer.server import settings as operator
+from explorer.server.settings import from_environment
 
 __all__ = ["caption", "error", "escape", "info", "markdown", "warning"]
 
@@ -25,7 +25,7 @@ def _text(message: str | Exception) -> str:
     (:meth:`explorer.server.settings.Settings.hide_paths`; the settings are read on every call, as
     :func:`explorer.ui.model_in_use.settings` reads them)."""
     try:
-        text = operator.from_environment().hide_paths(str(message))
+        text = from_environment().hide_paths(str(message))
     except ValueError:  # a malformed variable: the page says so elsewhere
         text = str(message)
     return escape_markdown(text)

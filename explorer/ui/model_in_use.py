@@ -19,7 +19,7 @@ from explorer.model.cache import ModelCache, NoRoom
 from explorer.model.hub import DEFAULT_MODEL
 from explorer.model.loading import expected_weight_bytes
 from explorer.server import limits
-from explorer.server import settings as operator
+from explorer.server.settings import DEFAULT_MODEL_MEMORY, Settings, from_environment
 from explorer.server.warmup import freeze_survivors
 from explorer.ui import messages
 
@@ -41,12 +41,12 @@ _FAILED_KEY = "model.failed"
 _NOTICE_KEY = "model.notice"
 
 
-def settings() -> operator.Settings:
+def settings() -> Settings:
     """The operator's settings (environment variables, read on every run: cheap)."""
-    return operator.from_environment()
+    return from_environment()
 
 
-MODELS = ModelCache(operator.DEFAULT_MODEL_MEMORY, idle_seconds=limits.BASELINE_IDLE_SECONDS)
+MODELS = ModelCache(DEFAULT_MODEL_MEMORY, idle_seconds=limits.BASELINE_IDLE_SECONDS)
 """Every model the server holds (trained and random-weights baselines together), bounded by
 the bytes of their weights (``EXPLORER_MODEL_MEMORY``, read on every load), those still in
 use by a page run included; a baseline unused for

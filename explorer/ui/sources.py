@@ -15,7 +15,7 @@ from explorer.data import corpora, uploads, vectorfiles
 from explorer.data.store.catalog import Catalog, find_stores
 from explorer.ui import messages
 from explorer.ui.compute import cached
-from explorer.ui.vectors import upload as upload_vectors
+from explorer.ui.vectors import upload_vectors
 from explorer.ui.widgets import URL, label_column_picker, option_labels
 
 SOURCE_LABELS = {

@@ -25,7 +25,7 @@ WHAT_TO_UPLOAD = (
 )
 
 
-def upload(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] | None:
+def upload_vectors(prefix: str) -> tuple[vectorfiles.UploadedVectors, tuple[str, ...]] | None:
     """The upload widgets (vectors, then texts for a ``.npy``, then the columns): the
     uploaded vectors and the files' names, or None while a file is awaited (after saying what
     to upload). Raises ``ValueError`` from :mod:`explorer.data.vectorfiles` for a bad file."""

@@ -155,15 +155,15 @@ def postprocess_select(container, key: str, help: str | None = None) -> str:
 
 def pooling_select(container, key: str, *, multi: bool = False, help: str | None = None):
     """Choose one pooling (``multi=False``, default mean) or several (all by default), labelled
-    by :data:`explorer.pooling.LABELS`."""
-    from explorer.pooling import LABELS, POOLINGS
+    by :data:`explorer.pooling.POOLING_LABELS`."""
+    from explorer.pooling import POOLING_LABELS, POOLINGS
 
     help = help or (
         "How the token vectors of a text become one vector: the [CLS] token, the mean or the "
         "maximum over the tokens (padding excluded), or mean and max side by side."
     )
     label, default = ("Poolings", list(POOLINGS)) if multi else ("Pooling", "mean")
-    return choose(container, label, POOLINGS, LABELS.get, key, default, help)
+    return choose(container, label, POOLINGS, POOLING_LABELS.get, key, default, help)
 
 
 def layers_select(

@@ -9,7 +9,7 @@ import json
 import numpy as np
 import pytest
 
-from explorer.pooling import LABELS
+from explorer.pooling import POOLING_LABELS
 from explorer.server import limits
 from tests.app.rendered import plain
 from tests.store_helpers import TEXTS, write_csv
@@ -77,7 +77,7 @@ def test_a_saved_corpus_is_probed_on_its_stored_layers(page, monkeypatch, corpor
     at.multiselect(key="probe.stored_poolings").set_value(["cls", "mean_max"]).run()
     assert not at.exception, [e.message for e in at.exception]
     names = [t["name"] for t in json.loads(at.get("plotly_chart")[0].proto.spec)["data"]]
-    assert names[:2] == [LABELS["cls"], LABELS["mean_max"]]
+    assert names[:2] == [POOLING_LABELS["cls"], POOLING_LABELS["mean_max"]]
 
 
 def test_a_large_saved_corpus_is_sampled_and_says_so(page, monkeypatch, corpora_folder):

@@ -16,7 +16,15 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from explorer.data.store import format as fmt
+from explorer.data.store.format import (
+    MANIFEST,
+    layer_file,
+    model_fingerprint,
+    norms_file,
+    open_npy,
+    read_manifest,
+    store_file,
+)
 from explorer.layers import Layers, layer_indices, validate_layers
 from explorer.pooling import BASE_POOLINGS, combine_pooled, normalize_rows, pooling_parts
 from explorer.similarity import Metric, Neighbors, neighbors
@@ -45,8 +53,8 @@ class Corpus:
 
     def __init__(self, path: str | os.PathLike) -> None:
         self.path = Path(path)
-        manifest = fmt.read_manifest(self.path)
-        where = self.path / fmt.MANIFEST
+        manifest = read_manifest(self.path)
+        where = self.path / MANIFEST
         if not manifest["complete"]:
             raise ValueError(
                 f"{where}: the store is unfinished ({manifest['rows']:,} rows in "
@@ -76,7 +84,7 @@ class Corpus:
         start = 0
         for folder, rows in shards:
             relative = f"{folder}/rows.parquet"
-            parquet, real = self.path / relative, fmt.store_file(self.path, relative)
+            parquet, real = self.path / relative, store_file(self.path, relative)
             if not real.is_file():
                 raise ValueError(f"{parquet} is missing: the store is damaged.")
             try:
@@ -92,8 +100,8 @@ class Corpus:
         for pooling in self.poolings:
             self._vectors[pooling] = {}
             for layer in self.layers:
-                relative = files.get(pooling, {}).get(str(layer), fmt.layer_file(pooling, layer))
-                self._vectors[pooling][layer] = fmt.open_npy(self.path, relative, shape, self.dtype)
+                relative = files.get(pooling, {}).get(str(layer), layer_file(pooling, layer))
+                self._vectors[pooling][layer] = open_npy(self.path, relative, shape, self.dtype)
         self._norms: dict[tuple[str, int], np.ndarray] = {}
 
     def __len__(self) -> int:
@@ -163,12 +171,12 @@ class Corpus:
     @cached_property
     def num_tokens(self) -> np.ndarray:
         """``(n,)`` tokens per text, special tokens included, after truncation."""
-        return fmt.open_npy(self.path, "vectors/num_tokens.npy", (self._n,), "int32")
+        return open_npy(self.path, "vectors/num_tokens.npy", (self._n,), "int32")
 
     @cached_property
     def truncated(self) -> np.ndarray:
         """``(n,)`` bool: whether each text was cut to the model's ``max_length``."""
-        return fmt.open_npy(self.path, "vectors/truncated.npy", (self._n,), "bool")
+        return open_npy(self.path, "vectors/truncated.npy", (self._n,), "bool")
 
     # -- vectors ----------------------------------------------------------------------------
 
@@ -256,8 +264,8 @@ class Corpus:
         """``(n,)`` float32 row norms of one stored pooling and layer (kept in the store)."""
         key = (pooling, layer)
         if key not in self._norms:
-            self._norms[key] = fmt.open_npy(
-                self.path, fmt.norms_file(pooling, layer), (self._n,), "float32"
+            self._norms[key] = open_npy(
+                self.path, norms_file(pooling, layer), (self._n,), "float32"
             )
         return self._norms[key]
 
@@ -290,7 +298,7 @@ class Corpus:
         self._needed(pooling, layers)
         if model is None:
             model = load_model(self.model_name)
-        if fmt.model_fingerprint(model) != self.manifest["model"]["fingerprint"]:
+        if model_fingerprint(model) != self.manifest["model"]["fingerprint"]:
             raise ValueError(
                 f"{model.name!r} is not the model this store was embedded with "
                 f"({self.model_name!r}, fingerprint {self.manifest['model']['fingerprint']})."
@@ -330,9 +338,9 @@ class Corpus:
         for entry in self.projections:
             if (entry["method"], entry["pooling"], entry["layers"]) == (method, pooling, layers):
                 points = int(entry["points"])
-                coords = fmt.open_npy(self.path, entry["file"], (points, 2), "float32")
+                coords = open_npy(self.path, entry["file"], (points, 2), "float32")
                 rows = None
                 if entry.get("rows_file"):
-                    rows = fmt.open_npy(self.path, entry["rows_file"], (points,), "int64")
+                    rows = open_npy(self.path, entry["rows_file"], (points,), "int64")
                 return coords, rows
         return None

@@ -20,7 +20,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 
-from explorer.data.store import format as fmt
+from explorer.data.store.format import now
 
 LOCK_FILE = ".embed.lock"
 """The lock's file name inside a store folder."""
@@ -67,7 +67,7 @@ def _acquire(path: Path) -> tuple[int, dict | None]:
             owner = _read(fd)
             if owner is None and os.fstat(fd).st_size:  # nobody writes it while we hold it
                 raise ValueError(_foreign(path, "it holds something other than a lock record"))
-            record = {"pid": os.getpid(), "host": socket.gethostname(), "since": fmt.now()}
+            record = {"pid": os.getpid(), "host": socket.gethostname(), "since": now()}
             os.ftruncate(fd, 0)
             os.pwrite(fd, json.dumps(record).encode(), 0)
             os.fsync(fd)

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
-from explorer.data.store import format as fmt
 from explorer.data.store import placing
 from explorer.data.store.corpus import Corpus
+from explorer.data.store.format import now, read_manifest, save_npy, write_manifest
 from explorer.layers import Layers
 
 
@@ -83,21 +83,21 @@ def save_projection(
         "fit_sample": None if fit_rows is None else len(fit_rows),
         "placed_by": None if fit_rows is None else "transform",
         "fit_rows_file": None if fit_rows is None else f"projections/{name}.fit_rows.npy",
-        "created": fmt.now(),
+        "created": now(),
     }
-    fmt.save_npy(folder / entry["file"], np.asarray(coords, dtype=np.float32))
+    save_npy(folder / entry["file"], np.asarray(coords, dtype=np.float32))
     if rows is not None:
-        fmt.save_npy(folder / entry["rows_file"], rows)
+        save_npy(folder / entry["rows_file"], rows)
     if fit_rows is not None:
-        fmt.save_npy(folder / entry["fit_rows_file"], fit_rows)
-    manifest = fmt.read_manifest(folder)
+        save_npy(folder / entry["fit_rows_file"], fit_rows)
+    manifest = read_manifest(folder)
     kept = [
         p
         for p in manifest.get("projections", [])
         if (p["method"], p["pooling"], p["layers"]) != (method, pooling, layers)
     ]
     manifest["projections"] = [*kept, entry]
-    fmt.write_manifest(folder, manifest)
+    write_manifest(folder, manifest)
     return entry
 
 

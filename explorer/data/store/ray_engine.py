@@ -184,14 +184,14 @@ class RayEngine:
 
     def embed(self, model: Model, job: Job, shards: Shards) -> Embedded:
         """Yield ``(table, vectors)`` for each shard table, in order, as each completes."""
-        from explorer.data.store import format as fmt
+        from explorer.data.store.format import model_fingerprint
 
         self.start()
         actors = self.actors or max(1, self.cluster_cpus() // self.threads)
         spec = {
             "name": model.name,
             "source": model.source,
-            "fingerprint": fmt.model_fingerprint(model),
+            "fingerprint": model_fingerprint(model),
             "job": job,
             "threads": self.threads,
         }

@@ -14,7 +14,17 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from explorer.data.store import format as fmt
+from explorer.data.store.format import (
+    NPY_HEADER_BYTES,
+    GrowingNpy,
+    fsync_dir,
+    fsync_files,
+    layer_file,
+    norms_file,
+    now,
+    shard_dir,
+    write_manifest,
+)
 from explorer.data.store.jobs import ShardVectors
 from explorer.data.store.slicing import texts_digest
 from explorer.model.tokenization import MAX_CHARS
@@ -62,12 +72,12 @@ class ShardWriter:
         self.files = {}
         for name in self.poolings:
             for layer in self.layers:
-                vectors = out / fmt.layer_file(name, layer)
-                norms = out / fmt.norms_file(name, layer)
-                self.files[(name, layer)] = fmt.GrowingNpy(vectors, dtype, hidden, rows)
-                self.files[(name, layer, "norms")] = fmt.GrowingNpy(norms, np.float32, None, rows)
+                vectors = out / layer_file(name, layer)
+                norms = out / norms_file(name, layer)
+                self.files[(name, layer)] = GrowingNpy(vectors, dtype, hidden, rows)
+                self.files[(name, layer, "norms")] = GrowingNpy(norms, np.float32, None, rows)
         for extra, kind in (("num_tokens", np.int32), ("truncated", np.bool_)):
-            self.files[(extra,)] = fmt.GrowingNpy(out / f"vectors/{extra}.npy", kind, None, rows)
+            self.files[(extra,)] = GrowingNpy(out / f"vectors/{extra}.npy", kind, None, rows)
         self.text_column = manifest["input"]["text_column"]
         self._check_kept()
 
@@ -120,7 +130,7 @@ class ShardWriter:
                     f"The {self.engine} engine gave {name} vectors of shape "
                     f"{vectors.pooled[name].shape} for a shard of {n} rows."
                 )
-        final = self.out / fmt.shard_dir(index)
+        final = self.out / shard_dir(index)
         tmp = final.with_name(f".tmp-{final.name}")
         shutil.rmtree(tmp, ignore_errors=True)
         tmp.mkdir(parents=True)
@@ -136,48 +146,48 @@ class ShardWriter:
         written[("truncated",)] = vectors.truncated.astype(np.bool_, copy=False)
         for key, rows in written.items():
             self.files[key].append(rows)
-        fmt.fsync_files([tmp / "rows.parquet", *(f.path for f in self.files.values())])
-        fmt.fsync_dir(tmp)
+        fsync_files([tmp / "rows.parquet", *(f.path for f in self.files.values())])
+        fsync_dir(tmp)
         shutil.rmtree(final, ignore_errors=True)
         os.replace(tmp, final)
-        fmt.fsync_dir(final.parent)
+        fsync_dir(final.parent)
         texts = table.column(self.text_column).to_pylist()
         self.manifest["shards"].append(
-            {"dir": fmt.shard_dir(index), "rows": n, "files": ["rows.parquet"],
+            {"dir": shard_dir(index), "rows": n, "files": ["rows.parquet"],
              "engine": self.engine, "texts_sha256": texts_digest(texts),
              "vectors_sha256": self._vectors_digest(written.__getitem__),
              "truncated": int(np.count_nonzero(vectors.truncated)),
              "long": sum(len(text) > MAX_CHARS for text in texts)}
         )  # fmt: skip
         self.manifest["rows"] += n
-        fmt.write_manifest(self.out, self.manifest)
+        write_manifest(self.out, self.manifest)
 
     def finish(self, skipped: int) -> dict:
         """Give every vector file its final header (its row count); mark the store complete."""
         manifest = self.manifest
         for file in self.files.values():
             file.finish(manifest["rows"])
-        fmt.fsync_files(f.path for f in self.files.values())
+        fsync_files(f.path for f in self.files.values())
         for folder in sorted({f.path.parent for f in self.files.values()}):
-            fmt.fsync_dir(folder)
+            fsync_dir(folder)
         manifest["vectors"] = {
-            name: {str(layer): fmt.layer_file(name, layer) for layer in self.layers}
+            name: {str(layer): layer_file(name, layer) for layer in self.layers}
             for name in self.poolings
         }
         manifest["skipped"] = skipped
         manifest["truncated"] = sum(shard["truncated"] for shard in manifest["shards"])
         manifest["long"] = sum(shard["long"] for shard in manifest["shards"])
         manifest["complete"] = True
-        manifest["finished"] = fmt.now()
-        fmt.write_manifest(self.out, manifest)
+        manifest["finished"] = now()
+        write_manifest(self.out, manifest)
         return manifest
 
 
-def _read_rows(file: fmt.GrowingNpy, rows: slice) -> np.ndarray:
+def _read_rows(file: GrowingNpy, rows: slice) -> np.ndarray:
     """Rows ``rows.start:rows.stop`` of a growing ``.npy`` file, as written."""
     start, stop = rows.start, rows.stop
     count = (stop - start) * (file.width or 1)
-    offset = fmt.NPY_HEADER_BYTES + start * file.row_bytes
+    offset = NPY_HEADER_BYTES + start * file.row_bytes
     values = np.fromfile(file.path, dtype=file.dtype, count=count, offset=offset)
     if values.size != count:
         raise ValueError(f"{file.path} holds fewer rows than its store lists. {_AGAIN}")

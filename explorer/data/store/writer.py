@@ -25,9 +25,17 @@ from pathlib import Path
 
 import pyarrow as pa
 
-from explorer.data.store import format as fmt
 from explorer.data.store import schema
 from explorer.data.store.engine import make_engine
+from explorer.data.store.format import (
+    FORMAT_VERSION,
+    MANIFEST,
+    SETTINGS,
+    model_fingerprint,
+    now,
+    read_manifest,
+    write_manifest,
+)
 from explorer.data.store.inputs import InputInfo, inspect_input
 from explorer.data.store.jobs import Engine, Job, Shards
 from explorer.data.store.lock import LOCK_FILE, lock_store
@@ -169,10 +177,10 @@ def embed_to_store(
         raise ValueError(f"shard_rows must be at least 1, not {shard_rows}.")
     wanted = {
         "format": schema.FORMAT,
-        "format_version": fmt.FORMAT_VERSION,
+        "format_version": FORMAT_VERSION,
         "model": {
             "name": model.name,
-            "fingerprint": fmt.model_fingerprint(model),
+            "fingerprint": model_fingerprint(model),
             "model_type": model.model_type,
             "num_layers": model.num_layers,
             "hidden_size": model.hidden_size,
@@ -274,10 +282,10 @@ def _prepare(out: Path) -> None:
     """Check that ``out`` is a store, an empty folder or nothing yet; create the folder."""
     if out.exists() and not out.is_dir():
         raise ValueError(f"{out} exists and is not a folder.")
-    if out.exists() and not (out / fmt.MANIFEST).exists():
+    if out.exists() and not (out / MANIFEST).exists():
         if any(f.name != LOCK_FILE for f in out.iterdir()):
             raise ValueError(
-                f"{out} is a folder with files but no {fmt.MANIFEST}: not a corpus store. "
+                f"{out} is a folder with files but no {MANIFEST}: not a corpus store. "
                 "Give a new or empty folder for --out."
             )
     out.mkdir(parents=True, exist_ok=True)
@@ -286,9 +294,9 @@ def _prepare(out: Path) -> None:
 def _start(out: Path, wanted: dict) -> tuple[dict, int | None]:
     """The manifest to go on from and the rows an earlier run committed (``None``: a new
     store): a new manifest, or the existing one after checking it matches."""
-    if (out / fmt.MANIFEST).exists():
-        manifest = fmt.read_manifest(out)
-        for key in fmt.SETTINGS:
+    if (out / MANIFEST).exists():
+        manifest = read_manifest(out)
+        for key in SETTINGS:
             if manifest[key] != wanted[key]:
                 raise ValueError(_mismatch(out, key, manifest[key], wanted[key]))
         return manifest, manifest["rows"]
@@ -298,11 +306,11 @@ def _start(out: Path, wanted: dict) -> tuple[dict, int | None]:
         "skipped": 0,
         "shards": [],
         "complete": False,
-        "created": fmt.now(),
+        "created": now(),
         "vectors": {},
         "projections": [],
     }
-    fmt.write_manifest(out, manifest)
+    write_manifest(out, manifest)
     return manifest, None
 
 

@@ -150,15 +150,15 @@ def word_layer_vectors(
     """:func:`explorer.word_layer_vectors` for at most the first ``limit`` occurrences of
     ``word``: ``(occurrences, vectors (layers + 1, kept, hidden), note)``, ``note`` None when
     nothing was cut. Only the texts holding the kept occurrences run through the model."""
+    from explorer import words
     from explorer.words import find_occurrences
-    from explorer.words import word_layer_vectors as all_vectors
 
     texts = list(texts)
     found = find_occurrences(model, texts, word)
     kept, note = cap_occurrences(len(found), limit)
     if note is not None:
         texts = texts[: found[kept - 1].text_index + 1]
-    occurrences, vectors = all_vectors(model, texts, word, subwords)
+    occurrences, vectors = words.word_layer_vectors(model, texts, word, subwords)
     return occurrences[:kept], np.ascontiguousarray(vectors[:, :kept]), note
 
 

@@ -101,32 +101,32 @@ def map_code(
     a 2-D map showing ``shown`` (a :class:`MapPoints`, coloured by ``kept_share`` when given),
     draws it as the page does (with ``contours``) into a standalone HTML file; with
     ``clusters``, one that prints the clusters the map is coloured by."""
-    from explorer.codegen import projections as code
+    from explorer.codegen import projections
 
     used = params.as_used_by(projector)
     if source.vectors is not None:
         ending, _ = _map_file(shown, params, kept_share, contours, points.word is not None, False)
-        from explorer.codegen.vectorfiles import projection_snippet as uploaded_snippet
+        from explorer.codegen import vectorfiles
 
-        snippet = uploaded_snippet(source.vectors, source.files, used) + ending
+        snippet = vectorfiles.projection_snippet(source.vectors, source.files, used) + ending
         show_code(snippet, caption="NumPy + pandas read your files; then the projection.")
         return
     if not isinstance(points, Points):
         st.caption(SAVED_CORPUS)
         return
     spans = _spans(points)
-    many = not code.inline(len(points.texts if spans is None else spans))
+    many = not projections.inline(len(points.texts if spans is None else spans))
     ending, values = _map_file(shown, params, kept_share, contours, spans is not None, many)
     if spans is not None:
-        snippet = code.word_projection_snippet(
+        snippet = projections.word_projection_snippet(
             points.model_name, points.texts, spans, points.word, points.layers, used, points.post
         )
-        data = code.word_projection_data(points.texts, spans, values)
+        data = projections.word_projection_data(points.texts, spans, values)
     else:
-        snippet = code.projection_snippet(
+        snippet = projections.projection_snippet(
             points.model_name, points.texts, points.pooling, points.layers, used, points.post
         )
-        data = code.projection_data(points.texts, values)
+        data = projections.projection_data(points.texts, values)
     _show(points, snippet + ending, clusters, data)
 
 
@@ -141,7 +141,7 @@ def axes_code(
     if not isinstance(points, Points):
         st.caption(SAVED_CORPUS)
         return
-    from explorer.codegen import projections as code
+    from explorer.codegen import projections
 
     spans = _spans(points)
     snippet = axes_snippet(
@@ -155,8 +155,8 @@ def axes_code(
         spans=spans,
     )
     data = (
-        code.projection_data(points.texts)
+        projections.projection_data(points.texts)
         if spans is None
-        else code.word_projection_data(points.texts, spans)
+        else projections.word_projection_data(points.texts, spans)
     )
     _show(points, snippet, clusters, data)

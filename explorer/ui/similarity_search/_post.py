@@ -18,7 +18,7 @@ from explorer.codegen.similarity import similarity_snippet
 from explorer.data import corpora
 from explorer.embeddings import CorpusEmbeddings
 from explorer.explain import LABELS, postprocess, rogue_sentence, rogue_share
-from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import POOLING_LABELS
 from explorer.similarity import cosine_similarity, similarity_matrices
 from explorer.ui import compute
 from explorer.ui.widgets import postprocess_select

@@ -13,7 +13,7 @@ from explorer.codegen.similarity import search_snippet
 from explorer.data import export
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layers_label
-from explorer.pooling import LABELS as POOLING_LABELS
+from explorer.pooling import POOLING_LABELS
 from explorer.similarity import top_k
 from explorer.ui import compute, cosine_split, messages, presentation
 from explorer.ui.similarity_search._store import show_results

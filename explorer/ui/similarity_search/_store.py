@@ -19,8 +19,7 @@ import streamlit as st
 
 from explorer.figures.tables import text_table_html
 from explorer.layers import Layers, layer_choices, layer_indices, layers_label
-from explorer.pooling import LABELS as POOLING_LABELS
-from explorer.pooling import POOLINGS, pooling_parts
+from explorer.pooling import POOLING_LABELS, POOLINGS, pooling_parts
 from explorer.ui import messages
 from explorer.ui.compute import cached, open_store, store_rows
 from explorer.ui.model_in_use import current_model_label, current_model_name, load, settings

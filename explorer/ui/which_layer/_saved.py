@@ -118,14 +118,14 @@ def saved_rows(path: str, container, limit: int | None = None) -> SavedRows:
 def stored_poolings(container, saved: SavedRows) -> list[str]:
     """Choose poolings among those ``saved`` keeps (default mean, else the first), bound to
     the link."""
-    from explorer.pooling import LABELS
+    from explorer.pooling import POOLING_LABELS
     from explorer.ui.widgets import choose
 
     return choose(
         container,
         "Poolings",
         saved.poolings,
-        LABELS.get,
+        POOLING_LABELS.get,
         "probe.stored_poolings",
         ["mean" if "mean" in saved.poolings else saved.poolings[0]],
         help="The poolings this corpus keeps (explorer embed --pooling): each adds a probe per "
