@@ -6,6 +6,11 @@
   package import it (others import the package's face).
 - Streamlit's private runtime (``streamlit.runtime``, ``streamlit.web``) is imported in one
   module, explorer/ui/_streamlit_runtime.py.
+- No module or package of explorer/ui/ is named like a module or package of the library (at the
+  top of explorer/, or in figures/ and codegen/), so nothing needs a name of its own when
+  imported.
+- No import renames what it imports (``import a as b``), but for the third-party conventions of
+  :data:`CONVENTIONS`.
 """
 
 from __future__ import annotations
@@ -143,3 +148,79 @@ def test_the_lazy_faces_import_without_torch():
     )
     assert found.returncode == 0, found.stderr
     assert found.stdout.strip() == "False"
+
+
+def _public_names(folder: Path) -> set[str]:
+    """Names of the public modules and packages under ``folder`` (at any depth)."""
+    names = set()
+    for path in folder.rglob("*.py"):
+        parts = path.relative_to(folder).with_suffix("").parts
+        names.update(p for p in parts if not p.startswith("_"))
+    return names
+
+
+def test_no_ui_module_is_named_like_a_library_module():
+    explorer = ROOT / "explorer"
+    library = {
+        path.stem if path.suffix == ".py" else path.name
+        for path in explorer.iterdir()
+        if (path.suffix == ".py" or (path / "__init__.py").is_file())
+        and not path.name.startswith("_")
+        and path.name != "ui"
+    }
+    library |= _public_names(explorer / "figures") | _public_names(explorer / "codegen")
+    assert sorted(_public_names(explorer / "ui") & library) == []
+
+
+CONVENTIONS = {
+    "numpy": "np",
+    "pandas": "pd",
+    "streamlit": "st",
+    "plotly.graph_objects": "go",
+    "plotly.io": "pio",
+    "pyarrow": "pa",
+    "pyarrow.compute": "pc",
+    "pyarrow.parquet": "pq",
+}
+"""The only renaming imports allowed: third-party modules under their usual short names."""
+
+
+def renaming_imports(paths) -> list[str]:
+    """``path:line import a as b`` for every import in ``paths`` that names what it imports
+    differently (``from m import a as a``, a face's explicit re-export, renames nothing)."""
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Import | ast.ImportFrom):
+                continue
+            for alias in node.names:
+                if alias.asname in (None, alias.name.rpartition(".")[2]):
+                    continue
+                if (
+                    not isinstance(node, ast.ImportFrom)
+                    and CONVENTIONS.get(alias.name) == alias.asname
+                ):
+                    continue
+                where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                found.append(f"{where}:{node.lineno} import {alias.name} as {alias.asname}")
+    return found
+
+
+def test_no_import_renames_what_it_imports():
+    paths = [ROOT / "app.py", *(ROOT / "explorer").rglob("*.py"), *(ROOT / "pages").rglob("*.py")]
+    assert renaming_imports(sorted(paths)) == []
+
+
+def test_a_renaming_import_is_found(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "import numpy as np\nimport numpy as n\nfrom explorer import similarity as search\n"
+        "from explorer.words import Occurrence as Occurrence\nimport explorer.model.precision\n"
+        "from numpy import linalg as la\n"
+    )
+    found = [line.split(":", 1)[1] for line in renaming_imports([module])]
+    assert found == [
+        "2 import numpy as n",
+        "3 import similarity as search",
+        "6 import linalg as la",
+    ]
