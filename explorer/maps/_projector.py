@@ -16,12 +16,8 @@ from typing import Literal
 
 import numpy as np
 
+from explorer.maps import _quality
 from explorer.maps._pca import fit_pca
-from explorer.maps._quality import (
-    TRUSTWORTHINESS_NEIGHBORS,
-    TRUSTWORTHINESS_QUERIES,
-    trustworthiness,
-)
 from explorer.maps._tsne import fit_tsne
 from explorer.maps._umap import fit_umap
 
@@ -151,14 +147,14 @@ class Projector:
                 if note is not None and note not in self.notes_:
                     self.notes_.append(note)
         self.embedding_ = np.asarray(embedding, dtype=np.float32)
-        self.trustworthiness_neighbors_ = min(TRUSTWORTHINESS_NEIGHBORS, (n - 1) // 2)
+        self.trustworthiness_neighbors_ = min(_quality.TRUSTWORTHINESS_NEIGHBORS, (n - 1) // 2)
         self.trustworthiness_: float | None = None
         self.trustworthiness_sample_: int | None = None
         if self.trustworthiness_neighbors_ >= 1:
             # Read at every fit, from the module that owns it (tests lower it).
-            queries = TRUSTWORTHINESS_QUERIES
+            queries = _quality.TRUSTWORTHINESS_QUERIES
             self.trustworthiness_sample_ = min(n, queries)
-            self.trustworthiness_ = trustworthiness(
+            self.trustworthiness_ = _quality.trustworthiness(
                 X, self.embedding_, self.trustworthiness_neighbors_, queries
             )
         return self
