@@ -92,7 +92,7 @@ except ValueError as error:
 token_name = f"token {token} ({tokenization.tokens[token]!r})"
 
 summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)
-messages.info(layerstats.summary_notice(summary, tokenization.tokens[token]), notice)
+messages.info(figures.summary_notice(summary, tokenization.tokens[token]), notice)
 st.subheader("Summary: every layer at a glance", anchor=False)
 layer_sections.summary_table(summary, tokenization.tokens[token])
 st.caption("Details below: open a section to see the distributions behind these numbers.")

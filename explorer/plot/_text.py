@@ -77,7 +77,7 @@ def layers(
     labels = layerstats.token_labels(tokenization.tokens)
     summary = layerstats.layer_summary(hidden, token, True, tokenization.special)
     figure = layer_figures.norm_heatmap(layerstats.token_norms(hidden), labels, token, layer)
-    return with_notice(figure, layerstats.summary_notice(summary, tokenization.tokens[token]))
+    return with_notice(figure, layer_figures.summary_notice(summary, tokenization.tokens[token]))
 
 
 def word_in_context(
