@@ -24,6 +24,9 @@ TUTORIAL = (
     "Mississippi river bank."
 )
 
+TINY = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
+"""The width of the tiny random BERTs (their depth is each fixture's own)."""
+
 
 @pytest.fixture(scope="session")
 def bundled() -> explorer.Model:
@@ -66,25 +69,15 @@ def distilbert_path(tmp_path_factory) -> str:
 def tiny_bert_path(tmp_path_factory) -> str:
     """A tiny random BERT (4 layers x 32) for fast invariant tests."""
     return save_random_bert(
-        tmp_path_factory.mktemp("bert-tiny-random"),
-        hidden_size=32,
-        num_hidden_layers=4,
-        num_attention_heads=2,
-        intermediate_size=64,
+        tmp_path_factory.mktemp("bert-tiny-random"), num_hidden_layers=4, **TINY
     )
 
 
 @pytest.fixture(scope="session")
 def masked_lm_path(tmp_path_factory) -> str:
     """A tiny random BertForMaskedLM (3 layers x 32) with the bundled vocab."""
-    return save_random_bert(
-        tmp_path_factory.mktemp("bert-mlm-tiny"),
-        masked_lm=True,
-        hidden_size=32,
-        num_hidden_layers=3,
-        num_attention_heads=2,
-        intermediate_size=64,
-    )
+    folder = tmp_path_factory.mktemp("bert-mlm-tiny")
+    return save_random_bert(folder, masked_lm=True, num_hidden_layers=3, **TINY)
 
 
 @pytest.fixture(scope="session")
