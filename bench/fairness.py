@@ -25,8 +25,8 @@ from pathlib import Path
 
 import numpy as np
 
-from bench.soak import STEP_TIMEOUT_S, _finish, open_sessions
 from bench.soak_steps import Session, goto, lines, type_into
+from bench.soak_walk import STEP_TIMEOUT_S, finish, open_sessions
 from harness.browser import browser_unavailable, chromium
 from harness.server import artifacts_dir, streamlit_server
 from harness.widgets import widget
@@ -117,8 +117,8 @@ def heavy_and_light(sessions: list[Session], url: str, timeout_s: float) -> dict
     time.sleep(HOLD_S)
     light = sessions[2]
     _start(light, LIGHT[1], url)
-    light_s = _finish([light], timeout_s)[light.index]
-    heavy_s = _finish(sessions[:2], timeout_s)
+    light_s = finish([light], timeout_s)[light.index]
+    heavy_s = finish(sessions[:2], timeout_s)
     result = {
         "load_at_start": load,
         "light": light_s,

@@ -13,6 +13,7 @@ from explorer.figures.layers import (
     layer_grid,
     layer_histogram,
     layer_name,
+    summary_notice,
     token_histogram,
 )
 from explorer.ui import compute, layer_by_layer, messages, presentation
@@ -97,7 +98,7 @@ except ValueError as error:
 token_name = f"token {token} ({tokenization.tokens[token]!r})"
 
 summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)
-messages.info(layerstats.summary_notice(summary, tokenization.tokens[token]), notice)
+messages.info(summary_notice(summary, tokenization.tokens[token]), notice)
 st.subheader("Summary: every layer at a glance", anchor=False)
 layer_by_layer.summary_table(summary, tokenization.tokens[token])
 st.caption("Details below: open a section to see the distributions behind these numbers.")

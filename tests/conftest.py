@@ -9,15 +9,23 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import pytest  # noqa: E402
-import torch  # noqa: E402
 
 import explorer  # noqa: E402
-from explorer.model.loading import bundled_model_path  # noqa: E402
+from tests.tiny_models import (  # noqa: E402
+    bundled_vocab_tokenizer,
+    other_tokenizer,
+    save_random,
+    save_random_bert,
+    save_random_model,
+)
 
 TUTORIAL = (
     "After stealing money from the bank vault, the bank robber was seen fishing on the "
     "Mississippi river bank."
 )
+
+TINY = {"hidden_size": 32, "num_attention_heads": 2, "intermediate_size": 64}
+"""The width of the tiny random BERTs (their depth is each fixture's own)."""
 
 
 @pytest.fixture(scope="session")
@@ -26,26 +34,25 @@ def bundled() -> explorer.Model:
     return explorer.load_model()
 
 
-def _save_random(folder, config, model_class, tokenizer_class):
-    from transformers import AutoTokenizer
-
-    torch.manual_seed(0)
-    model_class(config).eval().save_pretrained(folder)
-    source = AutoTokenizer.from_pretrained(bundled_model_path())
-    tokenizer = tokenizer_class(vocab=str(bundled_model_path() / "vocab.txt"), do_lower_case=True)
-    tokenizer.model_max_length = source.model_max_length
-    tokenizer.save_pretrained(folder)
-    return str(folder)
-
-
 @pytest.fixture(scope="session")
 def bert_base_path(tmp_path_factory) -> str:
     """A randomly initialised BERT of bert-base shape (12 layers x 768) with the bundled vocab."""
-    from transformers import BertConfig, BertModel, BertTokenizer
-
-    config = BertConfig(vocab_size=30522, hidden_size=768, num_hidden_layers=12)
     folder = tmp_path_factory.mktemp("bert-base-random")
-    return _save_random(folder, config, BertModel, BertTokenizer)
+    return save_random_bert(folder, hidden_size=768, num_hidden_layers=12)
+
+
+@pytest.fixture(scope="session")
+def deep_narrow_path(tmp_path_factory) -> str:
+    """A random BERT of bert-base depth and heads (12 layers x 12 heads) but 8 numbers a head
+    (hidden 96): what the walks over every model need of a deep model (two-digit layers, many
+    heads) at a hundredth of bert-base's weights."""
+    return save_random_bert(
+        tmp_path_factory.mktemp("bert-deep-narrow"),
+        hidden_size=96,
+        num_hidden_layers=12,
+        num_attention_heads=12,
+        intermediate_size=192,
+    )
 
 
 @pytest.fixture(scope="session")
@@ -55,39 +62,22 @@ def distilbert_path(tmp_path_factory) -> str:
 
     config = DistilBertConfig(vocab_size=30522, dim=64, hidden_dim=128, n_layers=3, n_heads=2)
     folder = tmp_path_factory.mktemp("distilbert-random")
-    return _save_random(folder, config, DistilBertModel, DistilBertTokenizer)
+    return save_random(folder, config, DistilBertModel, DistilBertTokenizer)
 
 
 @pytest.fixture(scope="session")
 def tiny_bert_path(tmp_path_factory) -> str:
     """A tiny random BERT (4 layers x 32) for fast invariant tests."""
-    from transformers import BertConfig, BertModel, BertTokenizer
-
-    config = BertConfig(
-        vocab_size=30522,
-        hidden_size=32,
-        num_hidden_layers=4,
-        num_attention_heads=2,
-        intermediate_size=64,
+    return save_random_bert(
+        tmp_path_factory.mktemp("bert-tiny-random"), num_hidden_layers=4, **TINY
     )
-    folder = tmp_path_factory.mktemp("bert-tiny-random")
-    return _save_random(folder, config, BertModel, BertTokenizer)
 
 
 @pytest.fixture(scope="session")
 def masked_lm_path(tmp_path_factory) -> str:
     """A tiny random BertForMaskedLM (3 layers x 32) with the bundled vocab."""
-    from transformers import BertConfig, BertForMaskedLM, BertTokenizer
-
-    config = BertConfig(
-        vocab_size=30522,
-        hidden_size=32,
-        num_hidden_layers=3,
-        num_attention_heads=2,
-        intermediate_size=64,
-    )
     folder = tmp_path_factory.mktemp("bert-mlm-tiny")
-    return _save_random(folder, config, BertForMaskedLM, BertTokenizer)
+    return save_random_bert(folder, masked_lm=True, num_hidden_layers=3, **TINY)
 
 
 @pytest.fixture(scope="session")
@@ -95,28 +85,26 @@ def tiny(tiny_bert_path) -> explorer.Model:
     return explorer.load_model(tiny_bert_path)
 
 
-ROBERTA_SPECIALS = {
-    "[PAD]": "<pad>",
-    "[UNK]": "<unk>",
-    "[CLS]": "<s>",
-    "[SEP]": "</s>",
-    "[MASK]": "<mask>",
-}
-
-
 @pytest.fixture(scope="session")
 def tiny_roberta_path(tmp_path_factory) -> str:
-    """A tiny random RoBERTa (2 layers x 32) whose special tokens are ``<s>``, ``</s>``,
-    ``<pad>``, ``<unk>``, ``<mask>``: the bundled WordPiece vocab with its [CLS], [SEP], ...
-    renamed (as MPNet's), so every sentence naming a special token can be checked."""
+    """A tiny random RoBERTa (2 layers x 32; positions start after the padding index) whose
+    special tokens are ``<s>``, ``</s>``, ``<pad>``, ``<unk>``, ``<mask>``: the bundled
+    WordPiece vocab with its [CLS], [SEP], ... renamed (as MPNet's), so every sentence naming a
+    special token can be checked."""
     from transformers import BertTokenizer, RobertaConfig, RobertaModel
 
     folder = tmp_path_factory.mktemp("roberta-specials")
-    words = (bundled_model_path() / "vocab.txt").read_text(encoding="utf-8").splitlines()
-    vocab = folder / "source-vocab.txt"
-    vocab.write_text("\n".join(ROBERTA_SPECIALS.get(w, w) for w in words) + "\n", "utf-8")
+    tokenizer = bundled_vocab_tokenizer(
+        BertTokenizer,
+        folder,
+        cls_token="<s>",
+        sep_token="</s>",
+        pad_token="<pad>",
+        unk_token="<unk>",
+        mask_token="<mask>",
+    )
     config = RobertaConfig(
-        vocab_size=len(words),
+        vocab_size=len(tokenizer),
         hidden_size=32,
         num_hidden_layers=2,
         num_attention_heads=4,
@@ -125,17 +113,33 @@ def tiny_roberta_path(tmp_path_factory) -> str:
         pad_token_id=0,
         max_position_embeddings=514,
     )
-    torch.manual_seed(0)
-    RobertaModel(config).eval().save_pretrained(folder)
-    tokenizer = BertTokenizer(
-        vocab=str(vocab),
-        do_lower_case=True,
-        cls_token="<s>",
-        sep_token="</s>",
-        pad_token="<pad>",
-        unk_token="<unk>",
-        mask_token="<mask>",
+    return save_random_model(folder, config, RobertaModel, tokenizer)
+
+
+@pytest.fixture(scope="session")
+def tiny_roberta(tiny_roberta_path) -> explorer.Model:
+    return explorer.load_model(tiny_roberta_path)
+
+
+@pytest.fixture(scope="session")
+def distilbert(distilbert_path) -> explorer.Model:
+    return explorer.load_model(distilbert_path)
+
+
+@pytest.fixture(scope="session")
+def other_tokenizer_path(tmp_path_factory) -> str:
+    """A tiny random BERT (3 layers x 32) whose tokenizer differs from the bundled model's
+    (:func:`tests.tiny_models.other_tokenizer`): for the comparison tests."""
+    from transformers import BertConfig, BertModel
+
+    tokenizer = other_tokenizer()
+    config = BertConfig(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        num_hidden_layers=3,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=128,
     )
-    tokenizer.model_max_length = 512
-    tokenizer.save_pretrained(folder)
-    return str(folder)
+    folder = tmp_path_factory.mktemp("other-tokenizer")
+    return save_random_model(folder, config, BertModel, tokenizer)

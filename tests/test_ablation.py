@@ -2,76 +2,30 @@
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import pytest
 import torch
 
 import explorer
 from explorer.model.ablation import AblatedModel, ablate_heads
+from tests.attention_by_hand import head_contexts
 
 TEXT = "The bank robber was seen fishing on the river bank."
 
 
-@pytest.fixture(scope="module")
-def distil(distilbert_path):
-    return explorer.load_model(distilbert_path)
-
-
-@pytest.fixture(scope="module")
-def roberta(tmp_path_factory):
-    from transformers import BertTokenizer, RobertaConfig, RobertaModel
-
-    from tests.conftest import _save_random
-
-    config = RobertaConfig(
-        vocab_size=30522,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=64,
-        type_vocab_size=2,
-        pad_token_id=0,
-    )
-    folder = tmp_path_factory.mktemp("roberta-ablate")
-    return explorer.load_model(_save_random(folder, config, RobertaModel, BertTokenizer))
-
-
-def _attention_context(x, q_lin, k_lin, v_lin, heads, zeroed):
-    """By hand: every head's context vectors of hidden states ``x`` (tokens, hidden), the
-    ``zeroed`` heads (from 0) set to 0, concatenated (tokens, hidden)."""
-    n, hidden = x.shape
-    width = hidden // heads
-
-    def split(t):
-        return t.view(n, heads, width).transpose(0, 1)  # (heads, tokens, width)
-
-    q, k, v = split(q_lin(x)), split(k_lin(x)), split(v_lin(x))
-    weights = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(width), dim=-1)
-    context = weights @ v
-    for head in zeroed:
-        context[head] = 0
-    return context.transpose(0, 1).reshape(n, hidden)
-
-
 def _layer_by_hand(model, layer, x, zeroed):
     """Layer ``layer`` (from 0) of ``model`` on ``x`` with the ``zeroed`` heads' context 0."""
-    heads = model.encoder.config.num_attention_heads
+    context = head_contexts(model, layer, x, zeroed)
     if model.model_type == "distilbert":
         block = model.encoder.transformer.layer[layer]
-        a = block.attention
-        context = _attention_context(x, a.q_lin, a.k_lin, a.v_lin, heads, zeroed)
-        attended = block.sa_layer_norm(a.out_lin(context) + x)
+        attended = block.sa_layer_norm(block.attention.out_lin(context) + x)
         return block.output_layer_norm(block.ffn(attended) + attended)
     block = model.encoder.encoder.layer[layer]
-    s = block.attention.self
-    context = _attention_context(x, s.query, s.key, s.value, heads, zeroed)
     attended = block.attention.output(context, x)
     return block.output(block.intermediate(attended), attended)
 
 
-@pytest.mark.parametrize("which", ["tiny", "distil", "roberta"])
+@pytest.mark.parametrize("which", ["tiny", "distilbert", "tiny_roberta"])
 def test_zeroing_a_head_equals_the_hand_computation(request, which):
     model = request.getfixturevalue(which)
     plain = model.hidden_states(TEXT)
@@ -99,7 +53,7 @@ def test_every_head_of_a_layer(tiny):
     np.testing.assert_allclose(ablated[2], expected, atol=1e-4)
 
 
-@pytest.mark.parametrize("which", ["tiny", "distil"])
+@pytest.mark.parametrize("which", ["tiny", "distilbert"])
 def test_no_head_named_is_the_model_exactly(request, which):
     model = request.getfixturevalue(which)
     same = ablate_heads(model, {})
@@ -157,7 +111,7 @@ def test_bad_heads_name_the_valid_range(tiny, heads, message):
 SECOND = "Where did the robber go?"
 
 
-@pytest.mark.parametrize("which", ["tiny", "distil"])
+@pytest.mark.parametrize("which", ["tiny", "distilbert"])
 def test_ranking_rows_are_each_head_off_alone(request, which):
     from explorer.attention._ablation import rank_heads, sentence_cosine, spread_heads
 
@@ -203,7 +157,7 @@ def test_the_lens_guess_moves_with_heads_off(masked_lm_path, tiny):
         lens_guess(tiny, MASKED)
 
 
-@pytest.mark.parametrize("which", ["tiny", "distil"])
+@pytest.mark.parametrize("which", ["tiny", "distilbert"])
 def test_notices_are_true_for_their_numbers(request, which):
     from explorer.attention._ablation import measure, rank_heads, spread_heads
     from explorer.figures.ablation import ablation_notice, ranking_notice

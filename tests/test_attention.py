@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-import explorer
 from explorer.attention import _weights as attention
 from explorer.model import attentions
+from tests.attention_by_hand import attention_linears
 
 TEXT = "The bank robber was seen fishing on the river bank."
 PAIR = "Where did he go?"
@@ -25,32 +25,7 @@ def _eager_reference(model, text, pair=None):
     return torch.cat(output.attentions).numpy()
 
 
-@pytest.fixture(scope="module")
-def distil(distilbert_path):
-    return explorer.load_model(distilbert_path)
-
-
-@pytest.fixture(scope="module")
-def roberta(tmp_path_factory):
-    """A tiny random RoBERTa-style encoder (positions start after the padding index)."""
-    from transformers import BertTokenizer, RobertaConfig, RobertaModel
-
-    from tests.conftest import _save_random
-
-    config = RobertaConfig(
-        vocab_size=30522,
-        hidden_size=32,
-        num_hidden_layers=2,
-        num_attention_heads=4,
-        intermediate_size=64,
-        type_vocab_size=2,
-        pad_token_id=0,
-    )
-    folder = tmp_path_factory.mktemp("roberta-random")
-    return explorer.load_model(_save_random(folder, config, RobertaModel, BertTokenizer))
-
-
-@pytest.mark.parametrize("which", ["bundled", "tiny", "distil", "roberta"])
+@pytest.mark.parametrize("which", ["bundled", "tiny", "distilbert", "tiny_roberta"])
 def test_attentions_equal_transformers_eager(request, which):
     model = request.getfixturevalue(which)
     for pair in (None, PAIR):
@@ -156,21 +131,14 @@ def test_rollout_multiplies_mixed_layers(tiny):
     np.testing.assert_allclose(rolled.sum(-1), 1.0, atol=1e-5)
 
 
-@pytest.mark.parametrize("which", ["tiny", "distil", "roberta"])
+@pytest.mark.parametrize("which", ["tiny", "distilbert", "tiny_roberta"])
 def test_norm_weighted_equals_direct_computation(request, which):
     model = request.getfixturevalue(which)
     result = attentions.attention_pass(model, TEXT)
     norms = attention.value_norms(model, result.hidden_states)
     # direct: record each layer's value vectors with hooks, push each head's slice through
     # its part of the output projection
-    modules = (
-        [(lay.attention.v_lin, lay.attention.out_lin) for lay in model.encoder.transformer.layer]
-        if model.model_type == "distilbert"
-        else [
-            (lay.attention.self.value, lay.attention.output.dense)
-            for lay in model.encoder.encoder.layer
-        ]
-    )
+    modules = [attention_linears(model, layer)[2:] for layer in range(model.num_layers)]
     recorded = []
     hooks = [v.register_forward_hook(lambda m, i, o: recorded.append(o[0])) for v, _ in modules]
     try:

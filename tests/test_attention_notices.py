@@ -23,7 +23,7 @@ TEXTS = (
     ("Short one.", "And a second sentence, as a pair?"),
     ("Dogs, cats; birds! " * 12, None),
 )
-MODELS = ("bundled", "tiny_bert_path", "distilbert_path", "bert_base_path")
+MODELS = ("bundled", "tiny_bert_path", "distilbert_path", "deep_narrow_path")
 
 
 def percents(sentence: str) -> list[int]:

@@ -11,7 +11,6 @@ import explorer
 from explorer.codegen.compare import cross_cka_snippet, tokens_compare_snippet
 from explorer.compare import cross_cka, token_stats
 from explorer.model.loading import random_weights
-from tests.compare_models import save_other_tokenizer_bert
 from tests.snippets import run_snippet
 
 TEXTS = (
@@ -21,15 +20,12 @@ TEXTS = (
 )
 
 
-@pytest.fixture(scope="module")
-def other_path(tmp_path_factory) -> str:
-    return save_other_tokenizer_bert(tmp_path_factory.mktemp("other"))
-
-
-def test_cross_cka_snippet_matches_the_library_across_tokenizers(bundled, other_path):
-    source = cross_cka_snippet(explorer.DEFAULT_MODEL, other_path, False, TEXTS, max_words=12)
+def test_cross_cka_snippet_matches_the_library_across_tokenizers(bundled, other_tokenizer_path):
+    source = cross_cka_snippet(
+        explorer.DEFAULT_MODEL, other_tokenizer_path, False, TEXTS, max_words=12
+    )
     namespace, printed = run_snippet(source)
-    expected = cross_cka(bundled, explorer.load_model(other_path), TEXTS, max_words=12)
+    expected = cross_cka(bundled, explorer.load_model(other_tokenizer_path), TEXTS, max_words=12)
     np.testing.assert_allclose(namespace["cka"], expected, atol=1e-5)
     assert printed.startswith("12 words")
     best = re.search(r"best layer of B for each layer of A: \[([\d ]+)\]", printed).group(1)
@@ -44,10 +40,12 @@ def test_cross_cka_snippet_random_weights_are_the_apps(bundled):
     np.testing.assert_allclose(namespace["cka"], expected, atol=1e-5)
 
 
-def test_tokens_snippet_counts_what_token_stats_counts(bundled, other_path):
-    source = tokens_compare_snippet(explorer.DEFAULT_MODEL, other_path, False, TEXTS[0], TEXTS)
+def test_tokens_snippet_counts_what_token_stats_counts(bundled, other_tokenizer_path):
+    source = tokens_compare_snippet(
+        explorer.DEFAULT_MODEL, other_tokenizer_path, False, TEXTS[0], TEXTS
+    )
     namespace, printed = run_snippet(source)
-    for label, model in (("A", bundled), ("B", explorer.load_model(other_path))):
+    for label, model in (("A", bundled), ("B", explorer.load_model(other_tokenizer_path))):
         stats = token_stats(model, TEXTS)
         got = namespace["stats"][label]
         assert got["words"] == stats.words and got["unknown"] == stats.unknown
@@ -59,16 +57,16 @@ def test_tokens_snippet_counts_what_token_stats_counts(bundled, other_path):
 
 
 @pytest.mark.parametrize(("pooling", "layers"), [("mean", "last"), ("cls", "second_to_last")])
-def test_neighbours_snippet_agrees_with_the_library(bundled, other_path, pooling, layers):
+def test_neighbours_snippet_agrees_with_the_library(bundled, other_tokenizer_path, pooling, layers):
     from explorer.codegen.compare import neighbours_snippet
     from explorer.compare import neighbour_agreement
 
     texts = [*TEXTS, "A bat flew out of the cave.", "Spring is the season of flowers.", "Hi."]
     source = neighbours_snippet(
-        explorer.DEFAULT_MODEL, other_path, False, texts, pooling, layers, 2
+        explorer.DEFAULT_MODEL, other_tokenizer_path, False, texts, pooling, layers, 2
     )
     namespace, printed = run_snippet(source)
-    other = explorer.load_model(other_path)
+    other = explorer.load_model(other_tokenizer_path)
     vectors_a = explorer.embed_corpus(bundled, texts).sentence(pooling, layers)
     vectors_b = explorer.embed_corpus(other, texts).sentence(pooling, layers)
     np.testing.assert_allclose(namespace["vectors_a"], vectors_a, atol=1e-4)
@@ -78,16 +76,16 @@ def test_neighbours_snippet_agrees_with_the_library(bundled, other_path, pooling
     assert printed.startswith(f"mean agreement {expected.mean():.3f}")
 
 
-def test_search_snippet_finds_what_the_library_finds(bundled, other_path):
+def test_search_snippet_finds_what_the_library_finds(bundled, other_tokenizer_path):
     from explorer.codegen.compare import search_compare_snippet
 
     texts = [*TEXTS, "A bat flew out of the cave.", "Spring is the season of flowers."]
     query = "fishing by the water"
     source = search_compare_snippet(
-        explorer.DEFAULT_MODEL, other_path, False, texts, query, "mean", "last", 3
+        explorer.DEFAULT_MODEL, other_tokenizer_path, False, texts, query, "mean", "last", 3
     )
     namespace, printed = run_snippet(source)
-    for name, model in (("top_a", bundled), ("top_b", explorer.load_model(other_path))):
+    for name, model in (("top_a", bundled), ("top_b", explorer.load_model(other_tokenizer_path))):
         vectors = explorer.embed_corpus(model, texts).sentence("mean", "last")
         query_vector = explorer.embed_corpus(model, [query]).sentence("mean", "last")[0]
         expected = explorer.neighbors(vectors, query_vector, 3).indices.tolist()

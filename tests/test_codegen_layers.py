@@ -10,6 +10,7 @@ import pytest
 import explorer
 from explorer import layerstats
 from explorer.codegen.layers import layers_snippet
+from explorer.figures.layers import summary_notice
 from tests.conftest import TUTORIAL
 from tests.snippets import assert_prints_headline, run_snippet
 
@@ -52,5 +53,5 @@ def test_snippet_prints_the_headline(bundled, include_special):
     _, printed = run_snippet(source)
     hidden = bundled.hidden_states(TUTORIAL)
     summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)
-    headline = layerstats.summary_notice(summary, tokenization.tokens[token])
+    headline = summary_notice(summary, tokenization.tokens[token])
     assert_prints_headline(printed, headline)

@@ -11,6 +11,7 @@ from explorer.codegen.positions import positions_snippet
 from explorer.figures.positions import position_notice
 from explorer.positions import position_cosines, position_map, position_table
 from tests.snippets import assert_prints_headline, run_snippet
+from tests.tiny_models import save_random
 
 
 @pytest.mark.parametrize("fixture", ["tiny_bert_path", "tiny_roberta_path"])
@@ -38,20 +39,14 @@ def test_roberta_table_starts_after_the_padding_index(tiny_roberta_path):
 @pytest.fixture(scope="module")
 def no_table_path(tmp_path_factory) -> str:
     """A tiny random DeBERTa-v2 with relative attention only (no position table)."""
-    import torch
     from transformers import BertTokenizer, DebertaV2Config, DebertaV2Model
 
-    from explorer.model.loading import bundled_model_path
-
-    folder = tmp_path_factory.mktemp("deberta-no-table")
     config = DebertaV2Config(
         vocab_size=30522, hidden_size=16, num_hidden_layers=1, num_attention_heads=2,
         intermediate_size=32, relative_attention=True, position_biased_input=False,
     )  # fmt: skip
-    torch.manual_seed(0)
-    DebertaV2Model(config).eval().save_pretrained(folder)
-    BertTokenizer(vocab=str(bundled_model_path() / "vocab.txt")).save_pretrained(folder)
-    return str(folder)
+    folder = tmp_path_factory.mktemp("deberta-no-table")
+    return save_random(folder, config, DebertaV2Model, BertTokenizer)
 
 
 def test_a_model_without_a_table_prints_the_note(no_table_path):

@@ -19,7 +19,6 @@ from explorer.compare import (
     word_states,
 )
 from explorer.explain import layer_cka, linear_cka
-from tests.compare_models import save_other_tokenizer_bert
 
 TEXTS = (
     "The bank robber, seen by the river, was fishing.",
@@ -29,9 +28,9 @@ TEXTS = (
 
 
 @pytest.fixture(scope="module")
-def other(tmp_path_factory) -> explorer.Model:
+def other(other_tokenizer_path) -> explorer.Model:
     """3 layers x 32, a cased whitespace-split WordPiece of its own."""
-    return explorer.load_model(save_other_tokenizer_bert(tmp_path_factory.mktemp("other")))
+    return explorer.load_model(other_tokenizer_path)
 
 
 def _hsic_cka(x: np.ndarray, y: np.ndarray) -> float:

@@ -16,18 +16,12 @@ from explorer.explain import classic_measures
 from explorer.figures.compare_curves import depth_curves_figure
 from explorer.probing import layer_scores
 from explorer.words import word_layer_vectors
-from tests.compare_models import save_other_tokenizer_bert
 from tests.snippets import run_snippet
 
 
 @pytest.fixture(scope="module")
-def other_path(tmp_path_factory) -> str:
-    return save_other_tokenizer_bert(tmp_path_factory.mktemp("other"))
-
-
-@pytest.fixture(scope="module")
-def other(other_path) -> explorer.Model:
-    return explorer.load_model(other_path)
+def other(other_tokenizer_path) -> explorer.Model:
+    return explorer.load_model(other_tokenizer_path)
 
 
 @pytest.fixture(scope="module")
@@ -114,8 +108,10 @@ def test_figure_has_two_traces_per_measure_a_solid_b_dashed(curves):
 
 
 @pytest.mark.parametrize("random_b", [False, True])
-def test_snippet_prints_each_models_peaks(tiny_bert_path, other_path, random_b):
-    source = depth_curves_snippet(tiny_bert_path, other_path, random_b, senses=40, topics=12)
+def test_snippet_prints_each_models_peaks(tiny_bert_path, other_tokenizer_path, random_b):
+    source = depth_curves_snippet(
+        tiny_bert_path, other_tokenizer_path, random_b, senses=40, topics=12
+    )
     namespace, printed = run_snippet(source)
     curves = namespace["curves"]
     assert set(curves["model"]) == {"A", "B"}

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
 import pytest
 
@@ -133,3 +134,23 @@ def test_norm_heatmap_is_tokens_by_layers(hidden, labels):
     assert fig.data[1].x[0] == 3 and fig.data[1].y[0] == "2: bank"
     with pytest.raises(ValueError):
         figures.norm_heatmap(norms, labels[:-1])
+
+
+def test_summary_notice_reads_the_summary():
+    summary = pd.DataFrame(
+        {
+            "layer": [0, 1, 2, 3],
+            "mean norm": [9.6, 11.0, 12.0, 8.1],
+            "top dimension": [99, 99, 5, 99],
+            "top sigmas": [12.0, 13.0, 4.0, 17.0],
+            "token norm": [1.0, 1.0, 1.0, 1.0],
+            "change": [np.nan, 0.9, 0.95, 0.6],
+        }
+    )
+    text = figures.summary_notice(summary, "bank")
+    assert "“bank” changes most from layer 2 to layer 3 (cosine 0.60" in text
+    assert "least from layer 1 to 2 (0.95)" in text
+    assert "falls from 9.60 at layer 0 to 8.10 at layer 3" in text
+    assert "Dimension 99 holds the largest value at 3 of 4 layers (up to 17" in text
+    with pytest.raises(ValueError, match="two layers"):
+        figures.summary_notice(summary.iloc[:1], "bank")

@@ -8,6 +8,7 @@ import pytest
 import explorer
 from explorer.data.uploads import from_lists
 from explorer.server import limits
+from tests.tiny_models import save_random_bert
 
 
 def test_cap_tokens_keeps_a_prefix_with_its_labels_and_says_what_it_kept(bundled):
@@ -158,17 +159,7 @@ def test_the_lesson_keeps_the_first_sentences_of_each_sense_within_the_budget(bu
 
 def _saved_bert(tmp_path, **shape) -> explorer.Model:
     """A BERT of tiny width with the layers and heads of a larger one (random weights)."""
-    from transformers import BertConfig, BertModel
-
-    from explorer.model.loading import bundled_model_path
-
-    config = BertConfig(vocab_size=30522, **{"intermediate_size": 64, **shape})
-    BertModel(config).save_pretrained(tmp_path)
-    for name in ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "vocab.txt"):
-        source = bundled_model_path() / name
-        if source.is_file():
-            (tmp_path / name).write_bytes(source.read_bytes())
-    return explorer.load_model(str(tmp_path))
+    return explorer.load_model(save_random_bert(tmp_path, **{"intermediate_size": 64, **shape}))
 
 
 def test_the_attention_page_reads_fewer_tokens_of_a_model_with_more_heads(bundled, tmp_path):

@@ -1,9 +1,10 @@
 """Every page's "what to notice" sentence says what its numbers say, for any model and input.
 
 Each generator is run on four models (the bundled one, a tiny random BERT, a small random
-DistilBERT, a random BERT of bert-base shape) and several inputs; the numbers quoted in the
-sentence must be the numbers the page shows (same rounding), and the comparative words
-(most, least, only, higher, rises, narrowest, widest, slightly, rogue) must agree with them.
+DistilBERT, a narrow random BERT of bert-base depth and heads) and several inputs; the numbers
+quoted in the sentence must be the numbers the page shows (same rounding), and the comparative
+words (most, least, only, higher, rises, narrowest, widest, slightly, rogue) must agree with
+them.
 The Attention page's sentences have their own walk in tests/test_attention_notices.py.
 """
 
@@ -22,6 +23,7 @@ from explorer import similarity as search
 from explorer.context.sentences import TUTORIAL_SENTENCES
 from explorer.data import corpora
 from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TUTORIAL
+from explorer.figures.layers import summary_notice
 from explorer.figures.tokens import token_counts, tokens_notice
 from explorer.maps import Projector
 from explorer.maps import _quality as mapquality
@@ -29,20 +31,15 @@ from explorer.model.summary import EXAMPLE_TOKENS, model_notice
 from explorer.pooling import POOLING_LABELS
 from explorer.probing.folds import plan_folds
 from explorer.probing.scores import best_layers, compare_strategies, probe_notice
-from tests.test_notices_choices import check_similarity_notice
+from tests.notice_checks import SENTENCES, check_similarity_notice, model_for, two
 
 MODELS = (
     "bundled",
     "tiny_bert_path",
     pytest.param("distilbert_path", marks=pytest.mark.slow),
-    pytest.param("bert_base_path", marks=pytest.mark.slow),
+    "deep_narrow_path",
 )
 TEXTS = ((TOKENS_TEXT, None), (TUTORIAL, None), (TOKENS_TEXT, TOKENS_PAIR), ("Ok.", None))
-SIMILARITY = (
-    ("The team won the match.", "Our side lost the game.", "Bake the bread slowly.")
-    + ("It rained all day.", "The striker scored twice.", "Rain is coming tonight."),
-    ("A cat.", "A cat!", "A dog.", "Stock prices fell sharply on Monday."),
-)
 WORD_INPUTS = (
     ("bank", ctx.DEFAULT_TEXT),
     ("bank", "\n".join(TUTORIAL_SENTENCES)),
@@ -56,13 +53,7 @@ WORD_INPUTS = (
 
 @pytest.fixture(scope="module", params=MODELS)
 def model(request) -> explorer.Model:
-    fixture = request.getfixturevalue(request.param)
-    return fixture if request.param == "bundled" else explorer.load_model(fixture)
-
-
-def two(value: float) -> str:
-    text = f"{value:.2f}"
-    return "0.00" if text == "-0.00" else text
+    return model_for(request)
 
 
 def test_model_notice_counts_what_the_model_has(model) -> None:
@@ -145,14 +136,14 @@ def test_layers_notice_agrees_with_the_summary_table(model, text, pair) -> None:
     for token in {1, len(tokenization) // 2, len(tokenization) - 2}:
         for include_special in (True, False):
             summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)
-            check_layer_summary(summary, layerstats.summary_notice(summary, "w"))
+            check_layer_summary(summary, summary_notice(summary, "w"))
     outliers = layerstats.outlier_dimensions(hidden, 3.0, True, tokenization.special)
     sentence = layerstats.outlier_summary(outliers, model.num_layers, 3.0)
     dimensions = outliers["dimension"].nunique()
     assert (f"{dimensions} dimension" in sentence) if dimensions else sentence.startswith("No ")
 
 
-@pytest.mark.parametrize("sentences", SIMILARITY)
+@pytest.mark.parametrize("sentences", SENTENCES)
 def test_similarity_notice_names_the_pairs_shown(model, sentences) -> None:
     corpus = explorer.embed_corpus(model, list(sentences))
     matrices = search.similarity_matrices(corpus, ("mean", "cls", "max"), "last")

@@ -27,19 +27,25 @@ from explorer.explain._postprocess import NAMES as POST_NAMES
 from explorer.figures.attention import statistic_labels, statistics_table
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.figures.explain_notices import cka_notice, explanation_notice
+from explorer.figures.layers import summary_notice
 from explorer.figures.similarity import agreement_figure
 from explorer.layers import layer_choices, layers_label
 from explorer.model import attentions
 from explorer.pooling import POOLINGS, pooling_labels
 from explorer.words import SUBWORD_LABELS
+from tests.notice_checks import (
+    SENTENCES,
+    at_extreme,
+    check_named,
+    check_similarity_notice,
+    check_specials,
+    model_for,
+    tied_pairs,
+    two,
+    upper,
+)
 
 MODELS = ("bundled", "tiny_bert_path", "tiny_roberta_path")
-SPECIAL_LOOKING = re.compile(r"\[[A-Z]{2,5}\]|</?[a-z]{1,5}>")
-SENTENCES = (
-    ("The team won the match.", "Our side lost the game.", "Bake the bread slowly.")
-    + ("It rained all day.", "The striker scored twice.", "Rain is coming tonight."),
-    ("A cat.", "A cat!", "A dog.", "Stock prices fell sharply on Monday."),
-)
 WORDS = (
     ("bank", "\n".join(TUTORIAL_SENTENCES)),
     ("bank", TUTORIAL),
@@ -54,79 +60,10 @@ WORDS = (
 
 @pytest.fixture(scope="module", params=MODELS)
 def model(request) -> explorer.Model:
-    fixture = request.getfixturevalue(request.param)
-    return fixture if request.param == "bundled" else explorer.load_model(fixture)
-
-
-def two(value: float) -> str:
-    text = f"{value:.2f}"
-    return "0.00" if text == "-0.00" else text
-
-
-def upper(matrix) -> np.ndarray:
-    """The pairs above the diagonal, row by row (the order of the pair labels)."""
-    matrix = np.asarray(matrix, dtype=np.float64)
-    return matrix[np.triu_indices(len(matrix), k=1)]
-
-
-def check_specials(model: explorer.Model, sentence: str) -> None:
-    """Every special-looking token a sentence names is one of the model's own."""
-    tokenizer = model.tokenizer
-    own = {
-        getattr(tokenizer, name, None)
-        for name in ("cls_token", "sep_token", "bos_token", "eos_token", "pad_token")
-    } | {getattr(tokenizer, "unk_token", None), getattr(tokenizer, "mask_token", None)}
-    named = set(SPECIAL_LOOKING.findall(sentence))
-    assert named <= own, (named - own, sentence)
-
-
-def tied_pairs(text: str) -> set[tuple[int, int]] | int:
-    """The pairs a notice names at an extreme: ``{(1, 5)}``, ``{(1, 5), (2, 3)}``, or a count."""
-    counted = re.fullmatch(r"(\d+) (?:tied )?pairs", text)
-    if counted:
-        return int(counted[1])
-    found = re.findall(r"#?(\d+)(?: and | vs #|–)#?(\d+)", text)
-    return {(int(a), int(b)) for a, b in found}
-
-
-def at_extreme(values: np.ndarray, extreme) -> set[tuple[int, int]]:
-    n = int(round((1 + np.sqrt(1 + 8 * len(values))) / 2))
-    rows, cols = np.triu_indices(n, k=1)
-    target = extreme([two(v) for v in values], key=float)
-    return {(r + 1, c + 1) for r, c, v in zip(rows, cols, values, strict=True) if two(v) == target}
-
-
-def check_named(named: set | int, expected: set) -> None:
-    assert named == (expected if isinstance(named, set) else len(expected))
+    return model_for(request)
 
 
 # -- Similarity & search ---------------------------------------------------------------------
-
-
-def check_similarity_notice(matrices, labels, sentence: str, layers=None, post: str = "") -> None:
-    first = next(iter(matrices))
-    where = ", ".join(p for p in (layers_label(layers).lower() if layers else "", post) if p)
-    assert sentence.startswith(f"Under {labels[first]}" + (f" ({where})" if where else "") + ", ")
-    values = upper(matrices[first])
-    shown = {two(v) for v in values}
-    if len(shown) == 1:
-        assert f"every pair of sentences scores {shown.pop()}: this pooling" in sentence
-    else:
-        found = re.search(
-            r", (.+?) (?:are|tie as) the most similar \((\S+)\) and (.+?) "
-            r"(?:the least|tie as the least similar) \((\S+)\)\.",
-            sentence,
-        )
-        assert found[2] == max(shown, key=float) and found[4] == min(shown, key=float)
-        check_named(tied_pairs(found[1].removeprefix("sentences ")), at_extreme(values, max))
-        check_named(tied_pairs(found[3]), at_extreme(values, min))
-    flat = [p for p, m in matrices.items() if len({two(v) for v in upper(m)}) == 1]
-    said = re.search(r" ([^.]+?) cannot rank the pairs", sentence)
-    if len(matrices) > 1 and flat:
-        for pooling in flat:
-            assert labels[pooling].lower() in said[1].lower()
-    else:
-        assert said is None
 
 
 @pytest.mark.parametrize("sentences", SENTENCES)
@@ -275,7 +212,7 @@ def test_layer_sentences_name_ties_and_the_models_special_tokens(model) -> None:
     hidden = model.hidden_states(TUTORIAL)
     for token in range(1, len(tokenization) - 1, 3):
         summary = layerstats.layer_summary(hidden, token, False, tokenization.special)
-        sentence = layerstats.summary_notice(summary, tokenization.tokens[token])
+        sentence = summary_notice(summary, tokenization.tokens[token])
         check_layer_summary(summary, sentence)
         check_specials(model, sentence)
     trained = cka_matrix(hidden[:, ~np.asarray(tokenization.special)])

@@ -109,12 +109,11 @@ def test_why_close_under_cls_is_the_attribution_per_token(tiny):
     assert html.escape(shown.notice) in shown._repr_html_()
 
 
-def test_compare_is_cross_cka_over_the_words_both_tokenizers_read(tiny, tmp_path):
+def test_compare_is_cross_cka_over_the_words_both_tokenizers_read(tiny, other_tokenizer_path):
     from explorer.compare import cross_cka
     from explorer.figures.compare import cross_cka_notice
-    from tests.compare_models import save_other_tokenizer_bert
 
-    other = explorer.load_model(save_other_tokenizer_bert(tmp_path / "other"))
+    other = explorer.load_model(other_tokenizer_path)
     texts = [BANK, "She sat on the bank of the river.", "The bat flew out of the cave."]
     figure = plot.compare(tiny, other, texts)
     matrix = cross_cka(tiny, other, texts)

@@ -25,23 +25,7 @@ from explorer.codegen.expressions import (
     subwords_expression,
 )
 from explorer.layers import Layers, layers_label
-from explorer.maps import (
-    EXACT_KNN_UP_TO,
-    EXACT_NEIGHBORS_BELOW,
-    TRUSTWORTHINESS_QUERIES,
-    TSNE_EARLY_EXAGGERATION,
-    TSNE_EARLY_ITERATIONS,
-    TSNE_FFT,
-    TSNE_ITERATIONS,
-    TSNE_MOMENTUM,
-    TSNE_NEIGHBOR_JOBS,
-    TSNE_NEIGHBORS_PER_PERPLEXITY,
-    TSNE_PCA_DIMENSIONS,
-    ProjectionParams,
-    tsne_gradient_method,
-    tsne_neighbors,
-    validate_method,
-)
+from explorer.maps import ProjectionParams, validate_method
 from explorer.pooling import POOLING_LABELS, validate_pooling
 
 DATA_FILE = "projection_data.json"
@@ -98,9 +82,9 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
     trust = (
         "k = min(5, (len(vectors) - 1) // 2)  # neighbours checked (at most 5)\n"
         + (
-            f"# The page estimates this from {TRUSTWORTHINESS_QUERIES:,} random points when there "
-            "are more;\n# here it is exact (slower: all pairs of points).\n"
-            if n_points > TRUSTWORTHINESS_QUERIES
+            f"# The page estimates this from {maps.TRUSTWORTHINESS_QUERIES:,} random points when "
+            "there are more;\n# here it is exact (slower: all pairs of points).\n"
+            if n_points > maps.TRUSTWORTHINESS_QUERIES
             else ""
         )
         + "print(f'trustworthiness ({k} neighbours): "
@@ -126,7 +110,7 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
             f"n_components={n_components}, n_neighbors={params.n_neighbors}, "
             f"random_state={random_state}, n_jobs=1"
         )
-        if n_points < EXACT_NEIGHBORS_BELOW:
+        if n_points < maps.EXACT_NEIGHBORS_BELOW:
             fit = (
                 "import warnings\n\n"
                 "from sklearn.metrics import pairwise_distances\n\n"
@@ -136,7 +120,7 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
                 f"reducer = umap.UMAP(\n    {umap_params}, metric='precomputed'\n)\n"
                 "coords = reducer.fit_transform(pairwise_distances(vectors))\n"
             )
-        elif n_points <= EXACT_KNN_UP_TO:
+        elif n_points <= maps.EXACT_KNN_UP_TO:
             fit = (
                 "import warnings\n\n"
                 "from sklearn.neighbors import NearestNeighbors\n\n"
@@ -161,34 +145,35 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
 
 def _tsne_block(n_components: int, random_state: int, perplexity: float, n_points: int) -> str:
     """openTSNE with the settings of :func:`explorer.maps._tsne.fit_tsne`, written out."""
-    fft = "".join(f"    {name}={value!r},\n" for name, value in TSNE_FFT.items())
+    fft = "".join(f"    {name}={value!r},\n" for name, value in maps.TSNE_FFT.items())
     return (
         "\nfrom openTSNE import TSNEEmbedding, affinity, initialization  # pip install openTSNE\n"
         "from sklearn.decomposition import PCA\n"
         "from sklearn.manifold import trustworthiness\n\n"
-        f"# The first {TSNE_PCA_DIMENSIONS} principal components, exact neighbours there "
-        f"({TSNE_NEIGHBORS_PER_PERPLEXITY:g} x perplexity\n"
+        f"# The first {maps.TSNE_PCA_DIMENSIONS} principal components, exact neighbours there "
+        f"({maps.TSNE_NEIGHBORS_PER_PERPLEXITY:g} x perplexity\n"
         "# of them), PCA start, then a short schedule: the page's t-SNE, step by step.\n"
-        f"reduced = vectors if vectors.shape[1] <= {TSNE_PCA_DIMENSIONS} else PCA(\n"
-        f"    min({TSNE_PCA_DIMENSIONS}, *vectors.shape), svd_solver='covariance_eigh', "
+        f"reduced = vectors if vectors.shape[1] <= {maps.TSNE_PCA_DIMENSIONS} else PCA(\n"
+        f"    min({maps.TSNE_PCA_DIMENSIONS}, *vectors.shape), svd_solver='covariance_eigh', "
         f"random_state={random_state}\n"
         ").fit_transform(vectors).astype(np.float32)\n"
         "affinities = affinity.PerplexityBasedNN(\n"
         f"    reduced, perplexity={float(perplexity)!r}, method='exact', "
-        f"k_neighbors={tsne_neighbors(n_points, perplexity)},\n"
-        f"    n_jobs={TSNE_NEIGHBOR_JOBS}, random_state={random_state},\n"
+        f"k_neighbors={maps.tsne_neighbors(n_points, perplexity)},\n"
+        f"    n_jobs={maps.TSNE_NEIGHBOR_JOBS}, random_state={random_state},\n"
         ")\n"
         f"init = initialization.pca(reduced, {n_components}, random_state={random_state})\n"
         "embedding = TSNEEmbedding(\n"
         "    init.astype(np.float64),\n"
         "    affinities,\n"
-        f"    negative_gradient_method={tsne_gradient_method(n_components)!r},\n"
+        f"    negative_gradient_method={maps.tsne_gradient_method(n_components)!r},\n"
         "    learning_rate='auto',\n"
         "    n_jobs=1,\n"
         f"    random_state={random_state},\n" + fft + ")\n"
-        f"embedding = embedding.optimize(n_iter={TSNE_EARLY_ITERATIONS}, "
-        f"exaggeration={TSNE_EARLY_EXAGGERATION:g}, momentum={TSNE_MOMENTUM:g})\n"
-        f"embedding = embedding.optimize(n_iter={TSNE_ITERATIONS}, momentum={TSNE_MOMENTUM:g})\n"
+        f"embedding = embedding.optimize(n_iter={maps.TSNE_EARLY_ITERATIONS}, "
+        f"exaggeration={maps.TSNE_EARLY_EXAGGERATION:g}, momentum={maps.TSNE_MOMENTUM:g})\n"
+        f"embedding = embedding.optimize(n_iter={maps.TSNE_ITERATIONS}, "
+        f"momentum={maps.TSNE_MOMENTUM:g})\n"
         "coords = np.asarray(embedding)\n"
     )
 

@@ -49,20 +49,18 @@ def layer_accuracy_figure(
     for name, frame in groups:
         frame = frame.sort_values("layer")
         label = labels.get(str(name), str(name))
+        accuracy = f"{label}</b><br>layer %{{x}}<br>accuracy %{{y:.3f}} ± %{{customdata:.3f}}"
         figure.add_trace(
-            go.Scatter(
-                x=frame["layer"],
-                y=frame["accuracy_mean"],
+            _layer_line(
+                frame,
+                "accuracy_mean",
+                name,
+                label,
+                accuracy,
                 error_y={"type": "data", "array": frame["accuracy_std"], "thickness": 1},
                 customdata=frame["accuracy_std"],
                 mode="lines+markers",
-                name=label,
-                legendgroup=str(name),
                 line={"color": colours[name]},
-                hovertemplate=(
-                    f"<b>{label}</b><br>layer %{{x}}<br>accuracy %{{y:.3f}} ± "
-                    "%{customdata:.3f}<extra></extra>"
-                ),
             ),
             **where,
         )
@@ -118,40 +116,63 @@ def _control_traces(figure: go.Figure, groups: list, labels: Mapping[str, str], 
     for name, frame in groups:
         frame = frame.sort_values("layer")
         label = labels.get(str(name), str(name))
+        control = (
+            f"{label}, control task</b><br>layer %{{x}}<br>accuracy on random labels %{{y:.3f}}"
+        )
         figure.add_trace(
-            go.Scatter(
-                x=frame["layer"],
-                y=frame["control_mean"],
-                mode="lines",
-                name=f"{label}: control task",
-                legendgroup=str(name),
+            _layer_line(
+                frame,
+                "control_mean",
+                name,
+                f"{label}: control task",
+                control,
                 showlegend=False,
+                mode="lines",
                 line={"color": colours[name], "dash": "dot"},
-                hovertemplate=(
-                    f"<b>{label}, control task</b><br>layer %{{x}}<br>accuracy on random "
-                    "labels %{y:.3f}<extra></extra>"
-                ),
             ),
             row=1,
             col=1,
         )
+        selectivity = (
+            f"{label}</b><br>layer %{{x}}<br>selectivity %{{y:+.3f}} (accuracy minus control)"
+        )
         figure.add_trace(
-            go.Scatter(
-                x=frame["layer"],
-                y=frame["selectivity"],
-                mode="lines+markers",
-                name=f"{label}: selectivity",
-                legendgroup=str(name),
+            _layer_line(
+                frame,
+                "selectivity",
+                name,
+                f"{label}: selectivity",
+                selectivity,
                 showlegend=False,
+                mode="lines+markers",
                 line={"color": colours[name]},
-                hovertemplate=(
-                    f"<b>{label}</b><br>layer %{{x}}<br>selectivity %{{y:+.3f}} (accuracy "
-                    "minus control)<extra></extra>"
-                ),
             ),
             row=2,
             col=1,
         )
+
+
+def _layer_line(
+    frame: pd.DataFrame,
+    column: str,
+    group,
+    name: str,
+    hover: str,
+    showlegend: bool | None = None,
+    **style,
+) -> go.Scatter:
+    """A strategy's ``column`` over the layers in its legend ``group`` (the control and
+    selectivity lines hide their entries: the accuracy line's stands for them); ``hover`` is
+    the bold head, then the lines after it. ``style``: the trace's mode, line and the rest."""
+    return go.Scatter(
+        x=frame["layer"],
+        y=frame[column],
+        name=name,
+        legendgroup=str(group),
+        showlegend=showlegend,
+        hovertemplate=f"<b>{hover}<extra></extra>",
+        **style,
+    )
 
 
 def _baseline(baseline: float, x: list, **hover) -> go.Scatter:

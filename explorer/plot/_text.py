@@ -23,7 +23,7 @@ from explorer.context import (
 )
 from explorer.data import corpora
 from explorer.figures.context import similarity_heatmap
-from explorer.figures.layers import norm_heatmap
+from explorer.figures.layers import norm_heatmap, summary_notice
 from explorer.figures.tokens import token_chips_html, tokens_notice, tokens_table
 from explorer.layers import Layers, layers_label
 from explorer.model import Model, Tokenization
@@ -87,7 +87,7 @@ def layers(
     labels = layerstats.token_labels(tokenization.tokens)
     summary = layerstats.layer_summary(hidden, token, True, tokenization.special)
     figure = norm_heatmap(layerstats.token_norms(hidden), labels, token, layer)
-    return with_notice(figure, layerstats.summary_notice(summary, tokenization.tokens[token]))
+    return with_notice(figure, summary_notice(summary, tokenization.tokens[token]))
 
 
 def word_in_context(

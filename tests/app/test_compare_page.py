@@ -8,15 +8,8 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pytest
 
 from tests.app.rendered import plain
-from tests.compare_models import save_other_tokenizer_bert
-
-
-@pytest.fixture(scope="module")
-def other_path(tmp_path_factory) -> str:
-    return save_other_tokenizer_bert(tmp_path_factory.mktemp("other-tokenizer"))
 
 
 def _ok(at):
@@ -64,8 +57,8 @@ def _texts(at) -> str:
     return " ".join(plain(e.value) for e in [*at.info, *at.caption, *at.markdown])
 
 
-def test_opens_against_random_weights_then_changes_model_b(page, other_path, monkeypatch):
-    monkeypatch.setenv("EXPLORER_MODELS", other_path)
+def test_opens_against_random_weights_then_changes_model_b(page, other_tokenizer_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_MODELS", other_tokenizer_path)
     at = page("compare")
     _ok(at)
     assert at.selectbox(key="compare.model_b").value == "random weights"
@@ -91,7 +84,9 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_path, mon
     assert "The sense gap peaks for all-MiniLM-L6-v2" in _texts(at)
     assert any("depth_curves(model_a, model_b" in c and "random_weights" in c for c in code)
 
-    at.selectbox(key="compare.model_b").set_value(f"{Path(other_path).name} (local)").run()
+    at.selectbox(key="compare.model_b").set_value(
+        f"{Path(other_tokenizer_path).name} (local)"
+    ).run()
     _ok(at)
     other = _cka(at)
     assert other.shape == (7, 4)  # the other model has 3 layers
@@ -126,9 +121,9 @@ def test_a_pair_over_the_model_memory_is_refused_saying_what_fits(page, monkeypa
     assert not at.get("plotly_chart")
 
 
-def test_model_b_comes_from_the_link(fresh_app, other_path, monkeypatch):
-    monkeypatch.setenv("EXPLORER_MODELS", other_path)
-    fresh_app.query_params["compare.model_b"] = f"{Path(other_path).name} (local)"
+def test_model_b_comes_from_the_link(fresh_app, other_tokenizer_path, monkeypatch):
+    monkeypatch.setenv("EXPLORER_MODELS", other_tokenizer_path)
+    fresh_app.query_params["compare.model_b"] = f"{Path(other_tokenizer_path).name} (local)"
     fresh_app.run()
     fresh_app.switch_page("pages/compare.py").run()
     _ok(fresh_app)

@@ -20,6 +20,7 @@ import pytest
 from explorer.server.settings import WELL_KNOWN_MODELS
 from harness.browser import Tab, browser_unavailable, chromium, open_tab
 from harness.server import ServerError, artifacts_dir, streamlit_server
+from harness.visits import open_home
 
 
 def _browser_or_skip() -> None:
@@ -57,7 +58,8 @@ def browser():
 def app_url(browser, server_log: Path, masked_lm_path: str) -> Iterator[str]:
     """Base URL of ``streamlit run app.py`` on a free loopback port, stopped at session end.
 
-    Depends on ``browser`` so that a missing browser skips before the server starts. The
+    Depends on ``browser`` so that a missing browser skips before the server starts; the home
+    page is visited once before any test (so every test may open a deep link first). The
     operator's model list is the default one plus a tiny random masked-LM folder (offered as
     ``bert-mlm-tiny... (local)``), so a test can show the Attention page's lens.
     """
@@ -70,6 +72,10 @@ def app_url(browser, server_log: Path, masked_lm_path: str) -> Iterator[str]:
         except ServerError as error:
             print(error)
             pytest.fail(str(error), pytrace=False)
+        # The server's first visit ends Streamlit's legacy pages/ mode for the process
+        # (explorer/ui/navigation.py): from here on a test may open a deep link directly.
+        with open_tab(browser) as tab:
+            open_home(tab.page, url)
         yield url
 
 

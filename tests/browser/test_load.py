@@ -349,7 +349,9 @@ class MemorySampler(threading.Thread):
 def test_eight_sessions_at_once_get_their_own_correct_results(
     browser, app_url: str, bundled: explorer.Model, artifacts: Path, server_log: Path
 ) -> None:
-    want = {r: {i: expected(bundled, i, r) for i in range(SESSIONS)} for r in range(MAX_ROUNDS)}
+    # each round's truth is computed when the round starts: a round the time bound skips
+    # costs nothing (8 sessions' expectations are several seconds of the bundled model)
+    want = {i: expected(bundled, i, 0) for i in range(SESSIONS)}
     sampler = MemorySampler(app_url)
     sampler.start()
     started = time.monotonic()
@@ -367,7 +369,9 @@ def test_eight_sessions_at_once_get_their_own_correct_results(
             while rounds < MAX_ROUNDS and not any(s.failures for s in sessions):
                 if rounds and time.monotonic() - started > DURATION_S:
                     break
-                drive_round(sessions, rounds, want[rounds])
+                if rounds:
+                    want = {i: expected(bundled, i, rounds) for i in range(SESSIONS)}
+                drive_round(sessions, rounds, want)
                 rounds += 1
         finally:
             wall = time.monotonic() - started

@@ -28,7 +28,6 @@ from harness.visits import (
     EXCEPTION,
     MAIN,
     failure_report,
-    open_home,
     save_full_page,
     wait_for_run,
     wait_until_idle,
@@ -316,8 +315,7 @@ def test_user_text_never_renders_markup_that_reaches_out(
 ) -> None:
     recorder.taken()  # whatever an earlier page left is that page's business
     page = tab.page
-    open_home(page, app_url)  # the server routes a deep link only after a first visit
-    page.goto(app_url + case.link)
+    page.goto(app_url + case.link)  # the app_url fixture made the server's first visit
     wait_until_idle(page)
     problems: list[str] = []
     if case.name == "probe":
@@ -334,7 +332,6 @@ def test_user_text_never_renders_markup_that_reaches_out(
 
     link = page.url  # with the values of the fields bound to the URL
     with open_tab(browser) as second:
-        open_home(second.page, app_url)
         second.page.goto(link)
         wait_until_idle(second.page)
         reopened = _problems(recorder, second)

@@ -19,7 +19,6 @@ from harness.visits import (
     MAIN,
     PAGES,
     failure_report,
-    open_home,
     save_full_page,
     visit,
     wait_for_run,
@@ -198,7 +197,6 @@ def test_similarity_from_a_shared_link_shows_html_as_text(
         "Our team lost the final.",
     ]
     page = tab.page
-    open_home(page, app_url)  # the server routes a deep link only after a first visit
     page.goto(_similarity_url(app_url, sentences, f"{IMG} which team won?"))
     wait_until_idle(page)
     heatmaps = widget(page, "similarity.heatmaps")
@@ -220,7 +218,6 @@ def test_similarity_from_a_shared_link_plants_no_link(tab: Tab, app_url: str) ->
         "Our team lost the final.",
     ]
     page = tab.page
-    open_home(page, app_url)
     page.goto(_similarity_url(app_url, sentences, "which team won?"))
     wait_until_idle(page)
     widget(page, "similarity.heatmaps").wait_for()
@@ -229,7 +226,6 @@ def test_similarity_from_a_shared_link_plants_no_link(tab: Tab, app_url: str) ->
 
 def test_word_in_context_from_a_shared_link_plants_no_link(tab: Tab, app_url: str) -> None:
     page = tab.page
-    open_home(page, app_url)
     word = urllib.parse.quote("Log in [here](https://example.com/phish)")
     page.goto(f"{app_url}/context?context.word={word}")
     wait_until_idle(page)

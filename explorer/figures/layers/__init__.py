@@ -10,6 +10,7 @@ there is more than one series. One module per job, every name importable from he
   layer, one token at every layer), binned with NumPy.
 * :mod:`~explorer.figures.layers.statistics`: statistics per layer, outlier dimensions, norms.
 * :mod:`~explorer.figures.layers.style`: the shared colours and :func:`layer_name`.
+* :mod:`~explorer.figures.layers.notices`: the page's opening sentence.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from explorer.figures.layers.histograms import (
     layer_histogram,
     token_histogram,
 )
+from explorer.figures.layers.notices import summary_notice
 from explorer.figures.layers.statistics import dimension_profile, norm_heatmap, statistics_chart
 from explorer.figures.layers.style import BASE, HIGHLIGHT, MUTED, SERIES, layer_name
 
@@ -39,5 +41,6 @@ __all__ = [
     "layer_name",
     "norm_heatmap",
     "statistics_chart",
+    "summary_notice",
     "token_histogram",
 ]
