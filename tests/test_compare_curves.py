@@ -128,6 +128,25 @@ def test_notice_names_each_models_peak(curves):
     assert "sense gap" in text and "probe accuracy" in text
 
 
+def test_notice_says_how_many_layers_reach_a_shared_peak():
+    def rows(model, values):
+        n = len(values) - 1
+        return pd.DataFrame(
+            {
+                "model": model,
+                "layer": range(n + 1),
+                "depth": np.arange(n + 1) / n,
+                "measure": "probe",
+                "value": values,
+            }
+        )
+
+    curves = pd.concat([rows("A", [0.9, 1.0, 1.0, 0.95]), rows("B", [0.5, 0.8, 0.7])])
+    text = depth_notice(curves, "a", "b")
+    assert "a at layer 1 (33% deep, 1.00; 2 of its 4 layers reach it)" in text
+    assert "b at layer 1 (50% deep, 0.80)" in text  # one layer at the peak: nothing added
+
+
 def test_figure_has_two_traces_per_measure_a_solid_b_dashed(curves):
     figure = depth_curves_figure(curves, MEASURES, "tiny", "other")
     assert len(figure.data) == 2 * len(MEASURES)

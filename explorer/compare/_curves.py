@@ -140,7 +140,8 @@ def depth_curves(
 
 def depth_notice(curves: pd.DataFrame, label_a: str, label_b: str) -> str:
     """What to notice: where each model's sense gap and probe accuracy peak in relative depth,
-    read from ``curves`` (:func:`depth_curves`)."""
+    read from ``curves`` (:func:`depth_curves`): the first layer at the peak, and how many
+    layers reach it when several do (a probe's accuracy often holds 1.00 over many)."""
     parts = []
     for key, what in (("sense_gap", "sense gap"), ("probe", "probe accuracy")):
         peaks = []
@@ -149,9 +150,11 @@ def depth_notice(curves: pd.DataFrame, label_a: str, label_b: str) -> str:
             if rows.empty:
                 continue
             best = rows.loc[rows["value"].idxmax()]
+            reach = int(np.sum(rows["value"].to_numpy() >= best["value"] - 1e-9))
+            tied = f"; {reach} of its {len(rows)} layers reach it" if reach > 1 else ""
             peaks.append(
                 f"{label} at layer {int(best['layer'])} ({best['depth']:.0%} deep, "
-                f"{best['value']:.2f})"
+                f"{best['value']:.2f}{tied})"
             )
         if peaks:
             parts.append(f"The {what} peaks for " + " and for ".join(peaks) + ".")
