@@ -79,6 +79,8 @@ CAP_WORDS = (
     "Only the first",
     "the lens predicts the first",
     "Layers in motion shows",
+    "Compared ",
+    "Measured on ",
 )
 
 

@@ -11,6 +11,7 @@ import explorer
 from explorer import context as ctx
 from explorer.codegen.compare import depth_curves_snippet
 from explorer.compare import MEASURES, depth_curves, depth_notice
+from explorer.compare._curves import pooled_sense_gap
 from explorer.data import corpora
 from explorer.explain import classic_measures
 from explorer.figures.compare_curves import depth_curves_figure
@@ -77,6 +78,36 @@ def test_curves_equal_the_single_model_functions(curves, tiny, other, inputs):
     np.testing.assert_allclose(_curve(alone, "A", "sense_gap"), page["gap"], rtol=1e-6)
 
 
+def test_each_model_reads_each_text_once(tiny, other, inputs, monkeypatch):
+    # the sense gap and the classic measures share one pass over the sense sentences
+    senses, texts, labels = inputs
+    read: dict[str, list[int]] = {"A": [], "B": []}
+    for name, model in (("A", tiny), ("B", other)):
+
+        def counted(batch, *args, name=name, original=model.layer_states, **kwargs):
+            read[name].append(len(batch.indices))
+            return original(batch, *args, **kwargs)
+
+        monkeypatch.setattr(model, "layer_states", counted)
+    depth_curves(tiny, other, senses, texts, labels)
+    assert {name: sum(counts) for name, counts in read.items()} == {
+        "A": len(senses) + len(texts),
+        "B": len(senses) + len(texts),
+    }
+
+
+def test_pooled_gap_from_shared_states_equals_reading_each_word(curves, tiny, other, inputs):
+    senses = inputs[0]
+    for name, model in (("A", tiny), ("B", other)):
+        alone = pooled_sense_gap(model, senses)  # each word's sentences read on their own
+        states = model.hidden_states_batch(senses["text"].tolist())
+        shared = pooled_sense_gap(model, senses, states)
+        np.testing.assert_allclose(shared, alone, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(_curve(curves, name, "sense_gap"), alone, rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="hidden states for 1"):
+        pooled_sense_gap(tiny, senses, states[:1])
+
+
 def test_progress_reaches_its_total(curves):
     seen = curves.attrs["seen"]
     assert seen and seen[-1][0] == seen[-1][1]
@@ -89,6 +120,25 @@ def test_notice_names_each_models_peak(curves):
     peak = int(np.argmax(gap_a))
     assert f"tiny at layer {peak} (" in text
     assert "sense gap" in text and "probe accuracy" in text
+
+
+def test_notice_says_how_many_layers_reach_a_shared_peak():
+    def rows(model, values):
+        n = len(values) - 1
+        return pd.DataFrame(
+            {
+                "model": model,
+                "layer": range(n + 1),
+                "depth": np.arange(n + 1) / n,
+                "measure": "probe",
+                "value": values,
+            }
+        )
+
+    curves = pd.concat([rows("A", [0.9, 1.0, 1.0, 0.95]), rows("B", [0.5, 0.8, 0.7])])
+    text = depth_notice(curves, "a", "b")
+    assert "a at layer 1 (33% deep, 1.00; 2 of its 4 layers reach it)" in text
+    assert "b at layer 1 (50% deep, 0.80)" in text  # one layer at the peak: nothing added
 
 
 def test_figure_has_two_traces_per_measure_a_solid_b_dashed(curves):

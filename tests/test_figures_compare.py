@@ -50,7 +50,11 @@ def test_token_notice_names_who_splits_more_with_both_shares():
     assert "model A 1.10, model B 1.25" in sentence
     assert "model B 3" in sentence and "model A 0" not in sentence
     same = token_stats_notice(a, TokenStats(200, 220, 19, 0), "X", "Y")
-    assert same.startswith("Both tokenizers split about as many")
+    assert same.startswith("Both tokenizers split about as many of these words: model A (X) 9%")
+    # two tokenizers with equal counts (a vocabulary shared but for its special tokens)
+    alike = token_stats_notice(a, TokenStats(100, 110, 9, 0), "X", "Y")
+    assert alike.startswith("The two tokenizers cut these texts into the same 100 words and 110")
+    assert "both split 9% of the words" in alike
     itself = token_stats_notice(a, a, "X", "X with random weights", same_tokenizer=True)
     assert itself.startswith("Model B has model A's tokenizer: both split 9% of these words")
     table = token_stats_table([a, b], ["MiniLM", "RoBERTa"])
@@ -93,6 +97,8 @@ def test_maps_figure_colours_both_maps_by_agreement_and_escapes_hover_text():
     assert "<b>bold</b>" not in left.text[0] and "&lt;b&gt;" in left.text[0]
     with pytest.raises(ValueError):
         paired_maps_figure(points, points[:3], agreement, texts, "A", "B", 2)
+    # plotly's toolbar (about 30 px) sits above the subplot titles (about 20 px), not on them
+    assert figure.layout.margin.t >= 55
 
 
 def test_agreement_notice_and_disagreement_table_read_the_numbers():
@@ -101,8 +107,9 @@ def test_agreement_notice_and_disagreement_table_read_the_numbers():
     agreement = np.array([1.0, 0.0, 0.5, 0.0])
     sentence = agreement_notice(agreement, 2)
     assert sentence == (
-        "On average the two models agree on 38% of a text's 2 nearest neighbours (0.8 of 2); "
-        "1 of 4 texts have the same 2 under both, 2 none in common."
+        "On average the two models agree on 38% of a text's 2 nearest neighbours (0.8 of 2), "
+        "on 0% for the text they disagree about most; 1 of 4 texts have the same 2 under both "
+        "and 2 have none in common."
     )
     near_a = np.array([[1, 2], [0, 2], [0, 1], [2, 1]])
     near_b = np.array([[1, 2], [3, 2], [0, 3], [0, 1]])

@@ -11,12 +11,15 @@
   Procrustes); :func:`paired_maps`: PCA maps of both, B's turned onto A's.
 * :func:`depth_curves`: the sense gap, self-similarity, the anisotropy baseline and probe
   accuracy of both models over relative depth (layer / number of layers).
+* :func:`texts_within`, :func:`cka_texts` and :func:`curve_inputs`: the first texts one
+  comparison reads within a budget of tokens through each model.
 * :func:`estimated_weight_bytes` and :func:`pair_refusal`: whether two models fit a server's
   bytes of models together, and what to say when they do not.
 """
 
 from __future__ import annotations
 
+from explorer.compare._budget import cka_texts, curve_inputs, pair_token_counts, texts_within
 from explorer.compare._cka import MAX_WORDS, best_matches, cross_cka, cross_cka_matrix
 from explorer.compare._curves import (
     MEASURES,
@@ -44,18 +47,22 @@ __all__ = [
     "align_map",
     "align_words",
     "best_matches",
+    "cka_texts",
     "cross_cka",
     "cross_cka_matrix",
+    "curve_inputs",
     "depth_curves",
     "depth_notice",
     "estimated_weight_bytes",
     "interleaved",
     "model_curves",
     "nearest_sets",
+    "pair_token_counts",
     "neighbour_agreement",
     "pair_refusal",
     "paired_maps",
     "pca_map",
+    "texts_within",
     "token_stats",
     "word_states",
 ]

@@ -146,6 +146,7 @@ def classic_measures(
     max_pairs: int = BASELINE_PAIRS,
     seed: int = 0,
     progress: Progress | None = None,
+    states: Sequence[np.ndarray] | None = None,
 ) -> pd.DataFrame:
     """Ethayarajh (2019)'s three measurements on ``sentences`` (default: the built-in sense
     sentences), every layer.
@@ -159,10 +160,16 @@ def classic_measures(
     ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs),
     ``tokens`` and ``dimensions`` (of the clouds IsoScore measures).
     ``progress(sentences_done, total)`` is called after each batch of the forward pass.
-    ``ValueError`` when no word occurs in ``min_contexts`` sentences.
+    ``states``: the sentences' hidden states when another measure already read them (one
+    ``(L+1, tokens, H)`` array each, as :meth:`explorer.model.Model.hidden_states_batch`
+    gives); then no forward pass runs. ``ValueError`` when no word occurs in
+    ``min_contexts`` sentences.
     """
     sentences = list(corpora.load_senses()["text"] if sentences is None else sentences)
-    states = model.hidden_states_batch(sentences, progress=progress)
+    if states is None:
+        states = model.hidden_states_batch(sentences, progress=progress)
+    elif len(states) != len(sentences):
+        raise ValueError(f"Got {len(sentences)} sentences but hidden states for {len(states)}.")
     return _measures(model, sentences, states, min_contexts, max_contexts, max_pairs, seed)
 
 

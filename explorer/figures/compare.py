@@ -118,10 +118,15 @@ def token_stats_notice(
             f"Model B has model A's tokenizer: both split {share_a:.0%} of these words, and "
             "every difference further down comes from the weights alone."
         )
+    elif stats_a == stats_b:
+        sentence = (
+            f"The two tokenizers cut these texts into the same {stats_a.words:,} words and "
+            f"{stats_a.tokens:,} tokens, and both split {share_a:.0%} of the words."
+        )
     elif abs(share_a - share_b) < SAME_SHARE:
         sentence = (
-            f"Both tokenizers split about as many of these words: model B ({label_b}) "
-            f"{share_b:.0%}, model A ({label_a}) {share_a:.0%}."
+            f"Both tokenizers split about as many of these words: model A ({label_a}) "
+            f"{share_a:.0%}, model B ({label_b}) {share_b:.0%}."
         )
     else:
         more, less = ("B", "A") if share_b > share_a else ("A", "B")

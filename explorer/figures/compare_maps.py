@@ -95,8 +95,9 @@ def paired_maps_figure(
     figure.update_xaxes(showticklabels=False, title_text="first component")
     figure.update_yaxes(showticklabels=False, title_text="second component")
     figure.update_layout(
-        height=500,
-        margin={"l": 10, "r": 10, "t": 40, "b": 10},
+        height=520,
+        # room above the subplot titles for plotly's toolbar, which covered B's on hover
+        margin={"l": 10, "r": 10, "t": 64, "b": 10},
         legend={"orientation": "h", "yanchor": "top", "y": -0.08, "x": 0},
     )
     return figure
@@ -116,14 +117,15 @@ def followed_text(selection: dict | None, agreement: np.ndarray) -> tuple[int, b
 
 
 def agreement_notice(agreement: np.ndarray, k: int) -> str:
-    """What to notice in the per-text agreement: the mean share, how many texts share all or
-    none of their ``k`` neighbours."""
+    """What to notice in the per-text agreement: the mean share, the lowest, how many texts
+    share all or none of their ``k`` neighbours."""
     agreement = np.asarray(agreement)
     none, every = int(np.sum(agreement == 0)), int(np.sum(agreement == 1))
     return (
         f"On average the two models agree on {agreement.mean():.0%} of a text's {k} nearest "
-        f"neighbours ({agreement.mean() * k:.1f} of {k}); {every:,} of {len(agreement):,} texts "
-        f"have the same {k} under both, {none:,} none in common."
+        f"neighbours ({agreement.mean() * k:.1f} of {k}), on {agreement.min():.0%} for the text "
+        f"they disagree about most; {every:,} of {len(agreement):,} texts have the same {k} "
+        f"under both and {none:,} have none in common."
     )
 
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 
 from explorer.server.limits._scale import work_factor
 
-MAX_PAIR_TOKENS = 20_000
-"""Tokens of the bundled model's work one comparison may run, both models together: 10,000
-tokens through each when both are the bundled model (about 5 s of one core), 2,200 through
-each for a BERT-base-sized model beside it (work 8 + 1)."""
+MAX_PAIR_TOKENS = 16_000
+"""Tokens of the bundled model's work one comparison may run, both models together: 8,000
+tokens through each when both are the bundled model, 1,777 through each for a BERT-base-sized
+model beside it (work 8 + 1). A first visit to the Compare models page reads about 2.2 such
+budgets (:mod:`explorer.compare._budget`): ``python -m bench.compare`` measured 28.6 s of CPU
+for it with 20,000 (bundled vs BERT-base-sized, loaded machine), so 16,000 keeps the whole
+visit within 30 s alone."""
 
 
 def pair_tokens(model_a, model_b, budget: int = MAX_PAIR_TOKENS) -> int:

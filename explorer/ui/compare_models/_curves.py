@@ -3,12 +3,11 @@ baseline and probe accuracy over relative depth (:func:`explorer.compare.depth_c
 
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from explorer.codegen.compare import depth_curves_snippet
-from explorer.compare import MEASURES, depth_curves, depth_notice, interleaved
+from explorer.compare import MEASURES, curve_inputs, depth_curves, depth_notice
 from explorer.data import corpora
 from explorer.figures.compare_curves import depth_curves_figure
 from explorer.server import limits
@@ -18,22 +17,12 @@ from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
 
 
-def _within(pair: Pair, texts: list[str], budget: int) -> int:
-    """How many first ``texts`` both models read within ``budget`` tokens each."""
-    counts = np.maximum(*(limits.token_counts(m, texts) for m in pair.models()))
-    return max(1, int(np.searchsorted(np.cumsum(counts), budget, side="right")))
-
-
 def _inputs(pair: Pair) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    """The sense sentences and topic texts the curves read, within the pair's budget
-    (:func:`explorer.server.limits.pair_tokens`): the sense sentences are read twice and the
-    topics once, so each corpus gets a third of it; and the texts there were in all."""
-    budget = max(1, limits.pair_tokens(*pair.models()) // 3)
-    senses = interleaved(corpora.load_senses(), ["word", "sense"])
-    topics = interleaved(corpora.load_topics(), ["topic"])
-    kept_senses = _within(pair, senses["text"].tolist(), budget)
-    kept_topics = _within(pair, topics["text"].tolist(), budget)
-    return senses.head(kept_senses), topics.head(kept_topics), len(senses) + len(topics)
+    """The sense sentences and topic texts the curves read, within their share of the pair's
+    budget (:func:`explorer.compare.curve_inputs`), and the texts there were in all."""
+    senses, topics = corpora.load_senses(), corpora.load_topics()
+    kept = curve_inputs(*pair.models(), senses, topics, limits.pair_tokens(*pair.models()))
+    return *kept, len(senses) + len(topics)
 
 
 def curves_section(pair: Pair) -> None:

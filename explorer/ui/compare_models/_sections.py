@@ -8,7 +8,15 @@ import pandas as pd
 import streamlit as st
 
 from explorer.codegen.compare import cross_cka_snippet, tokens_compare_snippet
-from explorer.compare import MAX_WORDS, WordAlignment, align_words, cross_cka, token_stats
+from explorer.compare import (
+    MAX_WORDS,
+    WordAlignment,
+    cka_texts,
+    cross_cka,
+    interleaved,
+    texts_within,
+    token_stats,
+)
 from explorer.data import corpora
 from explorer.figures.compare import (
     cross_cka_heatmap,
@@ -33,8 +41,11 @@ CORPORA = {
 
 def corpus_texts(key: str) -> tuple[str, ...]:
     """The texts of the built-in corpus ``key`` (:data:`CORPORA`)."""
-    frame = corpora.load_senses() if key == "senses" else corpora.load_topics()
-    return tuple(frame["text"])
+    if key == "senses":
+        frame = interleaved(corpora.load_senses(), ["word", "sense"])
+    else:
+        frame = interleaved(corpora.load_topics(), ["topic"])
+    return tuple(frame["text"])  # in turn from every group: a cap keeps them all
 
 
 def capped(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], str | None]:
@@ -44,8 +55,7 @@ def capped(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], str | N
     budget = limits.pair_tokens(*models)
 
     def count() -> int:
-        counts = np.maximum(*(limits.token_counts(m, texts) for m in models))
-        return max(1, int(np.searchsorted(np.cumsum(counts), budget, side="right")))
+        return texts_within(*models, texts, budget)
 
     kept = compute.cached("states", ("pair cap", pair.a.name, pair.b.tokenizer, texts), count)
     return texts[:kept], limits.pair_note(kept, len(texts), budget)
@@ -89,16 +99,11 @@ def tokens_section(pair: Pair, text: str, texts: tuple[str, ...]) -> None:
 
 
 def _shared_words(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], WordAlignment]:
-    """The first ``texts`` whose words both tokenizers read alike make up :data:`MAX_WORDS`
-    (the ones CKA reads), and the alignment of their words (tokenization only)."""
-    tokenizer_a, tokenizer_b = load(pair.a.tokenizer), load(pair.b.tokenizer)
-    total, used = 0, texts
-    for index, spans in enumerate(align_words(tokenizer_a, tokenizer_b, texts).spans):
-        total += len(spans)
-        if total >= MAX_WORDS:
-            used = texts[: index + 1]
-            break
-    return used, align_words(tokenizer_a, tokenizer_b, used)
+    """The first ``texts`` whose words both tokenizers read alike make up :data:`MAX_WORDS`,
+    within the CKA's share of the pair's tokens (:func:`explorer.compare.cka_texts`), and the
+    alignment of their words (tokenization only)."""
+    used, alignment = cka_texts(*pair.models(), texts, limits.pair_tokens(*pair.models()))
+    return tuple(used), alignment
 
 
 def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
@@ -107,18 +112,16 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
     st.subheader("Layers across the two models", anchor=False)
     used, alignment = compute.cached(
         "states",
-        ("shared words", pair.a.tokenizer, pair.b.tokenizer, texts),
+        ("shared words", pair.a.name, pair.b.name, texts),
         lambda: _shared_words(pair, texts),
     )
-    kept, note = capped(pair, used)
-    if note:  # a costly pair reads fewer texts than CKA's words would take
-        messages.info(note)
-        used, alignment = compute.cached(
-            "states",
-            ("shared words", pair.a.tokenizer, pair.b.tokenizer, kept),
-            lambda: _shared_words(pair, kept),
-        )
     words = min(MAX_WORDS, alignment.shared)
+    if words < MAX_WORDS and len(used) < len(texts):  # a costly pair reads fewer words
+        messages.info(
+            f"Compared {words:,} words of the first {len(used):,} of {len(texts):,} texts "
+            f"(CKA takes up to {MAX_WORDS:,}): one comparison runs a capped number of tokens "
+            "through each model (fewer for larger models), so it answers within seconds."
+        )
 
     def compute_cka() -> np.ndarray:
         model_a, model_b = pair.models()
@@ -153,9 +156,18 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         key="compare.best",
     )
     dropped = alignment.note()
+    specials = ", ".join(
+        dict.fromkeys(
+            token
+            for model in pair.models()
+            for token in (model.tokenizer.cls_token, model.tokenizer.sep_token)
+            if token
+        )
+    )
     messages.caption(
         f"Linear CKA (Kornblith et al. 2019) over {words:,} words of the first {len(used):,} "
-        "texts, a word's vector the mean of its pieces ([CLS], [SEP] left out), so two "
+        f"texts, a word's vector the mean of its pieces (special tokens such as {specials} "
+        "left out), so two "
         "tokenizers compare the same words. 1: the two layers place the words alike up to a "
         "rotation and scale. Layer 0 is the embedding output." + (f" {dropped}" if dropped else "")
     )
