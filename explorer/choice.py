@@ -14,11 +14,21 @@ torch expressions in :mod:`explorer.codegen.expressions`. The value asks them.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
 
+import numpy as np
+
 from explorer.codegen.expressions import pooled_layers_expression
-from explorer.layers import Layers, layer_choice, layer_indices, layers_label, layers_width
+from explorer.layers import (
+    Layers,
+    combine_layers,
+    layer_choice,
+    layer_indices,
+    layers_label,
+    layers_width,
+)
 from explorer.pooling import pooling_parts, validate_pooling
 from explorer.words import validate_subwords
 
@@ -96,6 +106,15 @@ class VectorChoice:
             self.indices(model.num_layers)
             hidden = model.hidden_size
         return hidden * len(self.parts) * layers_width(self.layers)
+
+    def combine(self, pooled: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Sentence vectors from per-layer pooled vectors: ``pooled`` maps each base pooling
+        the choice needs (:attr:`parts`) to ``(num_layers + 1, n, hidden)``; each part has its
+        layers combined (:func:`explorer.layers.combine_layers`), then the parts are put side
+        by side. Returns ``(n, dim(hidden))`` float32. Pooling each layer first lets one forward
+        pass serve every choice (:mod:`explorer.pooling`)."""
+        blocks = [combine_layers(pooled[name], self.layers) for name in self.parts]
+        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=-1)
 
     def expression(self) -> str:
         """The torch expression a snippet writes for the sentence vectors, from the pooled

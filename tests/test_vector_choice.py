@@ -122,3 +122,67 @@ def test_expression_gives_the_library_numbers(tiny, pooling, layers):
         exec(pooled_lines([pooling], indent=""), names)  # noqa: S102
         vector = eval(choice.expression(), names).numpy()[0]  # noqa: S307
         np.testing.assert_allclose(vector, expected[row], rtol=1e-4, atol=1e-5)
+
+
+# -- the store records it --------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def projected(tiny, tmp_path_factory):
+    """A small store with a saved PCA map under mean pooling and the sum of the last four."""
+    from explorer.data.store.project import save_projection
+    from tests.store_helpers import small_store
+
+    store = small_store(tiny, tmp_path_factory.mktemp("choice"))
+    entry = save_projection(store, "pca", VectorChoice("mean", "sum_last4"))
+    return store, entry
+
+
+def test_a_saved_map_records_its_choice(projected):
+    from explorer.data.store.corpus import open_corpus, projection_choice
+
+    store, entry = projected
+    choice = VectorChoice("mean", "sum_last4")
+    assert entry["choice"] == {"pooling": "mean", "layers": "sum_last4", "subwords": "mean",
+                               "post": "none"}  # fmt: skip
+    corpus = open_corpus(store)
+    assert projection_choice(corpus.projections[0]) == choice
+    assert corpus.projection("pca", choice) is not None
+    assert corpus.projection("pca", "mean", "sum_last4") is not None  # the old arguments
+    assert corpus.projection("pca", VectorChoice("mean", "last")) is None
+
+
+def test_an_old_manifest_is_still_read(projected, tmp_path):
+    """A manifest written before the choice record (pooling and layers only) finds its map."""
+    import shutil
+
+    from explorer.data.store.corpus import open_corpus
+    from explorer.data.store.saved_maps import saved_map
+    from tests.store_helpers import edit_manifest
+
+    store = tmp_path / "old"
+    shutil.copytree(projected[0], store)
+    edit_manifest(store, lambda m: [entry.pop("choice") for entry in m["projections"]])
+    corpus = open_corpus(store)
+    assert "choice" not in corpus.projections[0]
+    found = saved_map(corpus, "pca", VectorChoice("mean", "sum_last4"))
+    assert found is not None and len(found.rows) == len(corpus)
+    assert saved_map(corpus, "pca", "mean", "last") is None
+
+
+def test_a_saved_map_refuses_post_processing(projected):
+    from explorer.data.store.project import save_projection
+
+    with pytest.raises(ValueError, match="post-processing 'abtt' is not saved"):
+        save_projection(projected[0], "pca", VectorChoice(post="abtt"))
+
+
+def test_store_vectors_take_the_value(projected):
+    from explorer.data.store.corpus import open_corpus
+
+    corpus = open_corpus(projected[0])
+    for choice in (VectorChoice("mean", "concat_last4"), VectorChoice("mean", 2)):
+        vectors = corpus.sentence(choice)
+        assert vectors.shape == (len(corpus), choice.dim(corpus.hidden_size))
+        np.testing.assert_array_equal(vectors, corpus.sentence(choice.pooling, choice.layers))
+
