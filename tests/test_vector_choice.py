@@ -186,3 +186,10 @@ def test_store_vectors_take_the_value(projected):
         assert vectors.shape == (len(corpus), choice.dim(corpus.hidden_size))
         np.testing.assert_array_equal(vectors, corpus.sentence(choice.pooling, choice.layers))
 
+
+def test_the_widget_helper_gives_values():
+    from explorer.ui.widgets import vector_choice as chosen
+
+    assert chosen("cls", "sum_all", post="center") == VectorChoice("cls", "sum_all", post="center")
+    assert chosen(["cls", "max"], 2) == (VectorChoice("cls", 2), VectorChoice("max", 2))
+    assert chosen([], "last") == ()
