@@ -14,6 +14,7 @@ torch expressions in :mod:`explorer.codegen.expressions`. The value asks them.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal, get_args
@@ -29,8 +30,8 @@ from explorer.layers import (
     layers_label,
     layers_width,
 )
-from explorer.pooling import pooling_parts, validate_pooling
-from explorer.words import validate_subwords
+from explorer.pooling import Pooling, pooling_parts, validate_pooling
+from explorer.words import SubwordMode, validate_subwords
 
 if TYPE_CHECKING:
     from explorer.model import Model
@@ -60,10 +61,10 @@ class VectorChoice:
     unknown name; a NumPy integer layer is kept as an ``int``.
     """
 
-    pooling: str = "mean"
+    pooling: Pooling = "mean"
     layers: Layers = "last"
-    subwords: str = "mean"
-    post: str = "none"
+    subwords: SubwordMode = "mean"
+    post: Postprocessing = "none"
 
     def __post_init__(self) -> None:
         validate_pooling(self.pooling)
@@ -100,8 +101,8 @@ class VectorChoice:
         """Size of the vectors for ``model`` (a :class:`explorer.Model`, whose depth the layer
         choice is checked against) or for a hidden size: the hidden size, times 2 for
         ``mean_max``, times 4 for ``concat_last4``."""
-        if isinstance(model, int):
-            hidden = model
+        if isinstance(model, int | np.integer):
+            hidden = int(model)
         else:
             self.indices(model.num_layers)
             hidden = model.hidden_size
@@ -124,7 +125,7 @@ class VectorChoice:
 
     def replace(self, **changes) -> VectorChoice:
         """A copy with ``changes`` (checked as when made)."""
-        return VectorChoice(**{**self.__dict__, **changes})
+        return dataclasses.replace(self, **changes)
 
 
 def vector_choice(

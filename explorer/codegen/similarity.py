@@ -144,18 +144,15 @@ def search_snippet(
     model_name: str,
     corpus: Sequence[str],
     query: str,
-    pooling: VectorChoice | str = "mean",
-    layers: Layers | None = None,
+    choice: VectorChoice,
     k: int = 5,
 ) -> str:
-    """A runnable program printing the ``k`` corpus texts most similar to ``query`` under one
-    :class:`explorer.VectorChoice` (or pooling name and ``layers``).
+    """A runnable program printing the ``k`` corpus texts most similar to ``query`` under
+    ``choice`` (an :class:`explorer.VectorChoice`, checked when it was made).
 
     Leaves ``scores`` (``(n,)`` cosine of the query with every text) and ``top`` (indices,
     best first) in its namespace.
     """
-    choice = vector_choice(pooling, layers)
-    pooling = choice.pooling
     return (
         f"# Semantic search · {choice.title}\n"
         "import numpy as np\n"
@@ -165,7 +162,7 @@ def search_snippet(
         + "\n\n"
         + _list_block("corpus", corpus, MAX_TEXTS)
         + f"query = {literal(query)}\n"
-        f"pooling, k = {pooling!r}, {int(k)}\n\n"
+        f"pooling, k = {choice.pooling!r}, {int(k)}\n\n"
         "corpus_vectors = pooled_vectors(corpus)[pooling]  # embed the corpus once, keep it\n"
         "query_vector = pooled_vectors([query])[pooling]\n"
         "scores = cosine(query_vector, corpus_vectors)[0]\n"
