@@ -19,6 +19,7 @@ from explorer._lazy import lazy_dir, lazy_getattr, lazy_homes
 # ``explorer.server.settings`` does not import torch: a fresh server draws its first page before the
 # model stack is loaded.
 if TYPE_CHECKING:
+    from explorer.choice import VectorChoice as VectorChoice
     from explorer.compare import align_map as align_map
     from explorer.compare import cross_cka as cross_cka
     from explorer.compare import neighbour_agreement as neighbour_agreement

@@ -8,17 +8,12 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from explorer.layers import Layers, validate_layers
+from explorer.choice import VectorChoice, vector_choice
+from explorer.layers import Layers
 from explorer.model import Batch, Model
 from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS
 from explorer.model.forward import Progress, forward_batches
-from explorer.pooling import (
-    BASE_POOLINGS,
-    combine_pooled,
-    normalize_rows,
-    pool_hidden,
-    validate_pooling,
-)
+from explorer.pooling import BASE_POOLINGS, normalize_rows, pool_hidden
 
 
 @dataclass
@@ -54,19 +49,22 @@ class CorpusEmbeddings:
         return self._num_layers
 
     def sentence(
-        self, pooling: str = "mean", layers: Layers = "last", normalize: bool = False
+        self,
+        choice: VectorChoice | str = "mean",
+        layers: Layers | None = None,
+        normalize: bool = False,
     ) -> np.ndarray:
-        """``(n_texts, dim)`` float32 vectors for one pooling and layer strategy."""
-        validate_layers(layers, self._num_layers)
-        vectors = combine_pooled(self.pooled, pooling, layers)
+        """``(n_texts, choice.dim(hidden))`` float32 vectors for one :class:`VectorChoice`
+        (or a pooling name and ``layers``, :func:`explorer.choice.vector_choice`).
+        ``ValueError`` for a layer choice this model's depth does not have."""
+        vectors = vector_choice(choice, layers).combine(self.pooled)  # checks the depth too
         return normalize_rows(vectors) if normalize else vectors
 
-    def per_layer(self, pooling: str = "mean") -> np.ndarray:
-        """``(num_layers + 1, n_texts, dim)``: one pooled vector per text at every layer."""
-        if pooling == "mean_max":
-            return np.concatenate([self.pooled["mean"], self.pooled["max"]], axis=-1)
-        validate_pooling(pooling)
-        return self.pooled[pooling]
+    def per_layer(self, pooling: VectorChoice | str = "mean") -> np.ndarray:
+        """``(num_layers + 1, n_texts, dim)``: one pooled vector per text at every layer, under
+        the pooling of ``pooling`` (a :class:`VectorChoice` or a pooling name)."""
+        parts = [self.pooled[name] for name in vector_choice(pooling).parts]
+        return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
 
 
 def embed_corpus(
@@ -138,21 +136,22 @@ def _pool_batch(
 def sentence_embeddings(
     model: Model,
     texts: Sequence[str],
-    pooling: str = "mean",
-    layers: Layers = "last",
+    pooling: VectorChoice | str = "mean",
+    layers: Layers | None = None,
     normalize: bool = False,
     exclude_special: bool = False,
     batch_size: int = 32,
 ) -> np.ndarray:
     """One vector per text: ``(len(texts), dim)`` float32.
 
-    ``pooling`` is one of ``cls``, ``mean``, ``max``, ``mean_max`` (``2 * hidden`` wide);
-    ``layers`` a layer strategy or layer number (``concat_last4`` makes it 4 times wider).
-    Mean and max use the attention mask, so a text gives the same vector alone or in a
+    ``pooling`` is a :class:`VectorChoice`, or a pooling name (``cls``, ``mean``, ``max``,
+    ``mean_max``) with ``layers`` a layer choice or number beside it; ``dim`` is
+    :meth:`VectorChoice.dim` (``mean_max`` twice the hidden size, ``concat_last4`` four
+    times). Mean and max use the attention mask, so a text gives the same vector alone or in a
     batch. ``normalize`` scales rows to unit length; ``exclude_special`` leaves special tokens
-    out of mean and max. Raises ``ValueError`` for an empty list or an unknown strategy.
+    out of mean and max. Raises ``ValueError`` for an empty list or an unknown choice.
     """
-    validate_pooling(pooling)
-    validate_layers(layers, model.num_layers)
+    choice = vector_choice(pooling, layers)
+    choice.indices(model.num_layers)
     corpus = embed_corpus(model, texts, exclude_special=exclude_special, max_batch_size=batch_size)
-    return corpus.sentence(pooling, layers, normalize=normalize)
+    return corpus.sentence(choice, normalize=normalize)

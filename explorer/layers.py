@@ -54,6 +54,26 @@ SHORT_LABELS = {
 }
 """Narrow names for table headers and axis ticks."""
 
+_LAST_FOUR = range(4)
+"""How far from the last layer the ``*_last4`` choices reach: the last, -2, -3, -4."""
+
+
+def layer_choice(layers: Layers) -> Layers:
+    """Return ``layers`` if it is a name of :data:`LAYER_CHOICES` or a layer number (an
+    ``int``, a NumPy integer given back as ``int``), whatever the model; ``ValueError`` naming
+    the valid choices otherwise. :func:`validate_layers` adds the model's own limits."""
+    if isinstance(layers, bool) or not isinstance(layers, int | str | np.integer):
+        raise ValueError(
+            f"Unknown layer choice {layers!r}; choose one of {LAYER_CHOICES} or a layer number"
+        )
+    if isinstance(layers, int | np.integer):
+        return int(layers)
+    if layers not in LAYER_CHOICES:
+        raise ValueError(
+            f"Unknown layer choice {layers!r}; choose one of {LAYER_CHOICES} or a layer number"
+        )
+    return layers
+
 
 def validate_layers(layers: Layers, num_layers: int) -> Layers:
     """Return ``layers`` if it is valid for a model with ``num_layers`` encoder layers.
@@ -65,18 +85,15 @@ def validate_layers(layers: Layers, num_layers: int) -> Layers:
             f"Unknown layer choice {layers!r}; choose one of {LAYER_CHOICES} "
             f"or a layer number from {-(num_layers + 1)} to {num_layers}"
         )
-    if isinstance(layers, int | np.integer):
+    layers = layer_choice(layers)
+    if isinstance(layers, int):
         if not -(num_layers + 1) <= layers <= num_layers:
             raise ValueError(
                 f"Layer {layers} is out of range: this model has layers 0 (embeddings) "
                 f"to {num_layers}; negative numbers count from the end down to "
                 f"{-(num_layers + 1)}."
             )
-        return int(layers)
-    if layers not in LAYER_CHOICES:
-        raise ValueError(
-            f"Unknown layer choice {layers!r}; choose one of {LAYER_CHOICES} or a layer number"
-        )
+        return layers
     if layers.endswith("last4") and num_layers < 4:
         raise ValueError(f"{layers!r} needs at least 4 layers; this model has {num_layers}.")
     if layers == "second_to_last" and num_layers < 2:
@@ -111,9 +128,9 @@ def layer_indices(layers: Layers, num_layers: int) -> list[int]:
         "embeddings": [0],
         "last": [num_layers],
         "second_to_last": [num_layers - 1],
-        "sum_last4": [num_layers - k for k in range(4)],
-        "concat_last4": [num_layers - k for k in range(4)],
-        "mean_last4": [num_layers - k for k in range(4)],
+        "sum_last4": [num_layers - k for k in _LAST_FOUR],
+        "concat_last4": [num_layers - k for k in _LAST_FOUR],
+        "mean_last4": [num_layers - k for k in _LAST_FOUR],
         "sum_all": list(range(1, num_layers + 1)),
     }[layers]
 
@@ -135,10 +152,11 @@ def combine_layers(stack: np.ndarray, layers: Layers) -> np.ndarray:
     return np.array(stack[indices[0]], dtype=np.float32)
 
 
-def layers_dim(layers: Layers, hidden_size: int, num_layers: int) -> int:
-    """Size of the vectors ``layers`` produces for a model of this shape."""
-    validate_layers(layers, num_layers)
-    return 4 * hidden_size if layers == "concat_last4" else hidden_size
+def layers_width(layers: Layers) -> int:
+    """How many hidden-size blocks the vectors of ``layers`` have side by side: 4 for
+    ``concat_last4`` (the last four layers concatenated), else 1 (summed, averaged or one
+    layer)."""
+    return len(_LAST_FOUR) if layer_choice(layers) == "concat_last4" else 1
 
 
 def layers_label(layers: Layers, short: bool = False) -> str:

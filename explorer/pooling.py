@@ -4,9 +4,10 @@
 the tokens the mask selects, so padding never counts; ``mean_max`` concatenates the two.
 
 Pooling is applied to every layer separately, and the layer choice (``layers``) then combines
-the pooled per-layer vectors. For ``cls`` and ``mean`` that is the same as pooling the combined
-token vectors (both are linear); for ``max`` with several layers it is the per-layer max,
-summed or concatenated. This order lets one forward pass serve every (pooling, layers) pair.
+the pooled per-layer vectors (:meth:`explorer.VectorChoice.combine`). For ``cls`` and ``mean``
+that is the same as pooling the combined token vectors (both are linear); for ``max`` with
+several layers it is the per-layer max, summed or concatenated. This order lets one forward
+pass serve every (pooling, layers) pair.
 """
 
 from __future__ import annotations
@@ -15,8 +16,6 @@ from typing import Literal, get_args
 
 import numpy as np
 import torch
-
-from explorer.layers import Layers, combine_layers
 
 Pooling = Literal["cls", "mean", "max", "mean_max"]
 POOLINGS: tuple[str, ...] = get_args(Pooling)
@@ -90,18 +89,6 @@ def pooling_parts(pooling: str) -> tuple[str, ...]:
     """The base poolings ``pooling`` is made of: ``("mean", "max")`` for ``mean_max``, else
     ``(pooling,)``. ``ValueError`` for an unknown pooling."""
     return PARTS.get(validate_pooling(pooling), (pooling,))
-
-
-def combine_pooled(pooled: dict[str, np.ndarray], pooling: str, layers: Layers) -> np.ndarray:
-    """Sentence vectors from per-layer pooled vectors.
-
-    ``pooled`` maps each of :data:`BASE_POOLINGS` to ``(num_layers + 1, n, dim)``. Each part
-    of ``pooling`` (:func:`pooling_parts`) has its layers combined, then the parts are put side
-    by side. Returns ``(n, d)`` float32 where ``d`` is ``dim`` times 4 for ``concat_last4``
-    and times 2 for ``mean_max``.
-    """
-    parts = [combine_layers(pooled[name], layers) for name in pooling_parts(pooling)]
-    return parts[0] if len(parts) == 1 else np.concatenate(parts, axis=-1)
 
 
 def normalize_rows(vectors: np.ndarray) -> np.ndarray:

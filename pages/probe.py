@@ -93,11 +93,11 @@ scores = pd.concat(
 )
 best = probing.best_layers(scores)
 top_row = best.iloc[0]
-chosen = scores[scores["strategy"] == top_row["strategy"]]
+chosen = scores[scores["features"] == top_row["features"]]
 messages.info(
     probe_notice(best, labels_for, "word's sense" if task == "word" else "label")
     + " "
-    + control_notice(chosen, labels_for.get(top_row["strategy"], top_row["strategy"])),
+    + control_notice(chosen, labels_for.get(top_row["features"], top_row["features"])),
     notice,
 )
 

@@ -13,7 +13,7 @@ from explorer.similarity import MAX_SENTENCES, similarity_notice, spearman_agree
 from explorer.ui import compute, messages, presentation, similarity_search, sources
 from explorer.ui.model_in_use import current_model, current_model_name
 from explorer.ui.vectors import search_vectors
-from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code
+from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code, vector_choice
 
 CORPORA = {"Remarks": sources.remarks()}
 
@@ -37,11 +37,12 @@ text = left.text_area(
 valid_layers = layer_choices(model.num_layers)
 layers = layers_select(
     right,
-    "similarity.strategy",
+    "similarity.layers",
     valid_layers,
     label="Layers",
     help="Which hidden layers give the token vectors (pooled per layer, then combined). "
     "Also used by the search below.",
+    old_key="similarity.strategy",
 )
 poolings = pooling_select(
     right,
@@ -50,6 +51,7 @@ poolings = pooling_select(
     help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
 )
 post = similarity_search.post_select(right)
+choices = vector_choice(poolings, layers, post=post)
 
 sentences: list[str] = []  # stays empty unless the comparison below succeeds
 try:
@@ -65,7 +67,7 @@ try:
     lines = list(kept.data.texts)
     corpus = compute.embed_corpus(name, tuple(lines))
     labels = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
-    matrices, rogue = similarity_search.cosines(name, corpus, poolings, layers, post, labels)
+    matrices, rogue = similarity_search.cosines(name, corpus, choices, labels)
     agreement = spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
@@ -131,7 +133,7 @@ if corpus_texts:
             raise ValueError("The query is empty: type what you are looking for.")
         else:
             results, search_code = similarity_search.search_texts(
-                name, corpus_texts, query.strip(), search_pooling, layers, k
+                name, corpus_texts, query.strip(), vector_choice(search_pooling, layers), k
             )
     except ValueError as error:
         messages.error(error)
@@ -147,7 +149,7 @@ if results is not None:
 similarity_search.why_close(name, sentences, poolings, layers, searched, post)
 
 show_code(
-    *([similarity_search.snippet(name, sentences, poolings, layers, post)] if sentences else []),
+    *([similarity_search.snippet(name, sentences, choices)] if sentences else []),
     *([search_code] if search_code else []),
     caption="Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
     "then the search. Each prints the numbers the page shows.",

@@ -10,9 +10,10 @@ import numpy as np
 import pytest
 import torch
 
+from explorer.choice import VectorChoice
 from explorer.codegen import expressions
 from explorer.layers import LAYER_CHOICES, combine_layers
-from explorer.pooling import BASE_POOLINGS, POOLINGS, combine_pooled, pool_hidden
+from explorer.pooling import BASE_POOLINGS, POOLINGS, pool_hidden
 from explorer.words import SUBWORD_MODES, aggregate_subwords
 
 L = 5  # encoder layers of the random stacks
@@ -60,7 +61,7 @@ def test_pooled_lines_equal_the_library(pooling, layers):
     exec(expressions.pooled_lines([pooling], indent=""), names)  # noqa: S102
     vectors = _eval(expressions.pooled_layers_expression(pooling, layers), **names)
     pooled = {name: value.numpy() for name, value in pool_hidden(hidden, mask).items()}
-    expected = combine_pooled(pooled, pooling, layers)
+    expected = VectorChoice(pooling, layers).combine(pooled)
     np.testing.assert_allclose(vectors, expected, rtol=1e-5, atol=1e-6)
 
 
@@ -70,7 +71,9 @@ def test_one_layer_pooling_expressions_equal_the_library(pooling):
     source = expressions.pooling_expression(pooling, "h", "m", token_axis=1)
     vectors = _eval(source, h=hidden[2], m=mask[:, :, None])
     pooled = {name: value.numpy() for name, value in pool_hidden(hidden, mask).items()}
-    np.testing.assert_allclose(vectors, combine_pooled(pooled, pooling, 2), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(
+        vectors, VectorChoice(pooling, 2).combine(pooled), rtol=1e-5, atol=1e-6
+    )
 
 
 @pytest.mark.parametrize("subwords", SUBWORD_MODES)

@@ -42,7 +42,9 @@ def test_similarity_snippet_matches_the_library(bundled, layers):
 def test_search_snippet_matches_the_library(bundled):
     corpus = SENTENCES + ["Our team lost the final on penalties.", "Bread smells wonderful."]
     query = "Who won the football match?"
-    source = search_snippet(explorer.DEFAULT_MODEL, corpus, query, "cls", "sum_last4", k=3)
+    source = search_snippet(
+        explorer.DEFAULT_MODEL, corpus, query, explorer.VectorChoice("cls", "sum_last4"), k=3
+    )
     namespace, printed = run_snippet(source)
     vectors = explorer.embed_corpus(bundled, corpus).sentence("cls", "sum_last4")
     query_vector = explorer.embed_corpus(bundled, [query]).sentence("cls", "sum_last4")[0]

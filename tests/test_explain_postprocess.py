@@ -6,8 +6,9 @@ import numpy as np
 import pytest
 from sklearn.decomposition import PCA
 
+from explorer.choice import POSTPROCESSING
 from explorer.explain import postprocess, rogue_share
-from explorer.explain._postprocess import POSTPROCESSING, abtt_components, rogue_report
+from explorer.explain._postprocess import abtt_components, rogue_report
 
 
 @pytest.fixture

@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 import explorer
-from explorer.layers import combine_layers, layer_indices, layers_dim, layers_label
+from explorer.choice import VectorChoice
+from explorer.layers import combine_layers, layer_indices, layers_label
 
 L, T, H = 12, 5, 8
 
@@ -43,7 +44,7 @@ def test_concat_last4_order_and_width(stack):
     out = combine_layers(stack, "concat_last4")
     assert out.shape == (T, 4 * H)
     np.testing.assert_allclose(out[0, ::H], [12, 11, 10, 9])
-    assert layers_dim("concat_last4", 768, 12) == 3072
+    assert VectorChoice("mean", "concat_last4").dim(768) == 3072
 
 
 def test_sum_all_excludes_embedding_output():

@@ -30,7 +30,7 @@ from explorer.maps import _quality as mapquality
 from explorer.model.summary import EXAMPLE_TOKENS, model_notice
 from explorer.pooling import POOLING_LABELS
 from explorer.probing.folds import plan_folds
-from explorer.probing.scores import best_layers, compare_strategies, probe_notice
+from explorer.probing.scores import best_layers, compare_features, probe_notice
 from tests.notice_checks import SENTENCES, check_similarity_notice, model_for, two
 
 MODELS = (
@@ -253,7 +253,7 @@ def test_probe_notice_reads_the_best_layers(model) -> None:
     corpus = explorer.embed_corpus(model, texts)
     stacks = {p: corpus.per_layer(p) for p in ("mean", "cls")}
     for folds in (3, 5):
-        scores = compare_strategies(stacks, plan_folds(labels, None, folds, 0))
+        scores = compare_features(stacks, plan_folds(labels, None, folds, 0))
         best = best_layers(scores)
         check_probe_notice(best, probe_notice(best, POOLING_LABELS))
 

@@ -9,10 +9,11 @@ import numpy as np
 import pytest
 
 import explorer
+from explorer.choice import POSTPROCESSING
 from explorer.codegen.explain import postprocess_lines
 from explorer.codegen.projections import projection_snippet, word_projection_snippet
 from explorer.explain import postprocess, postprocess_layers, rogue_report, rogue_share
-from explorer.explain._postprocess import POSTPROCESSING, rogue_sentence
+from explorer.explain._postprocess import rogue_sentence
 from explorer.maps import ProjectionParams
 from tests.snippets import run_snippet
 

@@ -20,7 +20,7 @@ from tests.test_probing_scores import toy_set
 def test_figures():
     scores = pd.DataFrame(
         {
-            "strategy": ["cls"] * 3 + ["mean"] * 3,
+            "features": ["cls"] * 3 + ["mean"] * 3,
             "layer": [0, 1, 2] * 2,
             "accuracy_mean": [0.5, 0.7, 0.6, 0.5, 0.8, 0.8],
             "accuracy_std": [0.1] * 6,
@@ -118,7 +118,7 @@ def test_snippet_prints_the_headline_of_its_layer(tiny, tiny_bert_path, tmp_path
 
     texts, labels = toy_set()
     scores = probing.layer_scores(tiny, texts, labels, pooling="mean", folds=3, control=True)
-    scores = scores.assign(strategy="mean")
+    scores = scores.assign(features="mean")
     best = probing.best_layers(scores).iloc[0]
     layer = int(best["layer"])
     source = probe_snippet(tiny_bert_path, texts, labels, layer, "mean", folds=3)

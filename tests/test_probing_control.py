@@ -85,7 +85,7 @@ def test_layer_scores_with_control_adds_the_columns(tiny):
     assert {"control_mean", "control_std", "selectivity"} <= set(scores.columns)
     assert "control_mean" not in plain.columns
     np.testing.assert_allclose(scores["accuracy_mean"], plain["accuracy_mean"])
-    best = probing.best_layers(scores.assign(strategy="mean"))
+    best = probing.best_layers(scores.assign(features="mean"))
     assert {"control_mean", "selectivity"} <= set(best.columns)
 
 

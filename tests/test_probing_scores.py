@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from explorer.probing.folds import plan_folds
-from explorer.probing.scores import best_layers, compare_strategies, layer_scores, score_layers
+from explorer.probing.scores import best_layers, compare_features, layer_scores, score_layers
 
 FRUITS = ("apple", "banana", "cherry", "grape", "lemon", "mango", "peach", "pear")
 VEHICLES = ("bus", "car", "truck", "train", "boat", "plane", "bike", "tram")
@@ -68,7 +68,7 @@ def test_bad_inputs_to_layer_scores_raise(tiny):
 def test_best_layers():
     scores = pd.DataFrame(
         {
-            "strategy": ["cls"] * 3 + ["mean"] * 3,
+            "features": ["cls"] * 3 + ["mean"] * 3,
             "layer": [0, 1, 2] * 2,
             "accuracy_mean": [0.5, 0.7, 0.6, 0.5, 0.8, 0.8],
             "accuracy_std": [0.1] * 6,
@@ -76,11 +76,11 @@ def test_best_layers():
         }
     )
     best = best_layers(scores)
-    assert list(best["strategy"]) == ["mean", "cls"]
+    assert list(best["features"]) == ["mean", "cls"]
     assert best.loc[0, "layer"] == 1  # ties go to the lower layer
 
 
-def test_compare_strategies_keeps_the_order_and_counts_every_layer():
+def test_compare_features_keeps_the_order_and_counts_every_layer():
     rng = np.random.default_rng(0)
     labels = ["a", "b"] * 10
     plan = plan_folds(labels, folds=2)
@@ -90,18 +90,18 @@ def test_compare_strategies_keeps_the_order_and_counts_every_layer():
         "signal": rng.normal(size=(2, 20, 4)) + signal,
     }
     seen = []
-    scores = compare_strategies(stacks, plan, lambda done, total: seen.append((done, total)))
-    assert list(scores.columns[:2]) == ["strategy", "layer"]
-    assert list(scores["strategy"]) == ["noise"] * 3 + ["signal"] * 2
+    scores = compare_features(stacks, plan, lambda done, total: seen.append((done, total)))
+    assert list(scores.columns[:2]) == ["features", "layer"]
+    assert list(scores["features"]) == ["noise"] * 3 + ["signal"] * 2
     assert seen == [(k, 5) for k in range(1, 6)]
     assert scores.attrs["folds"] == 2 and scores.attrs["n"] == 20
-    assert best_layers(scores).loc[0, "strategy"] == "signal"
+    assert best_layers(scores).loc[0, "features"] == "signal"
     single = score_layers(stacks["signal"], plan)
     pd.testing.assert_frame_equal(
-        single, scores.iloc[3:].drop(columns="strategy").reset_index(drop=True)
+        single, scores.iloc[3:].drop(columns="features").reset_index(drop=True)
     )
     with pytest.raises(ValueError, match="at least one"):
-        compare_strategies({}, plan)
+        compare_features({}, plan)
     with pytest.raises(ValueError, match="layers, n, d"):
         score_layers(np.ones((20, 4)), plan)
 
@@ -113,7 +113,7 @@ def test_layers_within_noise_of_the_best_are_named_as_ranges():
 
     scores = pd.DataFrame(
         {
-            "strategy": ["mean"] * 6,
+            "features": ["mean"] * 6,
             "layer": range(6),
             "accuracy_mean": [0.40, 0.80, 0.70, 0.86, 0.88, 0.85],
             "accuracy_std": [0.05, 0.04, 0.05, 0.03, 0.03, 0.04],
@@ -130,7 +130,7 @@ def _scores(means, std=0.05, baseline=0.33, strategies=("cls", "mean")):
     layers = len(means) // len(strategies)
     return pd.DataFrame(
         {
-            "strategy": [s for s in strategies for _ in range(layers)],
+            "features": [s for s in strategies for _ in range(layers)],
             "layer": list(range(layers)) * len(strategies),
             "accuracy_mean": means,
             "accuracy_std": [std] * len(means),
@@ -188,7 +188,7 @@ def test_the_notice_says_which_layers_inside_the_band_dip_lower():
 
     scores = pd.DataFrame(
         {
-            "strategy": ["mean"] * 7,
+            "features": ["mean"] * 7,
             "layer": range(7),
             "accuracy_mean": [0.40, 0.86, 0.60, 0.87, 0.88, 0.89, 0.88],
             "accuracy_std": [0.02, 0.03, 0.02, 0.03, 0.03, 0.03, 0.03],

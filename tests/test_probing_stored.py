@@ -69,7 +69,7 @@ def test_without_layer_zero_the_embedding_layer_is_not_claimed():
     rng = np.random.default_rng(0)
     scores = probing.score_layers(rng.normal(size=(2, 12, 4)), plan, layers=[3, 6])
     assert scores["layer"].tolist() == [3, 6]
-    best = probing.best_layers(scores.assign(strategy="mean"))
+    best = probing.best_layers(scores.assign(features="mean"))
     assert math.isnan(best.loc[0, "embedding_layer"])
     assert "was not probed" in probing.scores.probe_notice(best)
     with pytest.raises(ValueError, match="2 layer numbers"):

@@ -21,8 +21,9 @@ from hypothesis import strategies as st
 from tokenizers import Tokenizer
 
 import explorer
+from explorer.choice import VectorChoice
 from explorer.data import corpora
-from explorer.layers import layer_indices, layers_dim, validate_layers
+from explorer.layers import layer_indices, validate_layers
 from explorer.model.tokenization import MAX_CHARS, clean_text
 
 CHEAP = settings(
@@ -180,9 +181,14 @@ def assert_finite_float32(array: np.ndarray, shape: tuple[int, ...]) -> None:
 
 def width(model: explorer.Model, pooling: str, layers: object) -> int:
     """Documented vector size for a pooling and a (valid) layer strategy."""
-    return layers_dim(layers, model.hidden_size, model.num_layers) * (
-        2 if pooling == "mean_max" else 1
-    )
+    return VectorChoice(pooling, layers).dim(model)
+
+
+def layers_dim(layers: object, hidden_size: int, num_layers: int) -> int:
+    """Vector size of a layer choice for a model of this shape (``ValueError`` if invalid)."""
+    choice = VectorChoice("mean", layers)
+    choice.indices(num_layers)
+    return choice.dim(hidden_size)
 
 
 _UNTRUNCATED: dict[str, Tokenizer] = {}

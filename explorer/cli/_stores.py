@@ -113,21 +113,21 @@ class _PlaceBar:
 
 
 def search(args: argparse.Namespace) -> int:
+    from explorer.choice import VectorChoice
     from explorer.data.store.corpus import open_corpus
-    from explorer.layers import layer_indices, layers_label
     from explorer.model import load_model
 
     corpus = open_corpus(args.store)
-    layers = layer_arg(args.layer)
-    corpus.vectors(args.pooling, layers)  # checks pooling and layers before loading a model
+    choice = VectorChoice(args.pooling, layer_arg(args.layer))
+    corpus.vectors(choice)  # checks that the store keeps them before loading a model
     model = load_model(args.model or corpus.model_name)
-    found = corpus.search(model, args.query, args.k, pooling=args.pooling, layers=layers)
+    found = corpus.search(model, args.query, args.k, pooling=choice)
     rows = corpus.take(found.indices)
-    used = layer_indices(layers, corpus.num_layers)
+    used = choice.indices(corpus.num_layers)
     which = f"layer{'s' * (len(used) > 1)} {', '.join(map(str, used))}"
     say(
         f"{len(found.indices)} nearest of {len(corpus):,} texts by cosine similarity, "
-        f"{args.pooling} pooling, {layers_label(layers).lower()} ({which}):"
+        f"{choice.label} ({which}):"
     )
     label = corpus.label_column
     # escaped before measuring, so that the columns line up as printed

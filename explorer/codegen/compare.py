@@ -136,15 +136,16 @@ def _both_vectors(
     """Both models and ``vectors_a``/``vectors_b`` ``(n, dim)`` of ``texts`` under
     ``pooling`` and ``layers`` (the Similarity page's ``pooled_vectors``, run once per model:
     it reads the globals ``tokenizer``, ``model`` and ``L``)."""
+    from explorer.choice import vector_choice
     from explorer.codegen.similarity import _pooled_function
-    from explorer.pooling import validate_pooling
 
-    validate_pooling(pooling)
+    choice = vector_choice(pooling, layers)
+    pooling = choice.pooling
     listed = "".join(f"    {literal(t)},\n" for t in texts)
     return (
         two_models(name_a, name_b, random_b)
         + "\ntokenizer, model = tokenizer_a, model_a\n"
-        + _pooled_function(layers, [pooling])
+        + _pooled_function([choice])
         + f"\n\ntexts = [\n{listed}]\n"
         f"pooling = {pooling!r}\n"
         "vectors_a = pooled_vectors(texts)[pooling]\n"

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from explorer.choice import VectorChoice, validate_post, vector_choice
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.expressions import NUM_LAYERS, joined, layers_expression
-from explorer.layers import Layers, layers_label, validate_layers
-from explorer.pooling import pooling_parts, validate_pooling
+from explorer.layers import Layers, layers_label
 
 _PARTS = {
     "mean": "mean = x * keep / keep.sum()  # every token's vector over the token count\n",
@@ -20,12 +20,6 @@ _PARTS = {
     ),
 }
 _NAMES = {"mean": "mean", "max": "maxed"}
-
-
-def _check(pooling: str, layers: Layers) -> None:
-    validate_pooling(pooling)
-    if not isinstance(layers, int) or isinstance(layers, bool):
-        validate_layers(layers, 12)  # names only: numbers are checked by the model
 
 
 def _forward(indent: str = "    ") -> str:
@@ -43,8 +37,8 @@ def explain_snippet(
     model_name: str,
     text_a: str,
     text_b: str,
-    pooling: str = "mean",
-    layers: Layers = "last",
+    pooling: VectorChoice | str = "mean",
+    layers: Layers | None = None,
     *,
     exclude_special: bool = False,
     top: int = 5,
@@ -59,7 +53,8 @@ def explain_snippet(
     of [PAD]s (special tokens kept); the namespace ends with ``score``, ``scores_a``,
     ``scores_b``, ``baselines``. Numbers as :func:`explorer.explain_similarity` gives them.
     """
-    _check(pooling, layers)
+    choice = vector_choice(pooling, layers)  # a layer number is checked by the model
+    pooling, layers = choice.pooling, choice.layers
     head = (
         "import numpy as np\n" + model_preamble(model_name) + "\n"
         f"text_a = {literal(text_a)}\n"
@@ -68,8 +63,8 @@ def explain_snippet(
     if pooling == "cls":
         return head + _cls_body(layers, steps, top)
     keep = "~special" if exclude_special else "torch.ones_like(special)"
-    parts = "".join("    " + _PARTS[p] for p in pooling_parts(pooling))
-    combined = joined([layers_expression(layers, _NAMES[p]) for p in pooling_parts(pooling)])
+    parts = "".join("    " + _PARTS[p] for p in choice.parts)
+    combined = joined([layers_expression(layers, _NAMES[p]) for p in choice.parts])
     return (
         head + "def parts(text):\n"
         '    """The tokens, and each token\'s part of the sentence vector (rows sum to it)."""\n'
@@ -198,10 +193,7 @@ def postprocess_lines(
     ``source`` itself), as :func:`explorer.explain.postprocess` does; empty for ``none``
     (``target`` is then not set). ``components``: all-but-the-top's D (default
     ``round(dim / 100)``, at least 1). Each line starts with ``indent``."""
-    from explorer.explain import POSTPROCESSING
-
-    if mode not in POSTPROCESSING:
-        raise ValueError(f"Unknown post-processing {mode!r}; choose one of {POSTPROCESSING}")
+    validate_post(mode)
     ref = reference or source
     count = f"max(1, round({ref}.shape[1] / 100))" if components is None else str(int(components))
     lines = {

@@ -14,19 +14,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer import maps
+from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.datafile import data_file, inline, read_lines
 from explorer.codegen.explain import postprocess_lines
 from explorer.codegen.expressions import (
     NUM_LAYERS,
     layers_expression,
-    pooled_layers_expression,
     pooled_lines,
     subwords_expression,
 )
 from explorer.layers import Layers, layers_label
 from explorer.maps import ProjectionParams, validate_method
-from explorer.pooling import POOLING_LABELS, validate_pooling
+from explorer.pooling import POOLING_LABELS
 
 DATA_FILE = "projection_data.json"
 """The file a snippet of more than :data:`explorer.codegen.datafile.INLINE_ROWS` texts reads."""
@@ -178,21 +178,21 @@ def _tsne_block(n_components: int, random_state: int, perplexity: float, n_point
     )
 
 
-def _pooling_lines(pooling: str, layers: Layers) -> str:
+def _pooling_lines(choice: VectorChoice) -> str:
     """Body of ``sentence_vectors``: pool every layer, then combine the layers."""
-    lines = pooled_lines([pooling])
-    if pooling == "mean_max":
+    lines = pooled_lines([choice.pooling])
+    if len(choice.parts) > 1:
         lines += "    # Combine the layers of each pooling, then put the two side by side.\n"
-    return lines + f"    return {pooled_layers_expression(pooling, layers)}\n"
+    return lines + f"    return {choice.expression()}\n"
 
 
 def projection_snippet(
     model_name: str,
     texts: Sequence[str],
-    pooling: str = "mean",
-    layers: Layers = "last",
+    pooling: VectorChoice | str = "mean",
+    layers: Layers | None = None,
     params: ProjectionParams = DEFAULT_PARAMS,
-    post: str = "none",
+    post: str | None = None,
 ) -> str:
     """A runnable program: sentence vectors for ``texts`` (``pooling`` per layer, then
     ``layers`` combined), post-processed with ``post`` (the texts their own reference,
@@ -203,7 +203,8 @@ def projection_snippet(
     namespace. ``params.n_neighbors`` and ``params.perplexity`` should be the values the
     projection used (:meth:`ProjectionParams.as_used_by`).
     """
-    validate_pooling(pooling)
+    choice = vector_choice(pooling, layers, post=post)
+    pooling, layers, post = choice.pooling, choice.layers, choice.post
     header = f"# {POOLING_LABELS[pooling]} · {layers_label(layers)} · {method_title(params)}\n"
     header += "" if post == "none" else f"# post-processing: {post}\n"
     body = (
@@ -216,7 +217,7 @@ def projection_snippet(
         "        output = model(**batch, output_hidden_states=True)\n"
         "    hidden = torch.stack(output.hidden_states)  # (L + 1, batch, tokens, hidden)\n"
         '    mask = batch["attention_mask"].bool()[None, :, :, None]  # padding never counts\n'
-        + _pooling_lines(pooling, layers)
+        + _pooling_lines(choice)
         + "\n\n"
         + _texts_block(texts)
         + "vectors = np.concatenate(\n"

@@ -16,20 +16,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import PurePath
 
+from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import batch_loop, literal, model_preamble
-from explorer.codegen.expressions import NUM_LAYERS, pooled_layers_expression, pooled_lines
+from explorer.codegen.expressions import NUM_LAYERS, pooled_lines
 from explorer.layers import Layers, layers_label
-from explorer.pooling import POOLINGS, validate_pooling
+from explorer.pooling import POOLINGS
 
 MAX_TEXTS = 300
 """Most corpus texts written into a snippet; longer corpora are cut with a note."""
 
 
-def _pooled_function(layers: Layers, poolings: Sequence[str] = POOLINGS) -> str:
+def _pooled_function(choices: Sequence[VectorChoice]) -> str:
     """Source of ``pooled_vectors(texts) -> {pooling: (n, dim) numpy}`` (one forward pass)."""
-    entries = "".join(
-        f"            {p!r}: {pooled_layers_expression(p, layers)},\n" for p in poolings
-    )
+    entries = "".join(f"            {c.pooling!r}: {c.expression()},\n" for c in choices)
+    poolings = [c.pooling for c in choices]
     return (
         NUM_LAYERS + "\n\n"
         "def pooled_vectors(texts):\n"
@@ -68,21 +68,26 @@ def _list_block(name: str, texts: Sequence[str], limit: int | None = None) -> st
 def similarity_snippet(
     model_name: str,
     sentences: Sequence[str],
-    poolings: Sequence[str] = POOLINGS,
-    layers: Layers = "last",
-    post: str = "none",
+    poolings: Sequence[VectorChoice | str] = POOLINGS,
+    layers: Layers | None = None,
+    post: str | None = None,
     reference: Sequence[str] = (),
 ) -> str:
     """A runnable program printing each pooling's similarity matrix and Spearman agreement,
     the vectors first post-processed with ``post`` using the statistics of the ``reference``
-    texts' vectors (:func:`explorer.codegen.explain.postprocess_lines`).
+    texts' vectors (:func:`explorer.codegen.explain.postprocess_lines`). ``poolings`` are
+    :class:`explorer.VectorChoice` values sharing layers and post-processing, or pooling names
+    with ``layers`` and ``post`` (default ``none``) beside them.
 
     Leaves ``similarity`` (``{pooling: (n, n)}``) and ``agreement`` (``{(a, b): rho}``) in
     its namespace.
     """
     from explorer.codegen.explain import postprocess_lines
 
-    poolings = [validate_pooling(p) for p in poolings]
+    choices = [vector_choice(p, layers, post=post) for p in poolings]
+    poolings = [c.pooling for c in choices]
+    first = choices[0] if choices else vector_choice(None, layers, post=post)
+    layers, post = first.layers, first.post
     steps = ""
     if post != "none":
         if not reference:
@@ -99,7 +104,7 @@ def similarity_snippet(
         "import numpy as np\n"
         + model_preamble(model_name)
         + "\n"
-        + _pooled_function(layers, poolings)
+        + _pooled_function(choices)
         + "\n\n"
         "def ranks(x):\n"
         '    """Average ranks (ties share their mean rank), as in scipy.stats.rankdata."""\n'
@@ -139,26 +144,25 @@ def search_snippet(
     model_name: str,
     corpus: Sequence[str],
     query: str,
-    pooling: str = "mean",
-    layers: Layers = "last",
+    choice: VectorChoice,
     k: int = 5,
 ) -> str:
-    """A runnable program printing the ``k`` corpus texts most similar to ``query``.
+    """A runnable program printing the ``k`` corpus texts most similar to ``query`` under
+    ``choice`` (an :class:`explorer.VectorChoice`, checked when it was made).
 
     Leaves ``scores`` (``(n,)`` cosine of the query with every text) and ``top`` (indices,
     best first) in its namespace.
     """
-    validate_pooling(pooling)
     return (
-        f"# Semantic search · {pooling} pooling · {layers_label(layers)}\n"
+        f"# Semantic search · {choice.title}\n"
         "import numpy as np\n"
         + model_preamble(model_name)
         + "\n"
-        + _pooled_function(layers, [pooling])
+        + _pooled_function([choice])
         + "\n\n"
         + _list_block("corpus", corpus, MAX_TEXTS)
         + f"query = {literal(query)}\n"
-        f"pooling, k = {pooling!r}, {int(k)}\n\n"
+        f"pooling, k = {choice.pooling!r}, {int(k)}\n\n"
         "corpus_vectors = pooled_vectors(corpus)[pooling]  # embed the corpus once, keep it\n"
         "query_vector = pooled_vectors([query])[pooling]\n"
         "scores = cosine(query_vector, corpus_vectors)[0]\n"
@@ -171,11 +175,12 @@ def search_snippet(
 def store_search_snippet(
     store: str,
     query: str,
-    pooling: str = "mean",
-    layers: Layers = "last",
+    pooling: VectorChoice | str = "mean",
+    layers: Layers | None = None,
     k: int = 5,
 ) -> str:
-    """A runnable program printing the ``k`` rows of a saved corpus most similar to ``query``.
+    """A runnable program printing the ``k`` rows of a saved corpus most similar to ``query``
+    under one :class:`explorer.VectorChoice` (or pooling name and ``layers``).
 
     ``store`` is the store folder's name (written as ``"path/to/<store>"``: a snippet never
     shows where the server keeps its stores). The snippet opens the store with
@@ -183,10 +188,11 @@ def store_search_snippet(
     :meth:`explorer.data.store.Corpus.search` (only the query runs the model). Leaves ``found``
     (``indices`` and ``scores``, ``(k,)``, best first) in its namespace.
     """
-    validate_pooling(pooling)
+    choice = vector_choice(pooling, layers)
+    pooling, layers = choice.pooling, choice.layers
     folder = "path/to/" + (PurePath(store).name or "corpus")
     return (
-        f"# Semantic search over a saved corpus · {pooling} pooling · {layers_label(layers)}\n"
+        f"# Semantic search over a saved corpus · {choice.title}\n"
         "import explorer\n\n"
         f"corpus = explorer.open_corpus({folder!r})  # the folder `explorer embed --out` wrote\n"
         "model = explorer.load_model(corpus.model_name)  # the model the corpus was embedded with\n"

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.projections import DEFAULT_PARAMS, _projection_block, method_title
 from explorer.codegen.similarity import _pooled_function
@@ -18,7 +19,6 @@ from explorer.data.uploads import NO_LABEL
 from explorer.data.vectorfiles import UploadedVectors
 from explorer.layers import Layers, layers_label
 from explorer.maps import ProjectionParams
-from explorer.pooling import validate_pooling
 
 COSINE = (
     "def cosine(a, b):\n"
@@ -114,13 +114,15 @@ def query_search_snippet(
     files: Sequence[str],
     model_name: str,
     query: str,
-    pooling: str = "mean",
-    layers: Layers = "last",
+    pooling: VectorChoice | str = "mean",
+    layers: Layers | None = None,
     k: int = 5,
 ) -> str:
     """A runnable program embedding ``query`` with ``model_name`` (``pooling`` per layer, then
-    ``layers``) and printing the ``k`` uploaded rows most cosine-similar to it."""
-    validate_pooling(pooling)
+    ``layers``, or one :class:`explorer.VectorChoice`) and printing the ``k`` uploaded rows
+    most cosine-similar to it."""
+    choice = vector_choice(pooling, layers)
+    pooling, layers = choice.pooling, choice.layers
     return (
         f"# Search uploaded vectors with a query embedded by {model_name}\n"
         f"# ({pooling} pooling · {layers_label(layers)}): this only makes sense if the\n"
@@ -128,7 +130,7 @@ def query_search_snippet(
         "import numpy as np\nimport pandas as pd\n"
         + model_preamble(model_name)
         + "\n"
-        + _pooled_function(layers, [pooling])
+        + _pooled_function([choice])
         + "\n\n"
         + load_block(data, files)
         + f"query, k = {literal(query)}, {int(k)}\n"

@@ -19,6 +19,7 @@
 
 from __future__ import annotations
 
+from explorer.choice import POSTPROCESSING
 from explorer.explain._cka import cka_matrix, layer_cka, linear_cka
 from explorer.explain._classic import (
     MAX_CONTEXTS,
@@ -32,7 +33,6 @@ from explorer.explain._isoscore import dimensions_used, isoscore
 from explorer.explain._postprocess import (
     LABELS,
     NAMES,
-    POSTPROCESSING,
     RogueShare,
     postprocess,
     postprocess_layers,

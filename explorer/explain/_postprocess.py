@@ -22,15 +22,11 @@ themselves when none is given.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Literal, get_args
 
 import numpy as np
 
+from explorer.choice import validate_post
 from explorer.context.baseline import BASELINE_PAIRS, sample_pairs
-
-Postprocessing = Literal["none", "center", "standardize", "abtt"]
-POSTPROCESSING: tuple[str, ...] = get_args(Postprocessing)
-"""Every post-processing mode, in the order a page lists them."""
 
 LABELS = {
     "none": "None (raw vectors)",
@@ -80,7 +76,8 @@ def postprocess(
     *,
     components: int | None = None,
 ) -> np.ndarray:
-    """``vectors`` ``(n, dim)`` post-processed with ``mode`` (:data:`POSTPROCESSING`) using the
+    """``vectors`` ``(n, dim)`` post-processed with ``mode`` (of
+    :data:`explorer.choice.POSTPROCESSING`) using the
     statistics of ``reference`` ``(m, dim)`` (default: ``vectors``). Returns ``(n, dim)``
     float32. ``components`` is all-but-the-top's ``D`` (:func:`abtt_components` by default).
 
@@ -92,8 +89,7 @@ def postprocess(
     than directions to remove (its centred vectors span at most ``m - 1`` directions; removing
     them all leaves nothing to compare).
     """
-    if mode not in POSTPROCESSING:
-        raise ValueError(f"Unknown post-processing {mode!r}; choose one of {POSTPROCESSING}")
+    validate_post(mode)
     vectors = _matrix(vectors, "The vectors")
     reference = vectors if reference is None else _matrix(reference, "The reference")
     if reference.shape[1] != vectors.shape[1]:

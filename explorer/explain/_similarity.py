@@ -10,11 +10,12 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
+from explorer.choice import VectorChoice, vector_choice
 from explorer.explain._gradients import integrated_gradients
 from explorer.explain._pairs import contributions, pair_matrix
-from explorer.layers import Layers, validate_layers
+from explorer.layers import Layers
 from explorer.model import Model
-from explorer.pooling import combine_pooled, pool_hidden, validate_pooling
+from explorer.pooling import pool_hidden
 
 SIDES = ("a", "b")
 
@@ -160,19 +161,20 @@ def explain_similarity(
     model: Model,
     text_a: str,
     text_b: str,
-    pooling: str = "mean",
-    layers: Layers = "last",
+    pooling: VectorChoice | str = "mean",
+    layers: Layers | None = None,
     *,
     exclude_special: bool = False,
     report: Callable[[int, int], None] | None = None,
 ) -> Explanation:
     """Why ``text_a`` and ``text_b`` are close: their cosine and its parts.
 
-    ``pooling`` and ``layers`` as in :func:`explorer.sentence_embeddings` (and
+    ``pooling`` (a :class:`explorer.VectorChoice`, or a pooling name with ``layers``) as in
+    :func:`explorer.sentence_embeddings` (and
     ``exclude_special``, which leaves [CLS]/[SEP] out of mean and max: their rows and
     columns are then 0). One batched forward pass of the library gives the hidden states;
-    the sentence vectors are pooled with :func:`explorer.pooling.pool_hidden` and
-    :func:`explorer.pooling.combine_pooled`, so ``score`` equals ``sentence_embeddings``'s
+    the sentence vectors are pooled with :func:`explorer.pooling.pool_hidden` and combined by
+    :meth:`explorer.VectorChoice.combine`, so ``score`` equals ``sentence_embeddings``'s
     cosine (to float rounding).
 
     Mean, max and mean_max: the exact decomposition of :mod:`explorer.explain._pairs`
@@ -188,14 +190,15 @@ def explain_similarity(
     points run of the most both texts can need), for a progress bar; it may raise to stop.
     ``ValueError`` for an empty text or an unknown pooling or layer choice.
     """
-    validate_pooling(pooling)
-    layers = validate_layers(layers, model.num_layers)
+    choice = vector_choice(pooling, layers)
+    choice.indices(model.num_layers)
+    pooling, layers = choice.pooling, choice.layers
     hidden_a, hidden_b = model.hidden_states_batch([text_a, text_b])
     tokenizations = [model.tokenize(text) for text in (text_a, text_b)]
     specials = [np.asarray(t.special, dtype=bool) for t in tokenizations]
     masks = [~s if exclude_special else np.ones_like(s) for s in specials]
-    u = _sentence_vector(hidden_a, masks[0], pooling, layers)
-    v = _sentence_vector(hidden_b, masks[1], pooling, layers)
+    u = _sentence_vector(hidden_a, masks[0], choice)
+    v = _sentence_vector(hidden_b, masks[1], choice)
     score = float(u @ v / max(np.linalg.norm(u) * np.linalg.norm(v), 1e-300))
     common = dict(
         score=score,
@@ -234,10 +237,10 @@ def explain_similarity(
     )
 
 
-def _sentence_vector(hidden: np.ndarray, mask: np.ndarray, pooling: str, layers: Layers):
+def _sentence_vector(hidden: np.ndarray, mask: np.ndarray, choice: VectorChoice):
     """The library's sentence vector of one text, ``(D,)`` float64: pooled per layer by
-    :func:`explorer.pooling.pool_hidden`, combined by :func:`explorer.pooling.combine_pooled`."""
+    :func:`explorer.pooling.pool_hidden`, combined by :meth:`explorer.VectorChoice.combine`."""
     with torch.inference_mode():
         pooled = pool_hidden(torch.from_numpy(hidden)[:, None], torch.from_numpy(mask)[None])
     arrays = {name: value.numpy() for name, value in pooled.items()}
-    return combine_pooled(arrays, pooling, layers)[0].astype(np.float64)
+    return choice.combine(arrays)[0].astype(np.float64)

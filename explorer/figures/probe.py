@@ -25,7 +25,7 @@ def layer_accuracy_figure(
     subword mode).
 
     ``scores`` has columns ``strategy``, ``layer``, ``accuracy_mean``, ``accuracy_std``
-    (from :func:`explorer.probing.scores.compare_strategies`); ``labels`` maps strategy names
+    (from :func:`explorer.probing.scores.compare_features`); ``labels`` maps strategy names
     to legend text. The majority-class ``baseline`` is a dashed grey line. With control-task
     columns (``control_mean``, ``selectivity``: ``control=True``), each strategy's control
     accuracy is a dotted line of its colour, and a lower panel draws its selectivity
@@ -44,7 +44,7 @@ def layer_accuracy_figure(
         figure = go.Figure()
     where = {"row": 1, "col": 1} if control else {}
     layers = sorted(scores["layer"].unique())
-    groups = list(scores.groupby("strategy", sort=False))
+    groups = list(scores.groupby("features", sort=False))
     colours = {name: PALETTE[i % len(PALETTE)] for i, (name, _) in enumerate(groups)}
     for name, frame in groups:
         frame = frame.sort_values("layer")

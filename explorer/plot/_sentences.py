@@ -93,7 +93,7 @@ def probe(
             found = score_layers(
                 stack, plan, lambda done, total: bar.update(done - bar.n), control=True
             )
-        scores.append(found.assign(strategy=name))
+        scores.append(found.assign(features=name))
     if not scores:
         raise ValueError("No pooling: name at least one.")
     table = pd.concat(scores, ignore_index=True)
@@ -106,9 +106,9 @@ def probe(
         f"({len(texts)} texts, {plan.folds}-fold CV)",
     )
     best = best_layers(table)
-    top = best.iloc[0]["strategy"]
+    top = best.iloc[0]["features"]
     notice = probe_notice(best, labels_for, "label") + " "
-    notice += control_notice(table[table["strategy"] == top], labels_for.get(top, top))
+    notice += control_notice(table[table["features"] == top], labels_for.get(top, top))
     figure = with_notice(figure, notice)
     if plan.notes:
         figure.update_layout(meta={**figure.layout.meta, "notes": list(plan.notes)})

@@ -1,10 +1,10 @@
 """Which layer? Linear-probe accuracy at every layer, under one or several feature choices.
 
 :func:`layer_scores` runs the whole thing for one task (features, folds, a probe per layer);
-:func:`score_layers` and :func:`compare_strategies` score stacks of features already built
+:func:`score_layers` and :func:`compare_features` score stacks of features already built
 (the page caches the forward pass and rescores), :func:`best_layers` summarises.
 
-In the score tables a "strategy" is how the features were made: a pooling
+In the score tables the ``features`` column says how the features were made: a pooling
 (:data:`explorer.pooling.POOLINGS`) for a sentence task, a subword mode
 (:data:`explorer.words.SUBWORD_MODES`) for a word task.
 """
@@ -18,14 +18,14 @@ import numpy as np
 import pandas as pd
 
 from explorer._shown import lowered
+from explorer.choice import VectorChoice, vector_choice
 from explorer.embeddings import embed_corpus
 from explorer.model import Model
-from explorer.pooling import validate_pooling
 from explorer.probing.control import control_plan
 from explorer.probing.features import Progress, word_features
 from explorer.probing.folds import ProbePlan, plan_folds, summary_row
 from explorer.probing.linear import probe_accuracies
-from explorer.words import validate_subwords, words_per_text
+from explorer.words import words_per_text
 
 
 def score_layers(
@@ -70,20 +70,20 @@ def score_layers(
     return _with_attrs(pd.DataFrame(rows), plan)
 
 
-def compare_strategies(
+def compare_features(
     stacks: Mapping[str, np.ndarray],
     plan: ProbePlan,
     progress: Progress | None = None,
     control: bool = False,
 ) -> pd.DataFrame:
-    """Probe every layer under every strategy: ``stacks[name]`` is ``(layers + 1, n, d)``.
+    """Probe every layer of every kind of features: ``stacks[name]`` is ``(L + 1, n, d)``.
 
-    A strategy is a pooling (sentence task) or a subword mode (word task). Returns the rows
+    ``name`` is a pooling (sentence task) or a subword mode (word task). Returns the rows
     of :func:`score_layers` (with ``control``, its control columns) with a leading
-    ``strategy`` column, strategies in the order given; ``attrs`` as in :func:`score_layers`.
+    ``features`` column (the names, in the order given); ``attrs`` as in :func:`score_layers`.
     """
     if not stacks:
-        raise ValueError("No strategies to compare: choose at least one.")
+        raise ValueError("No features to compare: choose at least one pooling or subword mode.")
     total = sum(np.shape(stack)[0] for stack in stacks.values())
     done = 0
     frames = []
@@ -94,7 +94,7 @@ def compare_strategies(
                 progress(offset + layer_done, total)
 
         frame = score_layers(stack, plan, step, control=control)
-        frames.append(frame.assign(strategy=name)[["strategy", *frame.columns]])
+        frames.append(frame.assign(features=name)[["features", *frame.columns]])
         done += np.shape(stack)[0]
     return _with_attrs(pd.concat(frames, ignore_index=True), plan)
 
@@ -107,21 +107,21 @@ def _with_attrs(frame: pd.DataFrame, plan: ProbePlan) -> pd.DataFrame:
 
 
 def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
-    """The best layer of each strategy, best first (ties: the lower layer).
+    """The best layer of each kind of features, best first (ties: the lower layer).
 
-    ``scores`` comes from :func:`compare_strategies`; returns columns ``strategy``,
+    ``scores`` comes from :func:`compare_features`; returns columns ``features``,
     ``layer``, ``within_noise`` (:func:`layers_within_noise` as text, e.g. ``"3–6"``),
     ``accuracy_mean``, ``accuracy_std``, ``embedding_layer`` (layer-0 accuracy, NaN when
     layer 0 was not probed) and ``baseline``; with control columns in ``scores``, also the
     best layer's ``control_mean`` and ``selectivity``.
     """
     rows = []
-    for name, frame in scores.groupby("strategy", sort=False):
+    for name, frame in scores.groupby("features", sort=False):
         best = frame.sort_values(["accuracy_mean", "layer"], ascending=[False, True]).iloc[0]
         embedding = frame.loc[frame["layer"] == 0, "accuracy_mean"]
         rows.append(
             {
-                "strategy": name,
+                "features": name,
                 "layer": int(best["layer"]),
                 "within_noise": layer_ranges(layers_within_noise(frame)),
                 "accuracy_mean": float(best["accuracy_mean"]),
@@ -143,7 +143,7 @@ def best_layers(scores: pd.DataFrame) -> pd.DataFrame:
 
 
 def layers_within_noise(scores: pd.DataFrame) -> list[int]:
-    """The layers of one strategy's ``scores`` (columns ``layer``, ``accuracy_mean``,
+    """The layers of one kind of features' ``scores`` (columns ``layer``, ``accuracy_mean``,
     ``accuracy_std``) that cannot be told apart from the best one: their error bars (mean ±
     one standard deviation over folds) overlap the best layer's. Which single layer comes out
     best flips between runs within that band; the band is what to report."""
@@ -176,19 +176,21 @@ def layer_scores(
     texts: Sequence[str],
     labels: Sequence[object],
     word: str | Sequence[str] | None = None,
-    pooling: str = "mean",
+    pooling: VectorChoice | str = "mean",
     folds: int = 5,
     random_state: int = 0,
     *,
-    subwords: str = "mean",
+    subwords: str | None = None,
     progress: Progress | None = None,
     control: bool = False,
 ) -> pd.DataFrame:
     """Cross-validated linear-probe accuracy at every layer, from one forward pass per text.
 
-    Sentence task (``word=None``): each text is pooled with ``pooling`` (cls, mean, max,
-    mean_max). Word task: the first occurrence of ``word`` in each text, its subwords
-    combined with ``subwords``; ``word`` may be one string or one word per text, and then
+    ``pooling`` is a :class:`explorer.VectorChoice` (its layers are ignored: every layer is
+    probed) or a pooling name, with ``subwords`` beside it (default ``mean``). Sentence task
+    (``word=None``): each text is pooled with the pooling (cls, mean, max, mean_max). Word
+    task: the first occurrence of ``word`` in each text, its subwords combined with the
+    subword mode; ``word`` may be one string or one word per text, and then
     each word is probed on its own rows (one probe per word, accuracy pooled).
     ``progress(layers_done, layers_total)`` while probing.
 
@@ -207,13 +209,12 @@ def layer_scores(
     if len(texts) != len(labels):
         raise ValueError(f"Got {len(texts)} texts but {len(labels)} labels.")
     groups = None if word is None or isinstance(word, str) else words_per_text(texts, word)
+    choice = vector_choice(pooling, subwords=subwords)
     plan = plan_folds(labels, groups, folds, random_state, texts=texts)
     if word is None:
-        validate_pooling(pooling)
-        stack = embed_corpus(model, texts).per_layer(pooling)
+        stack = embed_corpus(model, texts).per_layer(choice)
     else:
-        validate_subwords(subwords)
-        stack = word_features(model, texts, word, (subwords,)).vectors[subwords]
+        stack = word_features(model, texts, word, (choice.subwords,)).vectors[choice.subwords]
     return score_layers(stack, plan, progress, control=control)
 
 
@@ -224,15 +225,15 @@ def probe_notice(
     to show): where the ``what`` (``"label"``, ``"word's sense"``) is read best and by how much
     over guessing, and what the embedding layer (before any context) already gets.
 
-    ``best`` comes from :func:`best_layers` (best strategy first); ``labels`` names the
-    strategies (e.g. :data:`explorer.pooling.POOLING_LABELS`). Raises ``ValueError`` when it is
-    empty.
+    ``best`` comes from :func:`best_layers` (best features first); ``labels`` names the
+    poolings or subword modes (e.g. :data:`explorer.pooling.POOLING_LABELS`). Raises ``ValueError``
+    when it is empty.
     """
     if best.empty:
-        raise ValueError("No probe scores to describe: probe at least one strategy.")
+        raise ValueError("No probe scores to describe: probe at least one pooling or subword mode.")
     labels = labels or {}
     top = best.iloc[0]
-    name = lowered(labels.get(top["strategy"], top["strategy"]))
+    name = lowered(labels.get(top["features"], top["features"]))
     accuracy, spread = float(top["accuracy_mean"]), float(top["accuracy_std"])
     baseline, embedding = float(top["baseline"]), float(top["embedding_layer"])
     band = str(top["within_noise"])
@@ -269,7 +270,7 @@ def probe_notice(
         )
     if len(best) > 1:
         last = best.iloc[-1]
-        other = lowered(labels.get(last["strategy"], last["strategy"]))
+        other = lowered(labels.get(last["features"], last["features"]))
         second += f" The weakest choice, {other}, peaks at {float(last['accuracy_mean']):.2f}."
     return f"{first} {second}"
 

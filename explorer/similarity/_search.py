@@ -19,9 +19,10 @@ import pandas as pd
 from scipy.stats import spearmanr
 
 from explorer._shown import all_tie, extremes, join, shown
+from explorer.choice import VectorChoice, vector_choice
 from explorer.embeddings import CorpusEmbeddings
 from explorer.layers import Layers, layers_label
-from explorer.pooling import POOLINGS, validate_pooling
+from explorer.pooling import POOLINGS
 from explorer.similarity._cosine import cosine_similarity
 from explorer.similarity._nearest import neighbors
 
@@ -33,10 +34,12 @@ MAX_K = 50
 
 def similarity_matrices(
     corpus: CorpusEmbeddings,
-    poolings: Sequence[str] = POOLINGS,
-    layers: Layers = "last",
+    poolings: Sequence[VectorChoice | str] = POOLINGS,
+    layers: Layers | None = None,
 ) -> dict[str, np.ndarray]:
-    """Cosine similarity of every pair of texts under each pooling: ``{pooling: (n, n)}``.
+    """Cosine similarity of every pair of texts under each choice of vectors: ``{pooling:
+    (n, n)}``. ``poolings`` are :class:`explorer.VectorChoice` values, or pooling names that
+    share ``layers``.
 
     Raises ``ValueError`` for no poolings, an unknown pooling or layer choice, or more
     than :data:`MAX_SENTENCES` texts.
@@ -48,11 +51,10 @@ def similarity_matrices(
             f"{len(corpus)} sentences is too many to compare side by side; the limit is "
             f"{MAX_SENTENCES}. Use the search below for a larger corpus."
         )
-    for pooling in poolings:
-        validate_pooling(pooling)
+    choices = [vector_choice(pooling, layers) for pooling in poolings]
     return {
-        pooling: np.asarray(cosine_similarity(corpus.sentence(pooling, layers)), np.float64)
-        for pooling in poolings
+        choice.pooling: np.asarray(cosine_similarity(corpus.sentence(choice)), np.float64)
+        for choice in choices
     }
 
 

@@ -235,7 +235,10 @@ def word_vectors(
     BERT-base-sized occurrences is 200 MB, more than the results pool keeps beside the model's
     weights, so a map that asked for them recomputed every forward pass on every rerun (15-18
     s, issue 32); one layer choice of them is 15 MB (60 MB concatenating the last four)."""
+    from explorer.choice import VectorChoice
     from explorer.layers import combine_layers
+
+    choice = VectorChoice(layers=layers, subwords=subwords)  # the key: checked, hashable
 
     def compute():
         occurrences, per_layer, note = word_layer_vectors(model_name, texts, word, subwords)
@@ -243,7 +246,7 @@ def word_vectors(
 
     return cached(
         "words",
-        ("layer choice", model_name, texts, word, subwords, layers),
+        ("layer choice", model_name, texts, word, choice),
         compute,
         "Running the model…",
         heavy_texts(texts),

@@ -122,9 +122,8 @@ def search_vectors(
     Returns ``(results, snippet)``: the columns of :func:`explorer.similarity.top_k`. Raises
     ``ValueError`` for an empty query."""
     from explorer.codegen.vectorfiles import query_search_snippet, row_search_snippet
-    from explorer.layers import layers_label
     from explorer.ui.compute import embed_corpus
-    from explorer.ui.widgets import pooling_select
+    from explorer.ui.widgets import pooling_select, vector_choice
 
     modes = list(QUERY_MODES) if data.dims == model.hidden_size else ["row"]
     mode = columns[0].radio(
@@ -147,15 +146,15 @@ def search_vectors(
         found["rank"] = range(1, len(found) + 1)
         return found, row_search_snippet(data, files, row, k)
     query = columns[0].text_input("Query", default_query, key="similarity.vector_query").strip()
-    pooling = pooling_select(columns[1], "similarity.vector_pooling")
+    choice = vector_choice(pooling_select(columns[1], "similarity.vector_pooling"), layers)
     if not query:
         raise ValueError("The query is empty: type what you are looking for.")
     messages.caption(
         f"The query is embedded with the current model (the one chosen in the sidebar; "
-        f"{pooling} pooling, {layers_label(layers).lower()}): the results only make sense if "
+        f"{choice.label}): the results only make sense if "
         "the uploaded vectors came from the same model, pooling and layers."
     )
-    vector = embed_corpus(name, (query,)).sentence(pooling, layers)[0]
+    vector = embed_corpus(name, (query,)).sentence(choice)[0]
     if len(vector) != data.dims:
         raise ValueError(
             f"Under this pooling and these layers the query vector has {len(vector):,} "
@@ -163,7 +162,7 @@ def search_vectors(
             "the last four) and a single pooling."
         )
     found = top_k(vector, data.vectors, data.texts, k)
-    return found, query_search_snippet(data, files, name, query, pooling, layers, k)
+    return found, query_search_snippet(data, files, name, query, choice, k=k)
 
 
 def _row_choice(container, data: vectorfiles.UploadedVectors) -> int:

@@ -120,10 +120,23 @@ def header(path: str) -> None:
         st.markdown(info.intro)
 
 
-def choose(container, label: str, options: Sequence, labels, key: str, default, help=None):
+def choose(
+    container,
+    label: str,
+    options: Sequence,
+    labels,
+    key: str,
+    default,
+    help=None,
+    *,
+    old_key: str | None = None,
+):
     """A selectbox of ``options`` (``default`` one of them) or, when ``default`` is a list, a
-    multiselect; ``labels(option)`` names each; bound to the page link as ``key``."""
+    multiselect; ``labels(option)`` names each; bound to the page link as ``key``. A link made
+    when the widget was named ``old_key`` still chooses its option (:func:`_old_link`)."""
     options = tuple(options)
+    if old_key is not None:
+        _old_link(old_key, key, options, labels)
     if isinstance(default, list):
         return container.multiselect(
             label, options, default=default, format_func=labels, key=key, bind=URL, help=help
@@ -137,6 +150,32 @@ def choose(container, label: str, options: Sequence, labels, key: str, default, 
         bind=URL,
         help=help,
     )
+
+
+def _old_link(old_key: str, key: str, options: Sequence, labels) -> None:
+    """A selectbox renamed from ``old_key`` to ``key``: a link that still carries ``old_key``
+    (an option's label, as Streamlit writes it) chooses that option, unless the link also
+    names ``key``; the old parameter leaves the address. Streamlit seeds a bound widget from
+    the link's parameters as the page first loaded, so the value goes through Session State."""
+    if old_key not in st.query_params:
+        return
+    value = st.query_params[old_key]
+    del st.query_params[old_key]
+    chosen = {str(labels(option)): option for option in options}.get(value)
+    if chosen is not None and key not in st.query_params and key not in st.session_state:
+        st.session_state[key] = chosen
+
+
+def vector_choice(pooling, layers, *, subwords: str = "mean", post: str = "none"):
+    """The choice of vectors the widgets made: :func:`pooling_select`'s pooling (or, from a
+    multiselect, a list of them: a tuple of choices in the same order), :func:`layers_select`'s
+    layers and the subword mode and post-processing, as :class:`explorer.VectorChoice` values
+    (hashable: cache keys and dataclass fields take them). ``ValueError`` for an unknown name."""
+    from explorer.choice import VectorChoice
+
+    if isinstance(pooling, str):
+        return VectorChoice(pooling, layers, subwords, post)
+    return tuple(VectorChoice(p, layers, subwords, post) for p in pooling)
 
 
 def postprocess_select(container, key: str, help: str | None = None) -> str:
@@ -167,13 +206,21 @@ def pooling_select(container, key: str, *, multi: bool = False, help: str | None
 
 
 def layers_select(
-    container, key: str, choices: Sequence, *, label: str = "Layer strategy", help: str = ""
+    container,
+    key: str,
+    choices: Sequence,
+    *,
+    label: str = "Layer strategy",
+    help: str = "",
+    old_key: str | None = None,
 ):
     """Choose a layer choice of ``choices`` (default ``last``), labelled by
-    :func:`explorer.layers.layers_label`."""
+    :func:`explorer.layers.layers_label`; ``old_key`` as in :func:`choose`."""
     from explorer.layers import layers_label
 
-    return choose(container, label, choices, layers_label, key, "last", help or None)
+    return choose(
+        container, label, choices, layers_label, key, "last", help or None, old_key=old_key
+    )
 
 
 def subwords_select(container, key: str, *, multi: bool = False, help: str = ""):

@@ -43,7 +43,7 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     _ok(at)
     layers, heads = _figures(at)
     assert [t["name"] for t in heads["data"]][0].startswith("Accuracy")
-    assert at.dataframe[0].value.loc[0, "strategy"] == "Mean of subwords"
+    assert at.dataframe[0].value.loc[0, "features"] == "Mean of subwords"
     assert len(at.get("download_button")) == 4  # vectors, CSV, scores; the program's data
     assert "LogisticRegression" in at.code[0].value and "StratifiedGroupKFold" in at.code[0].value
     # Issue 33: the rows are a file beside the program (299 lines, 240 of them rows)

@@ -59,7 +59,7 @@ def test_a_saved_corpus_is_probed_on_its_stored_layers(page, monkeypatch, corpor
     assert _values(chart["layout"]["xaxis"]["tickvals"]) == [0, 3, 6]
     assert at.selectbox(key="probe.layer").options == ["0 (embeddings)", "3", "6"]
     best = at.dataframe[0].value
-    assert best.loc[0, "strategy"] == "Mean of tokens" and best.loc[0, "layer"] in (0, 3, 6)
+    assert best.loc[0, "features"] == "Mean of tokens" and best.loc[0, "layer"] in (0, 3, 6)
     captions = " ".join(plain(c.value) for c in at.caption)
     assert "keeps layers 0, 3, 6 of 0–6" in captions
     assert "only the linear probe runs" in captions

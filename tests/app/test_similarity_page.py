@@ -72,13 +72,31 @@ def test_url_query_parameters_restore_the_view(fresh_app):
         at.text_area(key="similarity.text").value == "A cat sat.\nA dog ran.\nStocks fell sharply."
     )
     assert at.multiselect(key="similarity.pooling").value == ["cls", "max"]
-    assert at.selectbox(key="similarity.strategy").value == "sum_last4"
+    assert at.selectbox(key="similarity.layers").value == "sum_last4"
     assert at.text_input(key="similarity.query").value == "Share prices dropped"
     assert at.selectbox(key="similarity.search_pooling").value == "cls"
     assert at.slider(key="similarity.k").value == 3
     heatmaps, _ = _figures(at)
     assert len(heatmaps["data"]) == 2 and "Sum of last four" in heatmaps["layout"]["title"]["text"]
+    # "similarity.strategy" was the layers' key before it was named for what it holds: an old
+    # link still chooses them, and the address keeps the new key only
+    assert "similarity.strategy" not in at.query_params
     assert len(_results(at)) == 3
+
+
+def test_the_layers_key_of_a_link_wins_over_the_old_one(fresh_app):
+    at = fresh_app
+    at.query_params.update(
+        {
+            "similarity.layers": "Embedding layer (static)",
+            "similarity.strategy": "Sum of last four layers",
+        }
+    )
+    at.run()
+    at.switch_page("pages/similarity.py").run()
+    _ok(at)
+    assert at.selectbox(key="similarity.layers").value == "embeddings"
+    assert "similarity.strategy" not in at.query_params
 
 
 def test_bad_input_gets_messages_and_a_new_query_new_results(page):

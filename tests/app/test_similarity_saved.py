@@ -111,7 +111,7 @@ def test_only_the_stores_poolings_and_layers_are_offered(page, monkeypatch, fold
     layers = at.selectbox(key="similarity.store_layers")
     assert layers.options == ["Last layer", "Embedding layer (static)", "Layer 3"]
     assert layers.value == "last" and not at.error
-    at.selectbox(key="similarity.strategy").set_value("sum_last4").run()
+    at.selectbox(key="similarity.layers").set_value("sum_last4").run()
     _ok(at)
     assert "does not keep every layer sum of last four layers needs" in _text(at)
     at.selectbox(key="similarity.store_layers").set_value("3").run()

@@ -66,7 +66,7 @@ def test_the_query_and_its_best_result_are_explained_by_default(page, bundled):
 
 def test_two_sentences_under_another_pooling_and_the_pages_layers(page, bundled):
     at = page("similarity")
-    at.selectbox(key="similarity.strategy").set_value("sum_last4").run()
+    at.selectbox(key="similarity.layers").set_value("sum_last4").run()
     at.selectbox(key="similarity.why_a").set_value("s0").run()
     at.selectbox(key="similarity.why_b").set_value("s2").run()
     at.selectbox(key="similarity.why_pooling").set_value("max").run()

@@ -16,6 +16,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
+from explorer.choice import VectorChoice, vector_choice
 from explorer.data.store.format import (
     MANIFEST,
     layer_file,
@@ -25,8 +26,8 @@ from explorer.data.store.format import (
     read_manifest,
     store_file,
 )
-from explorer.layers import Layers, layer_indices, validate_layers
-from explorer.pooling import BASE_POOLINGS, combine_pooled, normalize_rows, pooling_parts
+from explorer.layers import Layers
+from explorer.pooling import BASE_POOLINGS, normalize_rows
 from explorer.similarity import Metric, Neighbors, neighbors
 
 BLOCK_ROWS = 16384
@@ -41,6 +42,15 @@ def open_corpus(path: str | os.PathLike) -> Corpus:
     missing, truncated or of the wrong shape or dtype.
     """
     return Corpus(path)
+
+
+def projection_choice(entry: dict) -> VectorChoice:
+    """The :class:`explorer.VectorChoice` of a saved projection's manifest entry: its
+    ``choice`` record, or, in a manifest written before there was one, its ``pooling`` and
+    ``layers`` (the vectors as stored: no post-processing)."""
+    if "choice" in entry:
+        return VectorChoice(**entry["choice"])
+    return VectorChoice(entry["pooling"], entry["layers"])
 
 
 class Corpus:
@@ -180,69 +190,73 @@ class Corpus:
 
     # -- vectors ----------------------------------------------------------------------------
 
-    def _needed(self, pooling: str, layers: Layers) -> tuple[tuple[str, ...], list[int]]:
-        parts = pooling_parts(pooling)
-        missing = [p for p in parts if p not in self.poolings]
+    def _needed(self, choice: VectorChoice) -> list[int]:
+        """The stored layers ``choice`` combines; ``ValueError`` saying what to embed when a
+        part of its pooling or one of its layers is not stored."""
+        missing = [p for p in choice.parts if p not in self.poolings]
         if missing:
             raise ValueError(
-                f"Pooling {pooling!r} needs {', '.join(parts)}; this store keeps "
+                f"Pooling {choice.pooling!r} needs {', '.join(choice.parts)}; this store keeps "
                 f"{', '.join(self.poolings)} (embed again with --pooling "
-                f"{','.join(sorted({*self.poolings, *parts}))})."
+                f"{','.join(sorted({*self.poolings, *choice.parts}))})."
             )
-        validate_layers(layers, self.num_layers)
-        indices = layer_indices(layers, self.num_layers)
+        indices = choice.indices(self.num_layers)
         absent = sorted(set(indices) - set(self.layers))
         if absent:
             raise ValueError(
-                f"Layers {layers!r} need layers {sorted(set(indices))}; this store keeps only "
-                f"{list(self.layers)} (embed again with --layers all)."
+                f"Layers {choice.layers!r} need layers {sorted(set(indices))}; this store keeps "
+                f"only {list(self.layers)} (embed again with --layers all)."
             )
-        return parts, indices
+        return indices
 
-    def vectors(self, pooling: str = "mean", layers: Layers = "last") -> np.ndarray:
-        """``(n, d)`` vectors of one pooling and layer choice, without a copy when they are one
-        stored file (a read-only memory map, of the stored dtype); else :meth:`sentence`."""
-        parts, indices = self._needed(pooling, layers)
-        if len(parts) == 1 and len(indices) == 1:
-            return self._vectors[parts[0]][indices[0]]
-        return self.sentence(pooling, layers)
+    def vectors(
+        self, choice: VectorChoice | str = "mean", layers: Layers | None = None
+    ) -> np.ndarray:
+        """``(n, d)`` vectors of one :class:`explorer.VectorChoice` (or pooling name and
+        ``layers``), without a copy when they are one stored file (a read-only memory map, of
+        the stored dtype); else :meth:`sentence`."""
+        choice = vector_choice(choice, layers)
+        indices = self._needed(choice)
+        if len(choice.parts) == 1 and len(indices) == 1:
+            return self._vectors[choice.parts[0]][indices[0]]
+        return self.sentence(choice)
 
     def sentence(
         self,
-        pooling: str = "mean",
-        layers: Layers = "last",
+        choice: VectorChoice | str = "mean",
+        layers: Layers | None = None,
         normalize: bool = False,
         rows: np.ndarray | None = None,
     ) -> np.ndarray:
-        """``(n, dim)`` float32 vectors for one pooling and layer choice, equal to
-        ``embed_corpus(...).sentence(pooling, layers, normalize)`` of the same texts (within
-        float rounding, or float16's when stored so). Every pooling of
-        :data:`explorer.POOLINGS` whose parts are stored, and every layer choice whose layers
-        are stored; ``ValueError`` saying what to embed otherwise. Combined
+        """``(n, dim)`` float32 vectors for one :class:`explorer.VectorChoice` (or pooling name
+        and ``layers``), equal to ``embed_corpus(...).sentence(choice, normalize=normalize)``
+        of the same texts (within float rounding, or float16's when stored so). Every pooling
+        of :data:`explorer.POOLINGS` whose parts are stored, and every layer choice whose
+        layers are stored; ``ValueError`` saying what to embed otherwise. Combined
         :data:`BLOCK_ROWS` rows at a time (working memory is one block of layers). With
         ``rows`` (indices), only those rows, in that order: ``(len(rows), dim)``."""
-        parts, indices = self._needed(pooling, layers)
-        dim = self.hidden_size * len(parts) * (4 if layers == "concat_last4" else 1)
+        choice = vector_choice(choice, layers)
+        indices = self._needed(choice)
         if rows is not None:
             rows = np.asarray(rows, dtype=np.int64).reshape(-1)
             if len(rows) and (rows.min() < 0 or rows.max() >= self._n):
                 raise ValueError(f"Rows must be from 0 to {self._n - 1}.")
         count = self._n if rows is None else len(rows)
-        result = np.empty((count, dim), dtype=np.float32)
+        result = np.empty((count, choice.dim(self.hidden_size)), dtype=np.float32)
         stack_shape = (self.num_layers + 1, 0, self.hidden_size)
         for begin in range(0, count, BLOCK_ROWS):
             end = min(begin + BLOCK_ROWS, count)
             block = slice(begin, end) if rows is None else rows[begin:end]
             pooled = {}
-            for part in parts:
+            for part in choice.parts:
                 stack = np.zeros((stack_shape[0], end - begin, stack_shape[2]), np.float32)
                 for layer in indices:
                     stack[layer] = self._vectors[part][layer][block]
                 pooled[part] = stack
-            result[begin:end] = combine_pooled(pooled, pooling, layers)
+            result[begin:end] = choice.combine(pooled)
         return normalize_rows(result) if normalize else result
 
-    def per_layer(self, pooling: str = "mean") -> np.ndarray:
+    def per_layer(self, pooling: VectorChoice | str = "mean") -> np.ndarray:
         """``(num_layers + 1, n, dim)`` float32: one pooled vector per text at every layer
         (as :meth:`explorer.CorpusEmbeddings.per_layer`); needs every layer stored. In memory:
         ``4 * (layers + 1) * n * dim`` bytes."""
@@ -251,11 +265,13 @@ class Corpus:
                 f"per_layer needs every layer; this store keeps only {list(self.layers)} "
                 "(embed again with --layers all)."
             )
-        parts = pooling_parts(pooling)
-        self._needed(pooling, "last")
+        choice = vector_choice(pooling).replace(layers="last")
+        self._needed(choice)
         return np.stack(
             [
-                np.concatenate([self._vectors[p][layer] for p in parts], axis=-1).astype(np.float32)
+                np.concatenate([self._vectors[p][layer] for p in choice.parts], axis=-1).astype(
+                    np.float32
+                )
                 for layer in self.layers
             ]
         )
@@ -274,28 +290,34 @@ class Corpus:
         query: int | np.ndarray,
         k: int = 10,
         *,
-        pooling: str = "mean",
-        layers: Layers = "last",
+        pooling: VectorChoice | str = "mean",
+        layers: Layers | None = None,
         metric: Metric = "cosine",
     ) -> Neighbors:
         """The ``k`` rows nearest to ``query`` (a row index, row indices, a vector or a batch
-        of vectors) under one pooling and layer choice: :func:`explorer.similarity.neighbors`
-        over the memory-mapped vectors (with their stored norms when they are one file)."""
-        vectors = self.vectors(pooling, layers)
+        of vectors) under one :class:`explorer.VectorChoice` (or pooling name and ``layers``):
+        :func:`explorer.similarity.neighbors` over the memory-mapped vectors (with their stored
+        norms when they are one file)."""
+        choice = vector_choice(pooling, layers)
+        vectors = self.vectors(choice)
         norms = None
-        parts, indices = self._needed(pooling, layers)
-        if len(parts) == 1 and len(indices) == 1:
-            norms = self.norms(parts[0], indices[0])
+        indices = self._needed(choice)
+        if len(choice.parts) == 1 and len(indices) == 1:
+            norms = self.norms(choice.parts[0], indices[0])
         return neighbors(vectors, query, k, metric, norms=norms)
 
-    def embed_query(self, model, text: str, pooling: str = "mean", layers: Layers = "last"):
+    def embed_query(
+        self, model, text: str, pooling: VectorChoice | str = "mean", layers: Layers | None = None
+    ):
         """``(dim,)`` float32 vector of ``text`` embedded as the store's texts were (same
-        pooling, layers and precision). ``model`` is a loaded :class:`explorer.Model` of the
-        store's model, checked against the manifest's fingerprint, or ``None`` to load it."""
+        choice of vectors, :class:`explorer.VectorChoice` or pooling name and ``layers``, and
+        precision). ``model`` is a loaded :class:`explorer.Model` of the store's model, checked
+        against the manifest's fingerprint, or ``None`` to load it."""
         from explorer.embeddings import embed_corpus
         from explorer.model import load_model
 
-        self._needed(pooling, layers)
+        choice = vector_choice(pooling, layers)
+        self._needed(choice)
         if model is None:
             model = load_model(self.model_name)
         if model_fingerprint(model) != self.manifest["model"]["fingerprint"]:
@@ -304,7 +326,7 @@ class Corpus:
                 f"({self.model_name!r}, fingerprint {self.manifest['model']['fingerprint']})."
             )
         corpus = embed_corpus(model, [text], precision=self.precision)
-        return corpus.sentence(pooling, layers)[0]
+        return corpus.sentence(choice)[0]
 
     def search(
         self,
@@ -312,35 +334,50 @@ class Corpus:
         text: str,
         k: int = 10,
         *,
-        pooling: str = "mean",
-        layers: Layers = "last",
+        pooling: VectorChoice | str = "mean",
+        layers: Layers | None = None,
         metric: Metric = "cosine",
     ) -> Neighbors:
         """The ``k`` texts nearest to ``text``: :meth:`embed_query` then :meth:`neighbors`.
         ``model`` as in :meth:`embed_query`. Rows: ``result.indices``; texts: :meth:`take`."""
+        choice = vector_choice(pooling, layers)
         k = min(k, self._n) if isinstance(k, int) and k > 0 else k
-        query = self.embed_query(model, text, pooling, layers)
-        return self.neighbors(query, k, pooling=pooling, layers=layers, metric=metric)
+        query = self.embed_query(model, text, choice)
+        return self.neighbors(query, k, pooling=choice, metric=metric)
 
     # -- projections ------------------------------------------------------------------------
 
     @property
     def projections(self) -> list[dict]:
-        """Saved projections: dicts with ``method``, ``pooling``, ``layers``, ``file``,
-        ``rows_file`` (``None`` when every row is projected), ``points``."""
+        """Saved projections: dicts with ``method``, ``pooling``, ``layers`` (and ``choice``,
+        the whole :class:`explorer.VectorChoice` as a record, where ``explorer project``
+        wrote one: :func:`projection_choice` reads either), ``file``, ``rows_file`` (``None``
+        when every row is projected), ``points``."""
         return list(self.manifest.get("projections") or [])
 
+    def projection_entry(
+        self, method: str, pooling: VectorChoice | str = "mean", layers: Layers | None = None
+    ) -> dict | None:
+        """The manifest's entry of the saved ``method`` projection under one
+        :class:`explorer.VectorChoice` (or pooling name and ``layers``), or ``None``."""
+        choice = vector_choice(pooling, layers)
+        for entry in self.projections:
+            if entry["method"] == method and projection_choice(entry) == choice:
+                return entry
+        return None
+
     def projection(
-        self, method: str, pooling: str = "mean", layers: Layers = "last"
+        self, method: str, pooling: VectorChoice | str = "mean", layers: Layers | None = None
     ) -> tuple[np.ndarray, np.ndarray | None] | None:
         """Saved ``(coordinates (points, 2), rows (points,) or None for all rows)`` of one
-        projection, or ``None`` when it was not saved (``explorer project``)."""
-        for entry in self.projections:
-            if (entry["method"], entry["pooling"], entry["layers"]) == (method, pooling, layers):
-                points = int(entry["points"])
-                coords = open_npy(self.path, entry["file"], (points, 2), "float32")
-                rows = None
-                if entry.get("rows_file"):
-                    rows = open_npy(self.path, entry["rows_file"], (points,), "int64")
-                return coords, rows
-        return None
+        projection (:meth:`projection_entry`), or ``None`` when it was not saved
+        (``explorer project``)."""
+        entry = self.projection_entry(method, pooling, layers)
+        if entry is None:
+            return None
+        points = int(entry["points"])
+        coords = open_npy(self.path, entry["file"], (points, 2), "float32")
+        rows = None
+        if entry.get("rows_file"):
+            rows = open_npy(self.path, entry["rows_file"], (points,), "int64")
+        return coords, rows

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
+from dataclasses import asdict
 from pathlib import Path
 
 import numpy as np
 
+from explorer.choice import VectorChoice, vector_choice
 from explorer.data.store import placing
-from explorer.data.store.corpus import Corpus
+from explorer.data.store.corpus import Corpus, projection_choice
 from explorer.data.store.format import now, read_manifest, save_npy, write_manifest
 from explorer.layers import Layers
 
@@ -17,19 +19,21 @@ from explorer.layers import Layers
 def save_projection(
     path: str | os.PathLike,
     method: str = "pca",
-    pooling: str = "mean",
-    layers: Layers = "last",
+    pooling: VectorChoice | str = "mean",
+    layers: Layers | None = None,
     *,
     sample: int | None = None,
     random_state: int = 0,
     fit_sample: int | None = None,
     progress: Callable[[int, int], None] | None = None,
 ) -> dict:
-    """Fit :class:`explorer.maps.Projector` on the store's ``pooling``/``layers``
-    vectors (all rows, or ``sample`` rows drawn at random with ``random_state``) and save the
-    ``(points, 2)`` float32 coordinates (and the sampled row indices) in ``projections/``;
-    the manifest lists them (a projection with the same method, pooling and layers is
-    replaced). Returns the manifest entry, with ``trustworthiness`` and ``notes``.
+    """Fit :class:`explorer.maps.Projector` on the store's vectors under one
+    :class:`explorer.VectorChoice` (or pooling name and ``layers``; no post-processing: a saved
+    map is of the stored vectors), all rows or ``sample`` rows drawn at random with
+    ``random_state``, and save the ``(points, 2)`` float32 coordinates (and the sampled row
+    indices) in ``projections/``; the manifest lists them with their choice (a projection
+    with the same method and choice is replaced). Returns the manifest entry, with
+    ``trustworthiness`` and ``notes``.
 
     PCA and UMAP of more than ``fit_sample`` rows (default
     :data:`~explorer.data.store.placing.FIT_SAMPLE`; 0: never) are fitted on ``fit_sample``
@@ -42,6 +46,12 @@ def save_projection(
     from explorer.maps import Projector, min_points, validate_method
 
     validate_method(method)
+    choice = vector_choice(pooling, layers)
+    if choice.post != "none":
+        raise ValueError(
+            f"A saved map is of the stored vectors: post-processing {choice.post!r} is not saved."
+        )
+    pooling, layers = choice.pooling, choice.layers
     corpus = Corpus(path)
     n = len(corpus)
     rows = None
@@ -73,6 +83,7 @@ def save_projection(
         "method": method,
         "pooling": pooling,
         "layers": layers,
+        "choice": asdict(choice),
         "file": f"projections/{name}.npy",
         "rows_file": f"projections/{name}.rows.npy" if rows is not None else None,
         "points": points,
@@ -94,7 +105,7 @@ def save_projection(
     kept = [
         p
         for p in manifest.get("projections", [])
-        if (p["method"], p["pooling"], p["layers"]) != (method, pooling, layers)
+        if (p["method"], projection_choice(p)) != (method, choice)
     ]
     manifest["projections"] = [*kept, entry]
     write_manifest(folder, manifest)

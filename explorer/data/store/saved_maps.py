@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from explorer.choice import VectorChoice, vector_choice
 from explorer.data.sampling import MAX_POINTS
 from explorer.data.store.corpus import Corpus
 from explorer.layers import Layers
@@ -58,16 +59,18 @@ class SavedMap:
 def saved_map(
     corpus: Corpus,
     method: str,
-    pooling: str = "mean",
-    layers: Layers = "last",
+    pooling: VectorChoice | str = "mean",
+    layers: Layers | None = None,
     *,
     max_points: int | None = None,
     seed: int = 0,
 ) -> SavedMap | None:
-    """The saved projection of ``corpus`` under ``method``, ``pooling`` and ``layers``, or
+    """The saved projection of ``corpus`` under ``method`` and one :class:`explorer.VectorChoice`
+    (or ``pooling`` name and ``layers``), or
     ``None`` when ``explorer project`` did not save one. ``max_points`` (default
     :data:`MAX_POINTS`; the app passes its own cap) bounds the rows drawn as points."""
-    found = corpus.projection(method, pooling, layers)
+    choice = vector_choice(pooling, layers)
+    found = corpus.projection(method, choice)
     if found is None:
         return None
     coords, rows = found
@@ -77,11 +80,7 @@ def saved_map(
     if len(rows) > limit:
         pick = np.random.default_rng(seed).choice(len(rows), size=limit, replace=False)
         shown = rows[np.sort(pick)]
-    entry = next(
-        p
-        for p in corpus.projections
-        if (p["method"], p["pooling"], p["layers"]) == (method, pooling, layers)
-    )
+    entry = corpus.projection_entry(method, choice)
     return SavedMap(coords, rows, np.sort(shown), dict(entry))
 
 

@@ -288,7 +288,9 @@ def _manifest_schema() -> Check:
                      "points": count, "of_rows": count},
                     {"rows_file": optional(relative_path), "trustworthiness": optional(number),
                      "notes": array(name), "random_state": optional(integer(0)),
-                     "created": name},
+                     "created": name,
+                     "choice": record({"pooling": name, "layers": layers},
+                                      {"subwords": name, "post": name})},
                 )
             ),
             "finished": name,

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 import streamlit as st
 
 from explorer import maps
+from explorer.layers import Layers
 from explorer.maps import ProjectionParams
 from explorer.ui import messages, presentation
 from explorer.ui.projection_maps._fit import fit
@@ -25,7 +26,7 @@ COMPARISONS = {
 """What the Projections page can draw beside the main map."""
 
 
-def contrast_layers(layers: str | int) -> str:
+def contrast_layers(layers: Layers) -> str:
     """The layer choice "Another layer choice" opens on, never the map's own ``layers``: the
     static embedding layer (what the context adds), or the last layer when the map is of the
     embeddings (a comparison of a layer with itself shares every neighbour)."""

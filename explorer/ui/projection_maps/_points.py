@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from explorer.choice import VectorChoice
+from explorer.layers import Layers
 from explorer.ui.compute import cached, embed_corpus, open_store, word_layer_vectors, word_vectors
 
 
@@ -23,7 +25,7 @@ class Points:
 
     model_name: str
     texts: tuple[str, ...]
-    layers: str | int
+    layers: Layers
     pooling: str | None = "mean"
     word: str | None = None
     subwords: str = "mean"
@@ -38,10 +40,15 @@ class Points:
 
         return cached("corpora", ("post", self), lambda: postprocess(self.raw_vectors(), self.post))
 
+    @property
+    def choice(self) -> VectorChoice:
+        """The points' choice of vectors (the pooling is that of a sentence map)."""
+        return VectorChoice(self.pooling or "mean", self.layers, self.subwords, self.post)
+
     def raw_vectors(self) -> np.ndarray:
         """The points' vectors before post-processing ``(n, dim)``."""
         if self.word is None:
-            return embed_corpus(self.model_name, self.texts).sentence(self.pooling, self.layers)
+            return embed_corpus(self.model_name, self.texts).sentence(self.choice)
         return self.occurrences()[1]
 
     def occurrences(self):
@@ -70,7 +77,7 @@ class StorePoints:
 
     path: str
     rows: tuple[int, ...]
-    layers: str | int
+    layers: Layers
     pooling: str | None = "mean"
     word: None = None
     saved: str | None = None
@@ -80,12 +87,11 @@ class StorePoints:
         """``(len(rows), dim)`` float32 vectors of the rows, read once per server while they
         stay in the "corpora" memo (a click on the map asks for them again: reading 20,000
         rows from the store took 80 ms of its 0.2 s)."""
+        choice = VectorChoice(self.pooling, self.layers)
         return cached(
             "corpora",
-            ("store vectors", self.path, self.rows, self.layers, self.pooling),
-            lambda: open_store(self.path).sentence(
-                self.pooling, self.layers, rows=np.array(self.rows)
-            ),
+            ("store vectors", self.path, self.rows, choice),
+            lambda: open_store(self.path).sentence(choice, rows=np.array(self.rows)),
         )
 
     def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:

@@ -13,16 +13,16 @@ from explorer.ui.projection_maps._points import StorePoints
 def saved_map(path: str, method: str, pooling: str, layers):
     """:func:`explorer.data.store.saved_maps.saved_map` of the saved corpus at ``path`` (cached), or
     ``None`` when ``explorer project`` saved no such map."""
+    from explorer.choice import VectorChoice
     from explorer.data.store import saved_maps
     from explorer.server.limits import MAX_POINTS
     from explorer.ui.compute import cached, open_store
 
+    choice = VectorChoice(pooling, layers)
     return cached(
         "projections",
-        ("saved map", path, method, pooling, layers),
-        lambda: saved_maps.saved_map(
-            open_store(path), method, pooling, layers, max_points=MAX_POINTS
-        ),
+        ("saved map", path, method, choice),
+        lambda: saved_maps.saved_map(open_store(path), method, choice, max_points=MAX_POINTS),
     )
 
 

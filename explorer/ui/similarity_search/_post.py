@@ -14,6 +14,7 @@ from collections.abc import Sequence
 import numpy as np
 import streamlit as st
 
+from explorer.choice import VectorChoice
 from explorer.codegen.similarity import similarity_snippet
 from explorer.data import corpora
 from explorer.embeddings import CorpusEmbeddings
@@ -48,39 +49,38 @@ def post_select(container) -> str:
 def cosines(
     model_name: str,
     corpus: CorpusEmbeddings,
-    poolings: Sequence[str],
-    layers,
-    post: str,
+    choices: Sequence[VectorChoice],
     labels: dict[str, str] = POOLING_LABELS,
 ) -> tuple[dict[str, np.ndarray], str | None]:
-    """The cosine matrices of ``corpus`` under each of ``poolings`` after ``post``
+    """The cosine matrices of ``corpus`` under each of ``choices`` (one per pooling, sharing
+    layers and post-processing) after their post-processing
     (:func:`explorer.similarity.similarity_matrices` when ``none``), and what the top rogue
-    dimensions carried of the first pooling's cosines before and after (``None`` for none),
+    dimensions carried of the first choice's cosines before and after (``None`` for none),
     the pooling named by ``labels`` (:func:`explorer.pooling.pooling_labels` of the model)."""
-    matrices = similarity_matrices(corpus, poolings, layers)  # validates the choice
-    if post == "none":
+    matrices = similarity_matrices(corpus, choices)  # refuses no choice at all
+    first = choices[0]
+    if first.post == "none":
         return matrices, None
     reference = compute.embed_corpus(model_name, reference_texts())
     processed = {
-        p: postprocess(corpus.sentence(p, layers), post, reference.sentence(p, layers))
-        for p in poolings
+        c.pooling: postprocess(corpus.sentence(c), c.post, reference.sentence(c)) for c in choices
     }
     matrices = {
         p: np.asarray(cosine_similarity(vectors), np.float64) for p, vectors in processed.items()
     }
-    first = next(iter(poolings))
-    before = rogue_share(corpus.sentence(first, layers))
-    after = rogue_share(processed[first], dimensions=before.dimensions)
-    what = LABELS[post].split(" (")[0]
+    before = rogue_share(corpus.sentence(first))
+    after = rogue_share(processed[first.pooling], dimensions=before.dimensions)
+    what = LABELS[first.post].split(" (")[0]
     lead = (
         f"{what}, with the statistics of {len(reference_texts())} built-in remarks; of the "
-        f"cosines between these sentences under {labels[first]}"
+        f"cosines between these sentences under {labels[first.pooling]}"
     )
-    return matrices, rogue_sentence(before, after, post, lead)
+    return matrices, rogue_sentence(before, after, first.post, lead)
 
 
-def snippet(model_name: str, sentences: Sequence[str], poolings, layers, post: str) -> str:
+def snippet(model_name: str, sentences: Sequence[str], choices: Sequence[VectorChoice]) -> str:
     """The comparison's "Show code": :func:`explorer.codegen.similarity.similarity_snippet`,
-    post-processing with the same reference texts when ``post`` is not none."""
-    reference = reference_texts() if post != "none" else ()
-    return similarity_snippet(model_name, sentences, poolings, layers, post, reference)
+    post-processing with the same reference texts when the choices' post-processing is not
+    none."""
+    reference = reference_texts() if choices and choices[0].post != "none" else ()
+    return similarity_snippet(model_name, sentences, choices, reference=reference)

@@ -85,15 +85,15 @@ def results_table(
 
 
 def search_texts(
-    model_name: str, texts: Sequence[str], query: str, pooling: str, layers, k: int
+    model_name: str, texts: Sequence[str], query: str, choice, k: int
 ) -> tuple[pd.DataFrame, str]:
-    """The ``k`` texts of ``texts`` closest to ``query`` (:func:`explorer.similarity.top_k`,
-    the corpus embedded once and cached, the query alone run through the model) and the
-    search's "Show code" snippet."""
+    """The ``k`` texts of ``texts`` closest to ``query`` under ``choice`` (an
+    :class:`explorer.VectorChoice`; :func:`explorer.similarity.top_k`, the corpus embedded once
+    and cached, the query alone run through the model) and the search's "Show code" snippet."""
     embedded = compute.embed_corpus(model_name, tuple(texts))
-    query_vector = compute.embed_corpus(model_name, (query,)).sentence(pooling, layers)
-    results = top_k(query_vector[0], embedded.sentence(pooling, layers), list(texts), k)
-    return results, search_snippet(model_name, list(texts), query, pooling, layers, k)
+    query_vector = compute.embed_corpus(model_name, (query,)).sentence(choice)
+    results = top_k(query_vector[0], embedded.sentence(choice), list(texts), k)
+    return results, search_snippet(model_name, list(texts), query, choice, k=k)
 
 
 def why_close(

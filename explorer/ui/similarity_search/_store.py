@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from explorer.choice import VectorChoice
 from explorer.figures.tables import text_table_html
 from explorer.layers import Layers, layer_choices, layer_indices, layers_label
 from explorer.pooling import POOLING_LABELS, POOLINGS, pooling_parts
@@ -156,7 +157,7 @@ def _search(path: str, model: QueryModel, query: str, pooling: str, layers: Laye
         rows.flags.writeable = scores.flags.writeable = False
         return rows, scores
 
-    key = ("store search", path, model.source, query, pooling, layers, k)
+    key = ("store search", path, model.source, query, VectorChoice(pooling, layers), k)
     return cached("corpora", key, compute, f"Searching {len(open_store(path)):,} rows…")
 
 

@@ -57,12 +57,12 @@ def one_layer(
     strategy = pick[1].selectbox(
         "Strategy for the linear probe",
         tuple(strategies),
-        index=list(strategies).index(top_row["strategy"]),
+        index=list(strategies).index(top_row["features"]),
         format_func=labels_for.get,
         key="probe.strategy",
         bind=URL,
     )
-    linear = scores[(scores["strategy"] == strategy) & (scores["layer"] == layer)].iloc[0]
+    linear = scores[(scores["features"] == strategy) & (scores["layer"] == layer)].iloc[0]
     if saved:
         st.caption(SAVED)
     else:

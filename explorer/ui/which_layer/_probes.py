@@ -114,7 +114,7 @@ def layer_scores(model_name: str, data: ProbeData, strategy: str) -> pd.DataFram
             f"Probing every layer and its control task ({strategy})… layer"
         ) as report:
             scores = score_layers(stack, data.plan(), report, layers=layers, control=True)
-            return scores.assign(strategy=strategy)
+            return scores.assign(features=strategy)
 
     model = None if data.store is not None else model_name  # a store needs no model
     return cached("probes", ("scores", model, data, strategy), compute, heavy=_heavy(data)).copy()
@@ -226,7 +226,7 @@ def headline(baseline: float, top_row, task: str, labels: dict[str, str]) -> Non
         f"Best: layer{'s' if '–' in band or ',' in band else ''} {band}",
         f"{top_row['accuracy_mean']:.2f} ± {top_row['accuracy_std']:.2f}",
         delta=f"{top_row['accuracy_mean'] - baseline:+.2f} vs baseline",
-        help=f"With {labels.get(top_row['strategy'], top_row['strategy']).lower()}. Layer "
+        help=f"With {labels.get(top_row['features'], top_row['features']).lower()}. Layer "
         f"{int(top_row['layer'])} scored highest; layers whose accuracy is within one standard "
         "deviation of it cannot be told apart (which one comes out on top changes between "
         "runs), so the page names them all.",
@@ -238,11 +238,11 @@ def best_table(best: pd.DataFrame, labels: dict[str, str]) -> None:
     :func:`explorer.probing.scores.best_layers`), as a table."""
     number = st.column_config.NumberColumn
     st.dataframe(
-        best.assign(strategy=best["strategy"].map(lambda s: labels.get(s, s))),
+        best.assign(features=best["features"].map(lambda s: labels.get(s, s))),
         hide_index=True,
         width="stretch",
         column_config={
-            "strategy": "Strategy",
+            "features": "Strategy",
             "layer": number("Best layer", format="%d"),
             "within_noise": st.column_config.TextColumn(
                 "Within noise", help="Layers within one standard deviation of the best"
