@@ -16,12 +16,11 @@ from explorer.ui import attention as cached
 from explorer.ui import messages, presentation
 from explorer.ui.ablation import ablation_section
 from explorer.ui.lens import lens_section
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model import current_model
 from explorer.ui.widgets import URL, header, option_labels, show_code
 
 header("pages/attention.py")
 model = current_model()
-model_name = current_model_name()
 
 settings = presentation.controls("attention.settings")
 text = settings.text_area("Text", TUTORIAL, key="attention.text", bind=URL, height=80)
@@ -37,7 +36,7 @@ if settings.checkbox(
     )
 
 try:
-    result = cached.analysis(model_name, text, pair)
+    result = cached.analysis(model.ref, text, pair)
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -132,7 +131,7 @@ st.plotly_chart(
     key="attention.compare",
 )
 show_code(
-    attention_snippet(model_name, text, pair, layer, head),
+    attention_snippet(model.ref.snippet, text, pair, layer, head),
     caption="The attentions, shares on [SEP]/[CLS], rollout and norm-weighted attention with "
     "plain transformers (eager attention returns the weights).",
 )
@@ -141,6 +140,6 @@ show_code(
 # The analysis is not needed below: a session waiting for the lens's turn held it (164 MB for a
 # 512-token BERT-base text; eight sessions took the server to 2.8 GB).
 del result, matrix
-ablation_section(model_name, text, pair)
+ablation_section(model.ref, text, pair)
 st.subheader("Masked-language-model lens")
-lens_section(model_name)
+lens_section(model.ref)

@@ -12,7 +12,7 @@ from explorer.layers import layer_choices
 from explorer.server import limits
 from explorer.ui import compute, contextpost, messages, presentation, sources
 from explorer.ui import context as sections
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model import current_model
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
 from explorer.words import SUBWORD_LABELS
 
@@ -26,7 +26,6 @@ header("pages/context.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
 model = current_model()
-name = current_model_name()
 
 settings = presentation.controls("context.settings")
 left, right = settings.columns([3, 1])
@@ -72,11 +71,15 @@ post = contextpost.post_select(options[2])
 
 try:
     lines, senses = ctx.parse_labelled_sentences(text)
-    kept = compute.cap_tokens(name, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS, "memory")
+    kept = compute.cap_tokens(
+        model.ref, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS, "memory"
+    )
     sentences = list(kept.data.texts)
     senses = senses[: len(sentences)]
-    occurrences, per_layer, _ = compute.word_layer_vectors(name, tuple(sentences), word, subwords)
-    token_states = compute.context_token_states(name, tuple(sentences))
+    occurrences, per_layer, _ = compute.word_layer_vectors(
+        model.ref, tuple(sentences), word, subwords
+    )
+    token_states = compute.context_token_states(model.ref, tuple(sentences))
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -91,7 +94,7 @@ if len(occurrences) > ctx.MAX_OCCURRENCES:
     )
     occurrences, per_layer = ctx.cap_occurrences(occurrences, per_layer)
 raw = per_layer
-key = (name, tuple(sentences), word, subwords, len(occurrences))
+key = (model.ref, tuple(sentences), word, subwords, len(occurrences))
 per_layer, token_states = contextpost.postprocessed(key, per_layer, token_states, post)
 if len(occurrences) >= 2:  # what to notice comes first
     pairs = ctx.pair_labels(len(occurrences))
@@ -140,4 +143,8 @@ if word.strip().lower() in corpora.SENSE_WORDS:
         icon=":material/scatter_plot:",
         query_params=ctx.projections_link(word),
     )
-show_code(context_snippet(name, sentences, word, strategy, subwords, post=post, senses=senses))
+show_code(
+    context_snippet(
+        model.ref.snippet, sentences, word, strategy, subwords, post=post, senses=senses
+    )
+)

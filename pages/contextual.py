@@ -8,13 +8,13 @@ from explorer.figures.explain_notices import classic_notice, classic_random_noti
 from explorer.figures.isotropy import isotropy_notice
 from explorer.ui import contextual as lesson
 from explorer.ui import messages, presentation
-from explorer.ui.model import RANDOM_PREFIX, current_model_label, current_model_name
+from explorer.ui.model import current_model, current_model_label
 from explorer.ui.widgets import URL, header
 
 header("pages/contextual.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
-name = current_model_name()
+model = current_model()
 compare = presentation.controls("contextual.settings").toggle(
     "Compare with the same model with random weights",
     key="contextual.random",
@@ -23,15 +23,15 @@ compare = presentation.controls("contextual.settings").toggle(
     "as long again as the model itself.",
 )
 try:
-    rows, note = lesson.lesson_rows(name)
-    trained = lesson.measurements(name, rows)
+    rows, note = lesson.lesson_rows(model.ref)
+    trained = lesson.measurements(model.ref, rows)
 except ValueError as error:
     messages.error(error)
     st.stop()
 random = None
 if compare:
     try:  # refused when the baseline does not fit beside the model: the page goes on without
-        random = lesson.measurements(RANDOM_PREFIX + name, rows, " (random weights)")
+        random = lesson.measurements(model.ref.random_twin(), rows, " (random weights)")
     except ValueError as error:
         messages.warning(error)
 if note:
@@ -46,8 +46,8 @@ notice.info(
 )
 
 lesson.chart(trained, random)
-lesson.headline_code(name, rows)
-lesson.isotropy(name, trained, random, rows)
+lesson.headline_code(model.ref, rows)
+lesson.isotropy(model.ref, trained, random, rows)
 lesson.references(trained)
 lesson.measured(trained, rows)
-lesson.one_word(name, rows)
+lesson.one_word(model.ref, rows)

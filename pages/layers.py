@@ -11,7 +11,7 @@ from explorer.data.examples import TUTORIAL
 from explorer.figures import layers as figures
 from explorer.ui import compute, layercka, messages, positions, presentation
 from explorer.ui import layers as layer_sections
-from explorer.ui.model import current_model_label, current_model_name
+from explorer.ui.model import current_model, current_model_label
 from explorer.ui.widgets import header, option_labels, show_code
 
 DEFAULT_LAYER = 5
@@ -27,12 +27,12 @@ METRICS = {
 header("pages/layers.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
-model_name = current_model_name()
+model = current_model()
 settings = presentation.controls("layers.settings")
 text = settings.text_area("Text", value=TUTORIAL, key="layers.text", bind="query-params", height=80)
 try:
-    tokenization = compute.tokenize(model_name, text)
-    hidden = compute.hidden_states(model_name, text)  # (L + 1, T, H), one cached forward pass
+    tokenization = compute.tokenize(model.ref, text)
+    hidden = compute.hidden_states(model.ref, text)  # (L + 1, T, H), one cached forward pass
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -145,6 +145,6 @@ statistics = layer_sections.statistics(hidden, include_special, tokenization.spe
 layer_sections.outliers(hidden, statistics, layer, labels, tokenization, include_special)
 
 layer_sections.norms(hidden, labels, token, layer)
-cka_code = layercka.section(model_name, text, hidden, tokenization.special, special_names)
-positions.section(model_name)
-show_code(layers_snippet(model_name, text, layer, token, include_special), cka_code)
+cka_code = layercka.section(model.ref, text, hidden, tokenization.special, special_names)
+positions.section(model.ref)
+show_code(layers_snippet(model.ref.snippet, text, layer, token, include_special), cka_code)

@@ -12,7 +12,7 @@ from explorer.layers import layer_choices
 from explorer.pooling import pooling_labels
 from explorer.ui import compute, messages, presentation, similaritypost, sources, storesearch
 from explorer.ui import similarity as sections
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model import current_model
 from explorer.ui.vectors import search_vectors
 from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code
 
@@ -23,7 +23,6 @@ header("pages/similarity.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
 model = current_model()
-name = current_model_name()
 
 # -- similarity under each pooling ----------------------------------------------------------
 left, right = presentation.controls("similarity.settings").columns([3, 2])
@@ -60,13 +59,13 @@ try:
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
             "pairs to rank."
         )
-    kept = compute.cap_tokens(name, uploads.from_lists(lines))  # scaled for larger models
+    kept = compute.cap_tokens(model.ref, uploads.from_lists(lines))  # scaled for larger models
     if kept.note:
         messages.info(kept.note)
     lines = list(kept.data.texts)
-    corpus = compute.embed_corpus(name, tuple(lines))
+    corpus = compute.embed_corpus(model.ref, tuple(lines))
     labels = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
-    matrices, rogue = similaritypost.cosines(name, corpus, poolings, layers, post, labels)
+    matrices, rogue = similaritypost.cosines(model.ref, corpus, poolings, layers, post, labels)
     agreement = search.spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
@@ -107,7 +106,7 @@ else:
             messages.info(uploaded.note)
         corpus_texts, corpus_labels = list(uploaded.texts), uploaded.labels
     elif source is not None:
-        kept = compute.cap_tokens(name, source.data)
+        kept = compute.cap_tokens(model.ref, source.data)
         if kept.note:
             messages.info(kept.note)
         corpus_texts, corpus_labels = list(kept.data.texts), kept.data.labels
@@ -126,13 +125,13 @@ if corpus_texts:
     try:
         if uploaded is not None:
             results, search_code = search_vectors(
-                uploaded, source.files, model, name, layers, k, controls, SIMILARITY_QUERY
+                uploaded, source.files, model, layers, k, controls, SIMILARITY_QUERY
             )
         elif not query.strip():
             raise ValueError("The query is empty: type what you are looking for.")
         else:
             results, search_code = sections.search_texts(
-                name, corpus_texts, query.strip(), search_pooling, layers, k
+                model.ref, corpus_texts, query.strip(), search_pooling, layers, k
             )
     except ValueError as error:
         messages.error(error)
@@ -143,10 +142,10 @@ if results is not None:
     sections.results_table(results, corpus_labels, len(corpus_texts), uploaded=uploaded is not None)
     if uploaded is None:
         searched = (query.strip(), search_pooling, results["text"].tolist())
-sections.why_close(name, sentences, poolings, layers, searched, post)
+sections.why_close(model.ref, sentences, poolings, layers, searched, post)
 
 show_code(
-    *([similaritypost.snippet(name, sentences, poolings, layers, post)] if sentences else []),
+    *([similaritypost.snippet(model.ref, sentences, poolings, layers, post)] if sentences else []),
     *([search_code] if search_code else []),
     caption="Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
     "then the search. Each prints the numbers the page shows.",

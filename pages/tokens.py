@@ -9,7 +9,7 @@ from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice
 from explorer.ui import compute, messages, presentation
 from explorer.ui import tokens as sections
-from explorer.ui.model import current_model, current_model_name
+from explorer.ui.model import current_model
 from explorer.ui.navigation import leave_legacy_pages_mode
 from explorer.ui.vocabmap import vocabulary_section
 from explorer.ui.widgets import show_code
@@ -41,7 +41,7 @@ if settings.checkbox(
     )
 
 try:
-    tokenization = compute.tokenize(model.name, text, pair)
+    tokenization = compute.tokenize(model.ref, text, pair)
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -86,7 +86,7 @@ word = st.text_input(
     help="Words missing from the vocabulary are cut into the longest pieces it has.",
 )
 try:
-    pieces = compute.tokenize(model.name, word)
+    pieces = compute.tokenize(model.ref, word)
 except ValueError as error:
     messages.info(error)
 else:
@@ -103,5 +103,5 @@ else:
     else:
         st.caption(f"{found.words} words, {found.pieces} tokens.")
 
-show_code(tokens_snippet(model.name, text, pair, model.max_length))
-vocabulary_section(current_model_name(), text)
+show_code(tokens_snippet(model.ref.snippet, text, pair, model.max_length))
+vocabulary_section(model.ref, text)

@@ -14,6 +14,7 @@ from explorer.codegen.similarity import search_snippet
 from explorer.data import export
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layers_label
+from explorer.model.ref import ModelRef
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.ui import compute, explain, messages, presentation, storesearch
 from explorer.ui.widgets import csv_download, option_labels, vector_downloads
@@ -84,19 +85,19 @@ def results_table(
 
 
 def search_texts(
-    model_name: str, texts: Sequence[str], query: str, pooling: str, layers, k: int
+    model_ref: ModelRef, texts: Sequence[str], query: str, pooling: str, layers, k: int
 ) -> tuple[pd.DataFrame, str]:
     """The ``k`` texts of ``texts`` closest to ``query`` (:func:`explorer.similarity.top_k`,
     the corpus embedded once and cached, the query alone run through the model) and the
     search's "Show code" snippet."""
-    embedded = compute.embed_corpus(model_name, tuple(texts))
-    query_vector = compute.embed_corpus(model_name, (query,)).sentence(pooling, layers)
+    embedded = compute.embed_corpus(model_ref, tuple(texts))
+    query_vector = compute.embed_corpus(model_ref, (query,)).sentence(pooling, layers)
     results = search.top_k(query_vector[0], embedded.sentence(pooling, layers), list(texts), k)
-    return results, search_snippet(model_name, list(texts), query, pooling, layers, k)
+    return results, search_snippet(model_ref.snippet, list(texts), query, pooling, layers, k)
 
 
 def why_close(
-    model_name: str,
+    model_ref: ModelRef,
     sentences: Sequence[str],
     poolings: Sequence[str],
     layers,
@@ -153,14 +154,14 @@ def why_close(
     )
     if search_model is not None and not (first.startswith("s") and second.startswith("s")):
         # the query or a result of a saved corpus: its vectors came from the corpus's model
-        model_name, layers = search_model.source, search_layers
+        model_ref, layers = search_model.ref, search_layers
         if not search_model.current:
             messages.info(
                 f"The query and the results are explained with {search_model.label}, the model "
                 "this corpus was embedded with, not the model in use."
             )
     explain.why_close(
-        model_name,
+        model_ref,
         texts[first][1],
         texts[second][1],
         pooling,

@@ -19,6 +19,7 @@ from explorer.codegen.similarity import similarity_snippet
 from explorer.data import corpora
 from explorer.embeddings import CorpusEmbeddings
 from explorer.explain import LABELS, postprocess, rogue_sentence, rogue_share
+from explorer.model.ref import ModelRef
 from explorer.pooling import LABELS as POOLING_LABELS
 from explorer.ui import compute
 from explorer.ui.widgets import postprocess_select
@@ -46,7 +47,7 @@ def post_select(container) -> str:
 
 
 def cosines(
-    model_name: str,
+    model_ref: ModelRef,
     corpus: CorpusEmbeddings,
     poolings: Sequence[str],
     layers,
@@ -60,7 +61,7 @@ def cosines(
     matrices = search.similarity_matrices(corpus, poolings, layers)  # validates the choice
     if post == "none":
         return matrices, None
-    reference = compute.embed_corpus(model_name, reference_texts())
+    reference = compute.embed_corpus(model_ref, reference_texts())
     processed = {
         p: postprocess(corpus.sentence(p, layers), post, reference.sentence(p, layers))
         for p in poolings
@@ -80,8 +81,8 @@ def cosines(
     return matrices, rogue_sentence(before, after, post, lead)
 
 
-def snippet(model_name: str, sentences: Sequence[str], poolings, layers, post: str) -> str:
+def snippet(model_ref: ModelRef, sentences: Sequence[str], poolings, layers, post: str) -> str:
     """The comparison's "Show code": :func:`explorer.codegen.similarity.similarity_snippet`,
     post-processing with the same reference texts when ``post`` is not none."""
     reference = reference_texts() if post != "none" else ()
-    return similarity_snippet(model_name, sentences, poolings, layers, post, reference)
+    return similarity_snippet(model_ref.snippet, sentences, poolings, layers, post, reference)

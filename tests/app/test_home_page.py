@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from explorer.model import DEFAULT_MODEL
+from explorer.model.ref import ModelRef
 from explorer.server.settings import BUNDLED_LABEL
 from explorer.ui.model import MODEL_KEY, PICKER_KEY
 from tests.app.rendered import plain
@@ -37,7 +38,7 @@ def test_model_that_cannot_load_shows_a_sidebar_error_and_keeps_the_bundled_one(
     assert "bert-base-uncased" in at.sidebar.error[0].value.replace("\\", "")
     # The failed model never becomes the current one: the bundled model stays in use.
     chosen = at.session_state[MODEL_KEY] if MODEL_KEY in at.session_state else None
-    assert chosen in (None, DEFAULT_MODEL)
+    assert chosen in (None, ModelRef(DEFAULT_MODEL))
     captions = [plain(c.value) for c in at.sidebar.caption]
     assert any(c.startswith("In use: all-MiniLM-L6-v2") for c in captions), captions
     assert any(c.startswith("Still using all-MiniLM-L6-v2") for c in captions), captions

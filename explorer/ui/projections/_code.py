@@ -34,7 +34,7 @@ def _clusters_snippet(points: Points) -> str:
     from explorer.codegen.clusters import clusters_snippet
 
     return clusters_snippet(
-        points.model_name,
+        points.ref.snippet,
         points.texts,
         points.pooling,
         points.layers,
@@ -119,12 +119,12 @@ def map_code(
     ending, values = _map_file(shown, params, kept_share, contours, spans is not None, many)
     if spans is not None:
         snippet = code.word_projection_snippet(
-            points.model_name, points.texts, spans, points.word, points.layers, used, points.post
+            points.ref.snippet, points.texts, spans, points.word, points.layers, used, points.post
         )
         data = code.word_projection_data(points.texts, spans, values)
     else:
         snippet = code.projection_snippet(
-            points.model_name, points.texts, points.pooling, points.layers, used, points.post
+            points.ref.snippet, points.texts, points.pooling, points.layers, used, points.post
         )
         data = code.projection_data(points.texts, values)
     _show(points, snippet + ending, clusters, data)
@@ -145,7 +145,7 @@ def axes_code(
 
     spans = _spans(points)
     snippet = axes_snippet(
-        points.model_name,
+        points.ref.snippet,
         points.texts,
         x_ends,
         y_ends,

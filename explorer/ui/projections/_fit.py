@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer import maps
 from explorer.maps import ProjectionParams, Projector
+from explorer.model.ref import ModelRef
 from explorer.server.memo import checkpoint
 from explorer.ui.compute import cached, cached_from, cap_tokens, heavy_points
 from explorer.ui.projections._points import Points, StorePoints, VectorPoints
@@ -16,7 +17,7 @@ from explorer.ui.projections._saved import saved_map_of, saved_points
 
 
 def source_points(
-    model_name: str,
+    model_ref: ModelRef,
     source,
     layers,
     pooling: str | None,
@@ -38,9 +39,9 @@ def source_points(
         if params is None:
             return saved_points(source.store, layers, pooling)
         return saved_points(source.store, layers, pooling, params.method, params.n_components)
-    kept = cap_tokens(model_name, source.data)
+    kept = cap_tokens(model_ref, source.data)
     texts = kept.data.texts
-    points = Points(model_name, texts, layers, pooling, word, post=post)
+    points = Points(model_ref, texts, layers, pooling, word, post=post)
     note = kept.note
     if post != "none":
         note = " ".join(filter(None, (note, rogue_note(points))))
