@@ -98,7 +98,7 @@ try:
 except ValueError as error:
     messages.error(error)
 else:
-    if source is not None and source.kind == "saved":
+    if source is not None and source.store is not None:
         store = source.store  # embedded ahead of time: searched in storesearch, all rows
     elif source is not None and source.vectors is not None:
         uploaded = source.vectors  # precomputed: searched as they are, no forward pass

@@ -87,8 +87,9 @@ def _projections(model_ref: ModelRef) -> None:
     from explorer.maps import ProjectionParams
     from explorer.server import limits
     from explorer.ui import compute, projections, sources
+    from explorer.ui.sourcetypes import BuiltinSet
 
-    source = sources.Source(sources.dataset("Topics").load())  # the page's default set
+    source = BuiltinSet(sources.dataset("Topics").load())  # the page's default set
     points, texts, *_ = projections.source_points(model_ref, source, "last", "mean", None)
     compute.embed_corpus(model_ref, texts)
     params, _ = limits.cap_3d(ProjectionParams("pca", 2), len(texts))

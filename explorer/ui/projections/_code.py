@@ -97,7 +97,7 @@ def map_code(
     contours: bool = False,
 ) -> None:
     """ "Show code" for the map of ``points`` drawn from ``source`` (an
-    :class:`explorer.ui.sources.Source`): a program that prints the same coordinates and, for
+    :class:`explorer.ui.sourcetypes.Source`): a program that prints the same coordinates and, for
     a 2-D map showing ``shown`` (a :class:`MapPoints`, coloured by ``kept_share`` when given),
     draws it as the page does (with ``contours``) into a standalone HTML file; with
     ``clusters``, one that prints the clusters the map is coloured by."""

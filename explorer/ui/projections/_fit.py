@@ -25,7 +25,7 @@ def source_points(
     params: ProjectionParams | None = None,
     post: str = "none",
 ):
-    """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
+    """What the Projections page draws of ``source`` (an :class:`explorer.ui.sourcetypes.Source`):
     ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
     forward pass (a saved corpus's own map under ``params`` is drawn when it has one) and are
     drawn as they are; other texts are capped (:func:`explorer.server.limits.cap_tokens`),
@@ -35,7 +35,7 @@ def source_points(
     if source.vectors is not None:
         data = source.vectors
         return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
-    if source.kind == "saved":
+    if source.store is not None:
         if params is None:
             return saved_points(source.store, layers, pooling)
         return saved_points(source.store, layers, pooling, params.method, params.n_components)
