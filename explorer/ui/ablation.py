@@ -109,10 +109,10 @@ def ablation_section(model_ref: ModelRef, text: str, pair: str | None) -> None:
         caption="Heads switched off with plain transformers and torch: a forward pre-hook on "
         "each layer's attention output projection zeroes the heads' context vectors.",
     )
-    _ranking(model_ref, model, text, second, masked)
+    _ranking(model, text, second, masked)
 
 
-def _ranking(model_ref, model, first, second, masked) -> None:
+def _ranking(model, first, second, masked) -> None:
     options = ["gap", "cosine"] + (["guess"] if masked is not None else [])
     what = st.selectbox(
         "Rank single heads by the change in",
@@ -128,11 +128,9 @@ def _ranking(model_ref, model, first, second, masked) -> None:
     def run():
         title = f"Switching off {len(ranked)} heads one at a time… head"
         with progress_bar(title) as report:
-            return attention.rank_heads(
-                load(model_ref), what, first, second, masked, ranked, report
-            )
+            return attention.rank_heads(model, what, first, second, masked, ranked, report)
 
-    key = ("ablation rank", model_ref, what, first, second, masked, ranked)
+    key = ("ablation rank", model.ref, what, first, second, masked, ranked)
     try:
         table = compute.cached("probes", key, run, heavy=True)
     except ValueError as error:

@@ -91,3 +91,21 @@ def test_the_loaded_model_is_out_of_the_cyclic_collectors_reach(page):
 
     page("home")
     assert gc.get_freeze_count() > 100_000
+
+
+def test_the_random_weights_text_form_still_picks_a_models_twin(page, tiny_bert_path, monkeypatch):
+    """Typed under free entry, ``random-weights:<folder>`` (the form the explorer read before
+    it had ModelRef) gives that model's random weights, read by ModelRef.parse alone."""
+    from explorer.ui.model import MODELS
+
+    monkeypatch.setenv("EXPLORER_MODELS", "*")
+    at = page("home")
+    at.selectbox(key=PICKER_KEY).select(_other_label(at)).run()
+    at.text_input(key="model.other").input(f"random-weights:{tiny_bert_path}").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.sidebar.error, [e.value for e in at.sidebar.error]
+    twin = ModelRef(tiny_bert_path, random=True)
+    assert at.session_state[MODEL_KEY] == twin
+    assert twin in [key[0] for key in MODELS.keys()]
+    captions = [plain(c.value) for c in at.sidebar.caption]
+    assert f"In use: {tiny_bert_path} with random weights" in captions, captions
