@@ -20,12 +20,11 @@ from explorer.figures.attention import (
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.server import limits
 from explorer.ui import attention_heads, messages, presentation
-from explorer.ui.model_in_use import current_model, current_model_name
+from explorer.ui.model_in_use import current_model
 from explorer.ui.widgets import URL, header, option_labels, show_code
 
 header("pages/attention.py")
 model = current_model()
-model_name = current_model_name()
 
 settings = presentation.controls("attention.settings")
 text = settings.text_area("Text", TUTORIAL, key="attention.text", bind=URL, height=80)
@@ -41,7 +40,7 @@ if settings.checkbox(
     )
 
 try:
-    result = attention_heads.analysis(model_name, text, pair)
+    result = attention_heads.analysis(model.ref, text, pair)
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -132,7 +131,7 @@ st.plotly_chart(
     key="attention.compare",
 )
 show_code(
-    attention_snippet(model_name, text, pair, layer, head),
+    attention_snippet(model.ref.snippet, text, pair, layer, head),
     caption="The attentions, shares on [SEP]/[CLS], rollout and norm-weighted attention with "
     "plain transformers (eager attention returns the weights).",
 )
@@ -141,6 +140,6 @@ show_code(
 # The analysis is not needed below: a session waiting for the lens's turn held it (164 MB for a
 # 512-token BERT-base text; eight sessions took the server to 2.8 GB).
 del result, matrix
-attention_heads.ablation_section(model_name, text, pair)
+attention_heads.ablation_section(model.ref, text, pair)
 st.subheader("Masked-language-model lens")
-attention_heads.lens_section(model_name)
+attention_heads.lens_section(model.ref)

@@ -10,7 +10,7 @@ from explorer.data import corpora, uploads
 from explorer.layers import layer_choices
 from explorer.server import limits
 from explorer.ui import compute, messages, presentation, sources, word_in_context
-from explorer.ui.model_in_use import current_model, current_model_name
+from explorer.ui.model_in_use import current_model
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
 from explorer.words import SUBWORD_LABELS
 
@@ -24,7 +24,6 @@ header("pages/context.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
 model = current_model()
-name = current_model_name()
 
 settings = presentation.controls("context.settings")
 left, right = settings.columns([3, 1])
@@ -70,11 +69,15 @@ post = word_in_context.post_select(options[2])
 
 try:
     lines, senses = context.parse_labelled_sentences(text)
-    kept = compute.cap_tokens(name, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS, "memory")
+    kept = compute.cap_tokens(
+        model.ref, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS, "memory"
+    )
     sentences = list(kept.data.texts)
     senses = senses[: len(sentences)]
-    occurrences, per_layer, _ = compute.word_layer_vectors(name, tuple(sentences), word, subwords)
-    token_states = compute.context_token_states(name, tuple(sentences))
+    occurrences, per_layer, _ = compute.word_layer_vectors(
+        model.ref, tuple(sentences), word, subwords
+    )
+    token_states = compute.context_token_states(model.ref, tuple(sentences))
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -90,7 +93,7 @@ if len(occurrences) > context.MAX_OCCURRENCES:
     )
     occurrences, per_layer = context.cap_occurrences(occurrences, per_layer)
 raw = per_layer
-key = (name, tuple(sentences), word, subwords, len(occurrences))
+key = (model.ref, tuple(sentences), word, subwords, len(occurrences))
 per_layer, token_states = word_in_context.postprocessed(key, per_layer, token_states, post)
 if len(occurrences) >= 2:  # what to notice comes first
     pairs = context.pair_labels(len(occurrences))
@@ -141,4 +144,8 @@ if word.strip().lower() in corpora.SENSE_WORDS:
         icon=":material/scatter_plot:",
         query_params=context.projections_link(word),
     )
-show_code(context_snippet(name, sentences, word, strategy, subwords, post=post, senses=senses))
+show_code(
+    context_snippet(
+        model.ref.snippet, sentences, word, strategy, subwords, post=post, senses=senses
+    )
+)

@@ -7,13 +7,13 @@ import streamlit as st
 from explorer.figures.explain_notices import classic_notice, classic_random_notice
 from explorer.figures.isotropy import isotropy_notice
 from explorer.ui import how_contextual, messages, presentation
-from explorer.ui.model_in_use import RANDOM_PREFIX, current_model_label, current_model_name
+from explorer.ui.model_in_use import current_model, current_model_label
 from explorer.ui.widgets import URL, header
 
 header("pages/contextual.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
-name = current_model_name()
+model = current_model()
 compare = presentation.controls("contextual.settings").toggle(
     "Compare with the same model with random weights",
     key="contextual.random",
@@ -22,15 +22,15 @@ compare = presentation.controls("contextual.settings").toggle(
     "as long again as the model itself.",
 )
 try:
-    rows, note = how_contextual.lesson_rows(name)
-    trained = how_contextual.measurements(name, rows)
+    rows, note = how_contextual.lesson_rows(model.ref)
+    trained = how_contextual.measurements(model.ref, rows)
 except ValueError as error:
     messages.error(error)
     st.stop()
 random = None
 if compare:
     try:  # refused when the baseline does not fit beside the model: the page goes on without
-        random = how_contextual.measurements(RANDOM_PREFIX + name, rows, " (random weights)")
+        random = how_contextual.measurements(model.ref.random_twin(), rows, " (random weights)")
     except ValueError as error:
         messages.warning(error)
 if note:
@@ -45,8 +45,8 @@ notice.info(
 )
 
 how_contextual.chart(trained, random)
-how_contextual.headline_code(name, rows)
-how_contextual.isotropy(name, trained, random, rows)
+how_contextual.headline_code(model.ref, rows)
+how_contextual.isotropy(model.ref, trained, random, rows)
 how_contextual.references(trained)
 how_contextual.measured(trained, rows)
-how_contextual.one_word(name, rows)
+how_contextual.one_word(model.ref, rows)

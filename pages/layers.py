@@ -17,7 +17,7 @@ from explorer.figures.layers import (
     token_histogram,
 )
 from explorer.ui import compute, layer_by_layer, messages, presentation
-from explorer.ui.model_in_use import current_model_label, current_model_name
+from explorer.ui.model_in_use import current_model, current_model_label
 from explorer.ui.widgets import header, option_labels, show_code
 
 DEFAULT_LAYER = 5
@@ -33,12 +33,12 @@ METRICS = {
 header("pages/layers.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
-model_name = current_model_name()
+model = current_model()
 settings = presentation.controls("layers.settings")
 text = settings.text_area("Text", value=TUTORIAL, key="layers.text", bind="query-params", height=80)
 try:
-    tokenization = compute.tokenize(model_name, text)
-    hidden = compute.hidden_states(model_name, text)  # (L + 1, T, H), one cached forward pass
+    tokenization = compute.tokenize(model.ref, text)
+    hidden = compute.hidden_states(model.ref, text)  # (L + 1, T, H), one cached forward pass
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -149,6 +149,6 @@ statistics = layer_by_layer.statistics(hidden, include_special, tokenization.spe
 layer_by_layer.outliers(hidden, statistics, layer, labels, tokenization, include_special)
 
 layer_by_layer.norms(hidden, labels, token, layer)
-cka_code = layer_by_layer.cka_section(model_name, text, hidden, tokenization.special, special_names)
-layer_by_layer.positions_section(model_name)
-show_code(layers_snippet(model_name, text, layer, token, include_special), cka_code)
+cka_code = layer_by_layer.cka_section(model.ref, text, hidden, tokenization.special, special_names)
+layer_by_layer.positions_section(model.ref)
+show_code(layers_snippet(model.ref.snippet, text, layer, token, include_special), cka_code)

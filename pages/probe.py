@@ -11,18 +11,18 @@ from explorer.pooling import POOLING_LABELS, pooling_labels
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
 from explorer.ui import compute, messages, presentation, which_layer
-from explorer.ui.model_in_use import current_model, current_model_name
+from explorer.ui.model_in_use import current_model
 from explorer.ui.widgets import URL, header, pooling_select, subwords_select
 from explorer.words import SUBWORD_LABELS
 
 header("pages/probe.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
-name = current_model_name()
+model = current_model()
 
 # -- data ------------------------------------------------------------------------------------
 controls = presentation.controls("probe.settings")
-rows = which_layer.probe_rows(name, controls.columns([2, 3, 2]))
+rows = which_layer.probe_rows(model.ref, controls.columns([2, 3, 2]))
 task, saved, store = rows.task, rows.saved, rows.store
 texts, labels, words = rows.texts, rows.labels, rows.words
 
@@ -50,9 +50,9 @@ for note in plan.notes:
 # -- strategies ------------------------------------------------------------------------------
 try:
     if task == "word":
-        features = which_layer.word_features(name, texts, words)
+        features = which_layer.word_features(model.ref, texts, words)
     elif task == "sentence":
-        compute.embed_corpus(name, texts)
+        compute.embed_corpus(model.ref, texts)
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -82,13 +82,13 @@ else:
         multi=True,
         help="How a text's token vectors become one vector, at every layer.",
     )
-    labels_for = pooling_labels(current_model().tokenizer.cls_token)  # the model's own token
+    labels_for = pooling_labels(model.tokenizer.cls_token)  # the model's own token
 if not strategies:
     st.info("Choose at least one strategy to probe.")
     st.stop()
 
 scores = pd.concat(
-    [which_layer.layer_scores(name, data, strategy) for strategy in strategies],
+    [which_layer.layer_scores(model.ref, data, strategy) for strategy in strategies],
     ignore_index=True,
 )
 best = probing.best_layers(scores)
@@ -136,4 +136,4 @@ which_layer.best_table(best, labels_for)
 
 # -- one layer: linear probe vs CNN, downloads, code -----------------------------------------
 spans = [(o.char_start, o.char_end) for o in features.occurrences] if task == "word" else None
-which_layer.one_layer(name, rows, data, plan, scores, top_row, strategies, labels_for, spans)
+which_layer.one_layer(model.ref, rows, data, plan, scores, top_row, strategies, labels_for, spans)

@@ -7,7 +7,7 @@ import streamlit as st
 from explorer.data import corpora
 from explorer.maps import DEFAULT_K
 from explorer.ui import messages, presentation, projection_maps, sources
-from explorer.ui.model_in_use import current_model, current_model_name
+from explorer.ui.model_in_use import current_model
 from explorer.ui.widgets import URL, choose, header
 
 SENSES = "Word senses (all words)"
@@ -30,7 +30,7 @@ LEVELS = {
 
 header("pages/projections.py")
 notice = st.container()  # what the map shows, once it is drawn
-name = current_model_name()
+model = current_model()
 
 # -- what to project, and how ------------------------------------------------------------------
 settings = presentation.controls("projections.settings")
@@ -99,7 +99,7 @@ if source is None:
     st.stop()
 try:
     points, texts, labels, legend_title, note = projection_maps.source_points(
-        name, source, layers, pooling, word, params, post
+        model.ref, source, layers, pooling, word, params, post
     )
 except ValueError as error:
     messages.error(error)
@@ -117,7 +117,7 @@ try:
         points,
         params,
         shown,
-        current_model(),
+        model,
         uploaded=uploaded,
         clusters=bool(clusters),
         where=settings if presentation.is_on() else st,

@@ -11,7 +11,7 @@ from explorer.layers import layer_choices
 from explorer.pooling import pooling_labels
 from explorer.similarity import MAX_SENTENCES, similarity_notice, spearman_agreement
 from explorer.ui import compute, messages, presentation, similarity_search, sources
-from explorer.ui.model_in_use import current_model, current_model_name
+from explorer.ui.model_in_use import current_model
 from explorer.ui.vectors import search_vectors
 from explorer.ui.widgets import URL, header, layers_select, pooling_select, show_code, vector_choice
 
@@ -22,7 +22,6 @@ header("pages/similarity.py")
 notice = st.container()  # what to notice, filled once the numbers are known
 
 model = current_model()
-name = current_model_name()
 
 # -- similarity under each pooling ----------------------------------------------------------
 left, right = presentation.controls("similarity.settings").columns([3, 2])
@@ -61,13 +60,13 @@ try:
             f"{len(lines)} sentence(s): compare at least 3 (one per line) so there are "
             "pairs to rank."
         )
-    kept = compute.cap_tokens(name, uploads.from_lists(lines))  # scaled for larger models
+    kept = compute.cap_tokens(model.ref, uploads.from_lists(lines))  # scaled for larger models
     if kept.note:
         messages.info(kept.note)
     lines = list(kept.data.texts)
-    corpus = compute.embed_corpus(name, tuple(lines))
+    corpus = compute.embed_corpus(model.ref, tuple(lines))
     labels = pooling_labels(model.tokenizer.cls_token)  # the model's own first token
-    matrices, rogue = similarity_search.cosines(name, corpus, choices, labels)
+    matrices, rogue = similarity_search.cosines(model.ref, corpus, choices, labels)
     agreement = spearman_agreement(matrices)
 except ValueError as error:
     messages.error(error)
@@ -100,7 +99,7 @@ try:
 except ValueError as error:
     messages.error(error)
 else:
-    if source is not None and source.kind == "saved":
+    if source is not None and source.store is not None:
         store = source.store  # embedded ahead of time: searched in storesearch, all rows
     elif source is not None and source.vectors is not None:
         uploaded = source.vectors  # precomputed: searched as they are, no forward pass
@@ -108,7 +107,7 @@ else:
             messages.info(uploaded.note)
         corpus_texts, corpus_labels = list(uploaded.texts), uploaded.labels
     elif source is not None:
-        kept = compute.cap_tokens(name, source.data)
+        kept = compute.cap_tokens(model.ref, source.data)
         if kept.note:
             messages.info(kept.note)
         corpus_texts, corpus_labels = list(kept.data.texts), kept.data.labels
@@ -127,13 +126,13 @@ if corpus_texts:
     try:
         if uploaded is not None:
             results, search_code = search_vectors(
-                uploaded, source.files, model, name, layers, k, controls, SIMILARITY_QUERY
+                uploaded, source.files, model, layers, k, controls, SIMILARITY_QUERY
             )
         elif not query.strip():
             raise ValueError("The query is empty: type what you are looking for.")
         else:
             results, search_code = similarity_search.search_texts(
-                name, corpus_texts, query.strip(), vector_choice(search_pooling, layers), k
+                model.ref, corpus_texts, query.strip(), vector_choice(search_pooling, layers), k
             )
     except ValueError as error:
         messages.error(error)
@@ -146,10 +145,10 @@ if results is not None:
     )
     if uploaded is None:
         searched = (query.strip(), search_pooling, results["text"].tolist())
-similarity_search.why_close(name, sentences, poolings, layers, searched, post)
+similarity_search.why_close(model.ref, sentences, poolings, layers, searched, post)
 
 show_code(
-    *([similarity_search.snippet(name, sentences, choices)] if sentences else []),
+    *([similarity_search.snippet(model.ref, sentences, choices)] if sentences else []),
     *([search_code] if search_code else []),
     caption="Plain transformers + torch + numpy: the similarity matrices and Spearman ρ above, "
     "then the search. Each prints the numbers the page shows.",

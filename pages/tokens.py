@@ -8,7 +8,7 @@ from explorer.codegen.tokens import tokens_snippet
 from explorer.data.examples import TOKENS_PAIR, TOKENS_TEXT, TOKENS_WORD
 from explorer.figures.tokens import token_chips_html, token_counts, tokens_notice
 from explorer.ui import compute, messages, presentation, word_pieces
-from explorer.ui.model_in_use import current_model, current_model_name
+from explorer.ui.model_in_use import current_model
 from explorer.ui.navigation import leave_legacy_pages_mode
 from explorer.ui.widgets import show_code
 
@@ -39,7 +39,7 @@ if settings.checkbox(
     )
 
 try:
-    tokenization = compute.tokenize(model.name, text, pair)
+    tokenization = compute.tokenize(model.ref, text, pair)
 except ValueError as error:
     messages.error(error)
     st.stop()
@@ -84,7 +84,7 @@ word = st.text_input(
     help="Words missing from the vocabulary are cut into the longest pieces it has.",
 )
 try:
-    pieces = compute.tokenize(model.name, word)
+    pieces = compute.tokenize(model.ref, word)
 except ValueError as error:
     messages.info(error)
 else:
@@ -101,5 +101,5 @@ else:
     else:
         st.caption(f"{found.words} words, {found.pieces} tokens.")
 
-show_code(tokens_snippet(model.name, text, pair, model.max_length))
-word_pieces.vocabulary_section(current_model_name(), text)
+show_code(tokens_snippet(model.ref.snippet, text, pair, model.max_length))
+word_pieces.vocabulary_section(model.ref, text)

@@ -11,6 +11,7 @@ import pytest
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from bench import classroom, runclock
+from explorer.model.ref import ModelRef
 from explorer.server import prewarm, settings
 from explorer.ui.pages import PAGES
 from harness import stclient
@@ -89,9 +90,12 @@ def test_the_variable_names_the_models_to_prewarm(tmp_path):
     for value in ("", "0", "off", "False"):
         assert prewarm.prewarm_models(config, {"EXPLORER_PREWARM": value}) == ()
     assert prewarm.prewarm_models(config, {}) == ()
-    assert prewarm.prewarm_models(config, {"EXPLORER_PREWARM": "1"}) == (bundled,)
+    assert prewarm.prewarm_models(config, {"EXPLORER_PREWARM": "1"}) == (ModelRef(bundled),)
     both = f"{folder}, base (local), {bundled}"
-    assert prewarm.prewarm_models(config, {"EXPLORER_PREWARM": both}) == (str(folder), bundled)
+    assert prewarm.prewarm_models(config, {"EXPLORER_PREWARM": both}) == (
+        ModelRef(str(folder)),
+        ModelRef(bundled),
+    )
     with pytest.raises(ValueError, match="EXPLORER_PREWARM.*not among the models"):
         prewarm.prewarm_models(config, {"EXPLORER_PREWARM": "/etc"})
 
@@ -153,7 +157,7 @@ def prewarmed(page: str) -> None:
     """Run the warm-ups of ``pages/<page>.py`` for the bundled model."""
     from explorer.ui.prewarm import WARMUPS
 
-    models = (settings.from_environment({}).models[0].source,)
+    models = prewarm.prewarm_models(settings.from_environment({}), {"EXPLORER_PREWARM": "1"})
     report = prewarm.run([w for w in WARMUPS if w.page == f"pages/{page}.py"], models)
     assert report.seconds and not report.errors, report.errors
 

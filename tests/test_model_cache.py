@@ -185,26 +185,28 @@ def test_a_failed_load_keeps_nothing():
 
 
 def test_the_refusal_says_what_would_fit(monkeypatch):
-    from explorer.ui.model_in_use import RANDOM_PREFIX, room_refusal
+    from explorer.model.ref import ModelRef
+    from explorer.ui.model_in_use import room_refusal
 
     monkeypatch.setenv("EXPLORER_MODELS", "/srv/models/base-a,/srv/models/base-b")
-    busy = {("/srv/models/base-a", None): BASE, ("/srv/models/base-b", None): 100 * MB}
+    a, b = ModelRef("/srv/models/base-a"), ModelRef("/srv/models/base-b")
+    busy = {(a, None): BASE, (b, None): 100 * MB}
     error = NoRoom(BASE, 88 * MB, busy)
-    message = room_refusal((RANDOM_PREFIX + "/srv/models/base-b", None), error, 1024 * MB)
+    message = room_refusal((b.random_twin(), None), error, 1024 * MB)
     assert message.startswith("base-b (local) with random weights needs 418 MB of weights")
     assert "at most 1,024 MB" in message
     assert "using base-a (local) (418 MB), base-b (local) (100 MB) right now" in message
     assert "What fits now: base-a (local) or base-b (local) (loaded already)" in message
     assert "a model of up to 88 MB" in message and "/srv" not in message
-    twin = NoRoom(BASE, 0, {(RANDOM_PREFIX + "/srv/models/base-a", None): BASE})
-    assert "What fits now: a model of up to 0 MB" in room_refusal(("x", None), twin, BASE)
+    twin = NoRoom(BASE, 0, {(a.random_twin(), None): BASE})
+    assert "What fits now: a model of up to 0 MB" in room_refusal((ModelRef("x"), None), twin, BASE)
 
 
 def test_a_baseline_is_refused_when_it_and_its_model_do_not_fit_together():
     # Issue 24: BERT-large's baseline is a second 1.3 GB copy; in a 1 GiB cache the two would
     # push each other out on every comparison. BERT-base's two 0.42 GB copies fit.
+    from explorer.model.ref import twin_refusal as baseline_refusal
     from explorer.server.settings import DEFAULT_MODEL_MEMORY
-    from explorer.ui.model_in_use import baseline_refusal
 
     large = 1_279 * 2**20
     assert baseline_refusal(BASE, DEFAULT_MODEL_MEMORY) is None

@@ -10,6 +10,8 @@
 - :mod:`~explorer.model.hub`: :data:`DEFAULT_MODEL`, the local cache, the offline switch,
   hub metadata
 - :mod:`~explorer.model.loading`: :func:`load_model`, with every check before any weight
+- :mod:`~explorer.model.ref`: :class:`ModelRef`, which model (hub id or folder, trained or
+  random weights), loaded through a :class:`~explorer.model.cache.ModelCache`
 
 Everything here is plain Python and PyTorch: no Streamlit. Constants are imported from the
 module they live in.
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
     from explorer.model.encoder import Model as Model
     from explorer.model.hub import DEFAULT_MODEL as DEFAULT_MODEL
     from explorer.model.loading import load_model as load_model
+    from explorer.model.ref import ModelRef as ModelRef
     from explorer.model.size import estimate_parameters as estimate_parameters
     from explorer.model.tokenization import Tokenization as Tokenization
 

@@ -37,10 +37,12 @@ class NoRoom(ValueError):
     """A model that does not fit beside the models in use: it needs ``needed`` bytes of
     weights, and ``free`` bytes are free while the models of ``busy`` (``{key: bytes}``, least
     recently used first) are in use. Those are loaded already: asking for one of them costs
-    nothing."""
+    nothing. ``key``: the key of the model refused."""
 
-    def __init__(self, needed: int, free: int, busy: dict[Hashable, int]) -> None:
-        self.needed, self.free, self.busy = needed, free, busy
+    def __init__(
+        self, needed: int, free: int, busy: dict[Hashable, int], key: Hashable = None
+    ) -> None:
+        self.needed, self.free, self.busy, self.key = needed, free, busy, key
         super().__init__(
             f"A model of {needed / 2**20:,.0f} MB does not fit: {sum(busy.values()) / 2**20:,.0f}"
             f" MB of models are in use, {free / 2**20:,.0f} MB are free."
@@ -238,4 +240,4 @@ class ModelCache:
         busy = {key: self._entries[key].size for key in others}
         busy.update({key: self._loading[key][1] for key in loading})
         mine = self._entries[keep].size if keep in self._entries else needed
-        raise NoRoom(mine, max(0, self.max_bytes - sum(busy.values())), busy)
+        raise NoRoom(mine, max(0, self.max_bytes - sum(busy.values())), busy, keep)

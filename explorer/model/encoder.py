@@ -22,6 +22,7 @@ import torch
 import explorer.model.precision
 from explorer.model.batching import MAX_BATCH_SIZE, MAX_BATCH_TOKENS, Batch, make_batches, pad_rows
 from explorer.model.forward import Progress, forward_batches
+from explorer.model.ref import ModelRef
 from explorer.model.tokenization import Tokenization, clean_text
 
 
@@ -29,6 +30,8 @@ class Model:
     """A loaded encoder with its tokenizer. Build it with :func:`load_model`.
 
     Attributes: ``name`` (what the user asked for), ``source`` (the folder or hub id loaded),
+    ``ref`` (the :class:`~explorer.model.ref.ModelRef` it was loaded from: ``name``'s, trained,
+    unless given),
     ``num_layers`` (encoder layers; hidden states have ``num_layers + 1`` entries),
     ``hidden_size``, ``max_length`` (tokens per input, special tokens included),
     ``vocab_size``, ``num_parameters``, ``model_type``, ``lowercase`` (uncased vocab) and
@@ -43,9 +46,11 @@ class Model:
         tokenizer,
         encoder: torch.nn.Module,
         masked_lm: torch.nn.Module | None = None,
+        ref: ModelRef | None = None,
     ) -> None:
         self.name = name
         self.source = source
+        self.ref = ModelRef(name) if ref is None else ref
         self.tokenizer = tokenizer
         self.encoder = encoder.eval()
         self.masked_lm = masked_lm

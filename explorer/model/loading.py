@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import re
 import warnings
 from numbers import Real
 from pathlib import Path
@@ -17,6 +16,7 @@ import torch
 
 from explorer.model.encoder import Model
 from explorer.model.hub import DEFAULT_MODEL, cached_snapshot, hub_reachable, offline, repo_files
+from explorer.model.ref import HUB_ID, check_source
 from explorer.model.size import check_size, count_parameters, estimate_parameters
 
 ENCODER_TYPES = (
@@ -36,8 +36,6 @@ ENCODER_TYPES = (
 )
 """``config.model_type`` values accepted by :func:`load_model`."""
 
-_HF_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
-_URL = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*://")
 _HALF_DTYPES = ("float16", "bfloat16")
 
 
@@ -179,15 +177,7 @@ def _resolve(name: str | None) -> tuple[str, str, bool]:
         bundled = bundled_model_path()
         if bundled is not None:
             return name, str(bundled), True
-    if _URL.match(name):
-        raise ValueError(
-            f"{name!r} is a URL; give a Hugging Face model id such as 'bert-base-uncased' "
-            "or the path of a local model folder."
-        )
-    if any(c in name for c in "\0\n\r\t;|&$`<>*?\"'"):
-        raise ValueError(f"{name!r} is neither a Hugging Face model id nor a folder path.")
-    if len(name) > 1000:
-        raise ValueError("That model name is too long to be a Hugging Face id or a folder path.")
+    check_source(name)
     folder = Path(name).expanduser()
     try:
         is_folder = folder.is_dir()
@@ -200,7 +190,7 @@ def _resolve(name: str | None) -> tuple[str, str, bool]:
                 "(the one save_pretrained wrote)."
             )
         return name, str(folder.resolve()), True
-    if not _HF_ID.match(name) or ".." in name:
+    if not HUB_ID.match(name) or ".." in name:
         raise ValueError(
             f"{name!r} is not an existing folder, nor a valid Hugging Face id "
             "(like 'bert-base-uncased' or 'org/model-name')."
@@ -235,7 +225,7 @@ def expected_weight_bytes(name: str | None) -> int | None:
         elif Path(name).expanduser().is_dir():
             source = Path(name).expanduser()
         else:
-            cached = cached_snapshot(name) if _HF_ID.match(name) else None
+            cached = cached_snapshot(name) if HUB_ID.match(name) else None
             source = None if cached is None else Path(cached)
         if source is None:
             return None
@@ -306,4 +296,10 @@ def random_weights(model: Model, seed: int = 0) -> Model:
     # Its own tokenizer: a fast tokenizer's per-call settings (truncation, special-token
     # splitting) are shared state, guarded by each model's own lock.
     tokenizer = copy.deepcopy(model.tokenizer)
-    return Model(f"{model.name} (random weights)", model.source, tokenizer, encoder)
+    return Model(
+        f"{model.name} (random weights)",
+        model.source,
+        tokenizer,
+        encoder,
+        ref=model.ref.random_twin(),
+    )

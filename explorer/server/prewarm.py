@@ -29,6 +29,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
+from explorer.model.ref import ModelRef
 from explorer.server.settings import Settings
 
 PREWARM_VARIABLE = "EXPLORER_PREWARM"
@@ -42,15 +43,17 @@ _ON = ("1", "true", "yes", "on")
 @dataclass(frozen=True)
 class Warmup:
     """One page's built-in example: ``page`` (its script, ``"pages/tokens.py"``), ``what``
-    it computes (for the log) and ``call(model_name)``, which computes it."""
+    it computes (for the log) and ``call(model_ref)``, which computes it for that model."""
 
     page: str
     what: str
-    call: Callable[[str], object]
+    call: Callable[[ModelRef], object]
 
 
-def prewarm_models(settings: Settings, environ: Mapping[str, str] | None = None) -> tuple[str, ...]:
-    """The models (their sources, as the caches key them) ``EXPLORER_PREWARM`` asks to
+def prewarm_models(
+    settings: Settings, environ: Mapping[str, str] | None = None
+) -> tuple[ModelRef, ...]:
+    """The models (trained, as the caches key them) ``EXPLORER_PREWARM`` asks to
     prewarm among the operator's ``settings``; empty when it is off. Raises ``ValueError``
     naming the variable for a model the operator does not offer."""
     environ = os.environ if environ is None else environ
@@ -58,7 +61,7 @@ def prewarm_models(settings: Settings, environ: Mapping[str, str] | None = None)
     if value.lower() in _OFF:
         return ()
     if value.lower() in _ON:
-        return (settings.models[0].source,)
+        return (ModelRef(settings.models[0].source),)
     allowed = {c.source: c.source for c in settings.models}
     allowed.update({c.label: c.source for c in settings.models})
     found = []
@@ -72,7 +75,7 @@ def prewarm_models(settings: Settings, environ: Mapping[str, str] | None = None)
                 f"offers; use 1 (the default model), 0 (none) or models listed in "
                 f"EXPLORER_MODELS, separated by commas."
             )
-        found.append(source)
+        found.append(ModelRef(source))
     return tuple(dict.fromkeys(found))
 
 
@@ -81,7 +84,7 @@ class Report:
     """What a prewarm did: seconds per warm-up (``"page: what"``), errors (the same keys,
     ``"Type: message"``), and its total seconds once ``done``."""
 
-    models: tuple[str, ...] = ()
+    models: tuple[ModelRef, ...] = ()
     seconds: dict[str, float] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     total: float | None = None
@@ -98,7 +101,9 @@ class Report:
         )
 
 
-def run(warmups: Sequence[Warmup], models: Sequence[str], report: Report | None = None) -> Report:
+def run(
+    warmups: Sequence[Warmup], models: Sequence[ModelRef], report: Report | None = None
+) -> Report:
     """Every warm-up of ``warmups`` for every model of ``models``, in order, into ``report``.
     Never raises for a warm-up: its error is recorded and the next one runs (a failed
     warm-up only means a slower first visit)."""
@@ -130,7 +135,7 @@ _report = Report()
 
 def start(
     warmups: Sequence[Warmup],
-    models: Sequence[str],
+    models: Sequence[ModelRef],
     on_done: Callable[[Report], None] | None = None,
 ) -> threading.Thread:
     """Run :func:`run` in a daemon thread named ``explorer-prewarm``, once per process; later

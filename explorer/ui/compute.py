@@ -1,10 +1,11 @@
 """Cached computations of the model: tokens, hidden states, word vectors, embedded corpora.
 
 Results are shared by every session of the server and keyed by hashable inputs (the model's
-name, tuples of texts, option strings), so a rerun that only changes a display option runs no
-forward pass. The large ones live in :class:`explorer.server.memo.Memo` budgets, bounded in bytes as
-well as entries (:data:`BUDGETS`): a shared server's memory stays on a plateau whatever its
-visitors send. Arrays handed out are read-only, so sessions cannot change each other's.
+:class:`~explorer.model.ref.ModelRef`, tuples of texts, option strings), so a rerun that only
+changes a display option runs no forward pass. The large ones live in
+:class:`explorer.server.memo.Memo` budgets, bounded in bytes as well as entries
+(:data:`BUDGETS`): a shared server's memory stays on a plateau whatever its visitors send.
+Arrays handed out are read-only, so sessions cannot change each other's.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import explorer
 from explorer.data import uploads
 from explorer.embeddings import CorpusEmbeddings
 from explorer.model import Tokenization
+from explorer.model.ref import ModelRef
 from explorer.server import limits
 from explorer.server.malloc import trim_soon
 from explorer.server.memo import Cancelled, Memo, Pool
@@ -189,23 +191,23 @@ def _read_only(value: Any) -> Any:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def tokenize(model_name: str, text: str, pair: str | None = None) -> Tokenization:
+def tokenize(model_ref: ModelRef, text: str, pair: str | None = None) -> Tokenization:
     """Cached :meth:`Model.tokenize`."""
-    return load(model_name).tokenize(text, pair)
+    return load(model_ref).tokenize(text, pair)
 
 
-def hidden_states(model_name: str, text: str, pair: str | None = None) -> np.ndarray:
+def hidden_states(model_ref: ModelRef, text: str, pair: str | None = None) -> np.ndarray:
     """Cached :meth:`Model.hidden_states`: ``(layers + 1, tokens, hidden)``, read-only."""
     return cached(
         "states",
-        ("hidden", model_name, text, pair),
-        lambda: _read_only(load(model_name).hidden_states(text, pair)),
+        ("hidden", model_ref, text, pair),
+        lambda: _read_only(load(model_ref).hidden_states(text, pair)),
         "Running the model…",
     )
 
 
 def word_layer_vectors(
-    model_name: str, texts: tuple[str, ...], word: str, subwords: str = "mean"
+    model_ref: ModelRef, texts: tuple[str, ...], word: str, subwords: str = "mean"
 ) -> tuple[list[Occurrence], np.ndarray, str | None]:
     """Cached :func:`explorer.server.limits.word_layer_vectors`: the first
     :data:`~explorer.server.limits.MAX_OCCURRENCES` occurrences, their vectors
@@ -213,13 +215,13 @@ def word_layer_vectors(
 
     def compute():
         occurrences, vectors, note = limits.word_layer_vectors(
-            load(model_name), texts, word, subwords
+            load(model_ref), texts, word, subwords
         )
         return occurrences, _read_only(vectors), note
 
     return cached(
         "words",
-        (model_name, texts, word, subwords),
+        (model_ref, texts, word, subwords),
         compute,
         "Running the model…",
         heavy_texts(texts),
@@ -227,7 +229,7 @@ def word_layer_vectors(
 
 
 def word_vectors(
-    model_name: str, texts: tuple[str, ...], word: str, subwords: str, layers: str | int
+    model_ref: ModelRef, texts: tuple[str, ...], word: str, subwords: str, layers: str | int
 ) -> tuple[list[Occurrence], np.ndarray, str | None]:
     """:func:`word_layer_vectors` with ``layers`` combined
     (:func:`explorer.layers.combine_layers`): the occurrences, their vectors ``(occurrences,
@@ -241,40 +243,40 @@ def word_vectors(
     choice = VectorChoice(layers=layers, subwords=subwords)  # the key: checked, hashable
 
     def compute():
-        occurrences, per_layer, note = word_layer_vectors(model_name, texts, word, subwords)
+        occurrences, per_layer, note = word_layer_vectors(model_ref, texts, word, subwords)
         return occurrences, _read_only(combine_layers(per_layer, layers)), note
 
     return cached(
         "words",
-        ("layer choice", model_name, texts, word, choice),
+        ("layer choice", model_ref, texts, word, choice),
         compute,
         "Running the model…",
         heavy_texts(texts),
     )
 
 
-def context_token_states(model_name: str, texts: tuple[str, ...]) -> np.ndarray:
+def context_token_states(model_ref: ModelRef, texts: tuple[str, ...]) -> np.ndarray:
     """Cached :func:`explorer.context.content_token_states`: ``(layers + 1, tokens, hidden)``,
     the non-special tokens of all ``texts``, read-only."""
     from explorer.context import content_token_states
 
     return cached(
         "states",
-        ("content", model_name, texts),
-        lambda: _read_only(content_token_states(load(model_name), list(texts))),
+        ("content", model_ref, texts),
+        lambda: _read_only(content_token_states(load(model_ref), list(texts))),
         "Running the model…",
         heavy_texts(texts),
     )
 
 
 def embed_corpus(
-    model_name: str, texts: tuple[str, ...], exclude_special: bool = False
+    model_ref: ModelRef, texts: tuple[str, ...], exclude_special: bool = False
 ) -> CorpusEmbeddings:
     """Cached :func:`explorer.embed_corpus`, with a progress bar for large corpora. The
     arrays of :class:`~explorer.embeddings.CorpusEmbeddings` are read-only."""
 
     def compute() -> CorpusEmbeddings:
-        model = load(model_name)
+        model = load(model_ref)
         if len(texts) < PROGRESS_MIN_TEXTS:
             return explorer.embed_corpus(model, list(texts), exclude_special=exclude_special)
         with progress_bar(f"Embedding {len(texts):,} texts…") as report:
@@ -282,13 +284,11 @@ def embed_corpus(
                 model, list(texts), report, exclude_special=exclude_special
             )
 
-    return cached(
-        "corpora", (model_name, texts, exclude_special), compute, heavy=heavy_texts(texts)
-    )
+    return cached("corpora", (model_ref, texts, exclude_special), compute, heavy=heavy_texts(texts))
 
 
 def cap_tokens(
-    model_name: str,
+    model_ref: ModelRef,
     data: uploads.LabelledTexts,
     max_tokens: int = limits.MAX_TOKENS,
     scale: limits.Scale = "work",
@@ -297,8 +297,8 @@ def cap_tokens(
     ``max_tokens`` of the bundled model, scaled for the model in use."""
     return cached(
         "states",
-        ("cap", model_name, data, max_tokens, scale),
-        lambda: limits.cap_tokens(load(model_name), data, max_tokens, scale),
+        ("cap", model_ref, data, max_tokens, scale),
+        lambda: limits.cap_tokens(load(model_ref), data, max_tokens, scale),
     )
 
 

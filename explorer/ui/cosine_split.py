@@ -13,6 +13,7 @@ from explorer.explain import Explanation, explain_similarity
 from explorer.figures.explain import pair_heatmap, shaded_tokens_html
 from explorer.figures.explain_notices import explanation_notice
 from explorer.layers import Layers, layers_label
+from explorer.model.ref import ModelRef
 from explorer.pooling import POOLING_LABELS
 from explorer.server import limits
 from explorer.ui import compute, messages
@@ -24,12 +25,12 @@ TOP_PAIRS = 3
 """Pairs (or, for [CLS] pooling, tokens of each text) listed in words."""
 
 
-def _key(model_name: str, text_a: str, text_b: str, pooling: str, layers, exclude: bool):
-    return ("explain", model_name, text_a, text_b, pooling, layers, exclude)
+def _key(model_ref: ModelRef, text_a: str, text_b: str, pooling: str, layers, exclude: bool):
+    return ("explain", model_ref, text_a, text_b, pooling, layers, exclude)
 
 
 def explanation(
-    model_name: str,
+    model_ref: ModelRef,
     text_a: str,
     text_b: str,
     pooling: str,
@@ -40,7 +41,7 @@ def explanation(
     two texts) run in the light lane unless the texts are long; [CLS] pooling's integrated
     gradients (hundreds of forward and backward passes) run in the heavy lane with a progress
     bar, within :func:`explorer.server.limits.check_attribution`'s cap (``ValueError``)."""
-    model = load(model_name)
+    model = load(model_ref)
     cls = pooling == "cls"
     if cls:
         limits.check_attribution(model, [len(model.tokenize(t)) for t in (text_a, text_b)])
@@ -57,21 +58,21 @@ def explanation(
 
     return compute.cached(
         "states",
-        _key(model_name, text_a, text_b, pooling, layers, exclude_special),
+        _key(model_ref, text_a, text_b, pooling, layers, exclude_special),
         compute_it,
         None if cls else "Splitting the cosine…",
         heavy=cls or compute.heavy_texts((text_a, text_b)),
     )
 
 
-def is_cached(model_name, text_a, text_b, pooling, layers, exclude_special=False) -> bool:
+def is_cached(model_ref, text_a, text_b, pooling, layers, exclude_special=False) -> bool:
     """Whether this explanation is in the shared cache (shown without asking again)."""
-    key = _key(model_name, text_a, text_b, pooling, layers, exclude_special)
+    key = _key(model_ref, text_a, text_b, pooling, layers, exclude_special)
     return key in compute.BUDGETS["states"]
 
 
 def why_close(
-    model_name: str,
+    model_ref: ModelRef,
     text_a: str,
     text_b: str,
     pooling: str,
@@ -95,7 +96,7 @@ def why_close(
             "cosine over a text whose words are all [PAD], summing to that up to a small gap "
             "(reported below)."
         )
-        if not is_cached(model_name, text_a, text_b, pooling, layers, exclude_special):
+        if not is_cached(model_ref, text_a, text_b, pooling, layers, exclude_special):
             if not st.toggle(
                 "Attribute [CLS] similarities (slow: several seconds each)",
                 key=f"{key}.attribute",
@@ -104,7 +105,7 @@ def why_close(
             ):
                 return None
     try:
-        explained = explanation(model_name, text_a, text_b, pooling, layers, exclude_special)
+        explained = explanation(model_ref, text_a, text_b, pooling, layers, exclude_special)
     except ValueError as error:
         messages.info(error)
         return None
@@ -126,7 +127,7 @@ def why_close(
     )
     show_code(
         explain_snippet(
-            model_name,
+            model_ref.snippet,
             text_a,
             text_b,
             pooling,

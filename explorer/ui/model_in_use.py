@@ -1,4 +1,5 @@
-"""The model resource (loaded once per server, keyed by its name) and the sidebar picker.
+"""The model resource (loaded once per server, keyed by its :class:`~explorer.model.ref.ModelRef`)
+and the sidebar picker.
 
 Visitors choose from the operator's list (:mod:`explorer.server.settings`); the picker is bound
 to the page link (``?model=…``), so a reload or a shared link keeps the choice. A model that fails
@@ -14,10 +15,9 @@ from typing import TYPE_CHECKING
 
 import streamlit as st
 
-import explorer
 from explorer.model.cache import ModelCache, NoRoom
 from explorer.model.hub import DEFAULT_MODEL
-from explorer.model.loading import expected_weight_bytes
+from explorer.model.ref import ModelRef
 from explorer.server import limits
 from explorer.server.settings import DEFAULT_MODEL_MEMORY, Settings, from_environment
 from explorer.server.warmup import freeze_survivors
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from explorer.model import Model
 
 MODEL_KEY = "model_name"
-"""Session-state key of the model source every page uses (the last one that loaded)."""
+"""Session-state key of the :class:`ModelRef` every page uses (the last one that loaded)."""
 
 PICKER_KEY = "model"
 """Key of the picker (also its query parameter)."""
@@ -57,11 +57,8 @@ MB = 2**20
 
 
 def _label(key: tuple) -> str:
-    """What visitors see for the model of a :data:`MODELS` key."""
-    name = key[0]
-    if name.startswith(RANDOM_PREFIX):
-        return f"{settings().label_of(name.removeprefix(RANDOM_PREFIX))} with random weights"
-    return settings().label_of(name)
+    """What visitors see for the model of a :data:`MODELS` key ``(model_ref, max_parameters)``."""
+    return key[0].label(settings().label_of)
 
 
 def room_refusal(key: tuple, error: NoRoom, max_bytes: int) -> str:
@@ -69,7 +66,7 @@ def room_refusal(key: tuple, error: NoRoom, max_bytes: int) -> str:
     budget is ``max_bytes``), and what would fit: the models in use (loaded already, free to
     choose), or a model up to the bytes they leave, or the same one a little later."""
     busy = ", ".join(f"{_label(k)} ({size / MB:,.0f} MB)" for k, size in error.busy.items())
-    loaded = [_label(k) for k in error.busy if not str(k[0]).startswith(RANDOM_PREFIX)]
+    loaded = [_label(k) for k in error.busy if not k[0].random]
     return (
         f"{_label(key)} needs {error.needed / MB:,.0f} MB of weights, and this server holds at "
         f"most {max_bytes / MB:,.0f} MB of models at once; requests in progress are using "
@@ -78,39 +75,6 @@ def room_refusal(key: tuple, error: NoRoom, max_bytes: int) -> str:
         + f"a model of up to {error.free / MB:,.0f} MB of weights. Or try again in a minute, "
         "when those requests have ended."
     )
-
-
-def _cached(
-    key: tuple, load_model, spinner: str, disposable: bool = False, size: int | None = None
-) -> Model:
-    """``load_model()`` through :data:`MODELS`, with ``spinner`` while it loads (a model that
-    left comes back the same way); ``size``, its weights' bytes when known before it loads.
-    Raises :class:`~explorer.model.cache.NoRoom` (a ``ValueError``) saying
-    :func:`room_refusal` when it does not fit beside the models in use."""
-    MODELS.max_bytes = settings().model_memory
-    try:
-        if key in MODELS:
-            return MODELS.get(key, load_model, disposable, size)
-        with st.spinner(spinner):
-            return MODELS.get(key, load_model, disposable, size)
-    except NoRoom as error:
-        error.args = (room_refusal(key, error, MODELS.max_bytes),)
-        raise
-
-
-def get_model(name: str = DEFAULT_MODEL, max_parameters: int | None = None) -> Model:
-    """The loaded model called ``name`` (refused above ``max_parameters``), kept in
-    :data:`MODELS`; raises ``ValueError`` when it cannot be loaded."""
-
-    def load_model() -> Model:
-        model = explorer.load_model(name, max_parameters=max_parameters)
-        _freeze_once()
-        return model
-
-    key = (name, max_parameters)
-    # Known before loading, the weights' bytes let a model that cannot fit be refused unread.
-    size = None if key in MODELS else expected_weight_bytes(name)
-    return _cached(key, load_model, "Loading the model…", size=size)
 
 
 _frozen = threading.Lock()
@@ -126,68 +90,45 @@ def _freeze_once() -> None:
         freeze_survivors()
 
 
-def baseline_refusal(weight_bytes: int, max_bytes: int) -> str | None:
-    """Why a model of ``weight_bytes`` gets no random-weights baseline, or ``None``: the
-    baseline is a second copy of the weights, and with the trained model it must fit the
-    server's ``max_bytes`` of models (``EXPLORER_MODEL_MEMORY``). Else one would push the
-    other out and every comparison would load both again: BERT-large's two 1.3 GB copies
-    (2.7 GB) are over the 1 GiB default and the 3 GB a server with it is given; BERT-base's
-    two 0.42 GB copies fit."""
-    if 2 * weight_bytes <= max_bytes:
-        return None
-    return (
-        f"The comparison with random weights needs a second copy of this model "
-        f"({weight_bytes / 2**20:,.0f} MB of weights), and the two are more than this server "
-        f"keeps loaded ({max_bytes / 2**20:,.0f} MB). The rest of the page works without "
-        "it; a smaller model can be compared with its random weights."
-    )
+def _waiting(model_ref: ModelRef):
+    """The spinner while ``model_ref`` loads (it is not in :data:`MODELS`)."""
+    if model_ref.random:
+        return st.spinner("Building the same model with random weights…")
+    return st.spinner("Loading the model…")
 
 
-RANDOM_PREFIX = "random-weights:"
-"""A model name ``random-weights:<name>`` is ``<name>``'s architecture with untrained weights."""
+def load(model_ref: ModelRef) -> Model:
+    """The model of ``model_ref`` through :data:`MODELS` (:meth:`ModelRef.load`), with the
+    operator's size limit and a spinner while it loads; random weights are built only when a
+    page asks for them, and are the first to leave. Raises ``ValueError`` when it cannot be
+    loaded, :class:`~explorer.model.cache.NoRoom` saying :func:`room_refusal` when it does
+    not fit beside the models in use."""
+    config = settings()
+    MODELS.max_bytes = config.model_memory
+    try:
+        model = model_ref.load(MODELS, config.max_parameters, _waiting)
+    except NoRoom as error:
+        error.args = (room_refusal(error.key, error, MODELS.max_bytes),)
+        raise
+    _freeze_once()
+    return model
 
 
-def _random_model(name: str, max_parameters: int | None) -> Model:
-    """The random-weights baseline of ``name``: built only when a page asks for it, and the
-    first model to leave :data:`MODELS`. Refused (``ValueError``) when it and the trained
-    model do not fit in :data:`MODELS`' bytes together (:func:`baseline_refusal`)."""
-    from explorer.model.loading import random_weights
-
-    trained = get_model(name, max_parameters)
-    refusal = baseline_refusal(trained.weight_bytes, MODELS.max_bytes)
-    if refusal:
-        raise ValueError(refusal)
-    return _cached(
-        (RANDOM_PREFIX + name, max_parameters),
-        lambda: random_weights(trained),
-        "Building the same model with random weights…",
-        disposable=True,
-        size=trained.weight_bytes,  # at most: the baseline has no masked-LM head
-    )
-
-
-def load(name: str) -> Model:
-    """:func:`get_model` with the operator's size limit; ``random-weights:<name>`` gives the
-    untrained baseline of ``<name>`` (:func:`explorer.model.loading.random_weights`)."""
-    if name.startswith(RANDOM_PREFIX):
-        return _random_model(name.removeprefix(RANDOM_PREFIX), settings().max_parameters)
-    return get_model(name, settings().max_parameters)
-
-
-def current_model_name() -> str:
-    """Source of the model chosen in the sidebar (the bundled default until another loads).
-    It keys every cache; show :func:`current_model_label` to visitors instead."""
-    return st.session_state.get(MODEL_KEY, DEFAULT_MODEL)
+def _current_ref() -> ModelRef:
+    """The model chosen in the sidebar (the bundled default until another loads): it keys
+    every cache. Pages take it from :func:`current_model` (``model.ref``)."""
+    return st.session_state.get(MODEL_KEY, ModelRef(DEFAULT_MODEL))
 
 
 def current_model_label() -> str:
     """What visitors see for the model in use (never a server path)."""
-    return settings().label_of(current_model_name())
+    return _current_ref().label(settings().label_of)
 
 
 def current_model() -> Model:
-    """The model chosen in the sidebar, loaded (cached)."""
-    return load(current_model_name())
+    """The model chosen in the sidebar, loaded (cached); ``model.ref`` names it to the
+    cached computations of :mod:`explorer.ui.compute`."""
+    return load(_current_ref())
 
 
 def _refusal(source: str, label: str, error: Exception, free_entry: bool) -> str:
@@ -209,7 +150,7 @@ def model_picker():
 
     Returns an empty sidebar slot for :func:`model_info`."""
     config = settings()
-    in_use = current_model_name()
+    in_use = _current_ref().link
     # A drawn widget cannot change: a failed choice is reset before the next run draws it.
     if _RESET_KEY in st.session_state:
         st.session_state[PICKER_KEY] = st.session_state.pop(_RESET_KEY)
@@ -245,7 +186,8 @@ def model_picker():
         busy = None  # a refusal for now (the models in use leave no room), not remembered
         if wanted not in failed:
             try:
-                load(wanted)
+                model_ref = ModelRef.parse(wanted)
+                load(model_ref)
             except NoRoom as error:
                 busy = _refusal(wanted, label, error, config.free_entry)
             except ValueError as error:
@@ -257,7 +199,7 @@ def model_picker():
                     "says why."
                 )
             else:
-                st.session_state[MODEL_KEY] = wanted
+                st.session_state[MODEL_KEY] = model_ref
                 st.session_state.pop(_NOTICE_KEY, None)
         if busy or wanted in failed:
             st.session_state[_NOTICE_KEY] = busy or failed[wanted]
@@ -267,7 +209,7 @@ def model_picker():
     notice = st.session_state.get(_NOTICE_KEY)
     if notice:
         messages.error(notice, st.sidebar)
-        messages.caption(f"Still using {config.label_of(current_model_name())}.", st.sidebar)
+        messages.caption(f"Still using {current_model_label()}.", st.sidebar)
     return st.sidebar.empty()
 
 

@@ -14,6 +14,7 @@ import sys
 import threading
 
 from explorer.data import examples
+from explorer.model.ref import ModelRef
 from explorer.server import prewarm
 from explorer.ui.model_in_use import load, settings
 
@@ -23,113 +24,115 @@ from explorer.ui.model_in_use import load, settings
 _LOG = logging.getLogger(__name__)
 
 
-def _tokens(name: str) -> None:
+def _tokens(model_ref: ModelRef) -> None:
     from explorer.ui import compute
 
-    model_name = load(name).name  # the Tokens page keys its cache by the model's own name
-    compute.tokenize(model_name, examples.TOKENS_TEXT, None)
-    compute.tokenize(model_name, examples.TOKENS_WORD)
+    compute.tokenize(model_ref, examples.TOKENS_TEXT, None)
+    compute.tokenize(model_ref, examples.TOKENS_WORD)
 
 
-def _layers(name: str) -> None:
+def _layers(model_ref: ModelRef) -> None:
     from explorer.ui import compute
 
-    compute.tokenize(name, examples.TUTORIAL)
-    compute.hidden_states(name, examples.TUTORIAL)
+    compute.tokenize(model_ref, examples.TUTORIAL)
+    compute.hidden_states(model_ref, examples.TUTORIAL)
 
 
-def _attention(name: str) -> None:
+def _attention(model_ref: ModelRef) -> None:
     from explorer.ui import attention_heads
 
-    attention_heads.analysis(name, examples.TUTORIAL, None)
+    attention_heads.analysis(model_ref, examples.TUTORIAL, None)
 
 
-def _ablation(name: str) -> None:
+def _ablation(model_ref: ModelRef) -> None:
     from explorer.ui import attention_heads
 
-    attention_heads.prewarm_measures(name)
+    attention_heads.prewarm_measures(model_ref)
 
 
-def _lens(name: str) -> None:
+def _lens(model_ref: ModelRef) -> None:
     from explorer.ui import attention_heads
 
     try:
-        attention_heads.masked_lm(name)
+        attention_heads.masked_lm(model_ref)
     except ValueError:
         return  # no masked-LM head: the page says so, nothing to compute
-    attention_heads.layer_predictions(name, examples.MASKED, 10)
+    attention_heads.layer_predictions(model_ref, examples.MASKED, 10)
 
 
-def _context(name: str) -> None:
+def _context(model_ref: ModelRef) -> None:
     from explorer import context
     from explorer.data import uploads
     from explorer.server import limits
     from explorer.ui import compute
 
     lines, _ = context.parse_labelled_sentences(context.DEFAULT_TEXT)
-    kept = compute.cap_tokens(name, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS)
+    kept = compute.cap_tokens(model_ref, uploads.from_lists(lines), limits.MAX_CONTEXT_TOKENS)
     sentences = tuple(kept.data.texts)
-    compute.word_layer_vectors(name, sentences, context.DEFAULT_WORD, "mean")
-    compute.context_token_states(name, sentences)
+    compute.word_layer_vectors(model_ref, sentences, context.DEFAULT_WORD, "mean")
+    compute.context_token_states(model_ref, sentences)
 
 
-def _contextual(name: str) -> None:
+def _contextual(model_ref: ModelRef) -> None:
     from explorer.ui import compute, how_contextual
 
-    rows, _ = how_contextual.lesson_rows(name)
-    how_contextual.measurements(name, rows)
+    rows, _ = how_contextual.lesson_rows(model_ref)
+    how_contextual.measurements(model_ref, rows)
     word, *_ = rows[0]  # the page's first word, its sentences in order
     texts = tuple(text for w, _, text in rows if w == word)
-    compute.word_layer_vectors(name, texts, word)
+    compute.word_layer_vectors(model_ref, texts, word)
 
 
-def _projections(name: str) -> None:
+def _projections(model_ref: ModelRef) -> None:
     from explorer.maps import ProjectionParams
     from explorer.server import limits
     from explorer.ui import compute, projection_maps, sources
+    from explorer.ui.sourcetypes import BuiltinSet
 
-    source = sources.Source(sources.dataset("Topics").load())  # the page's default set
-    points, texts, *_ = projection_maps.source_points(name, source, "last", "mean", None)
-    compute.embed_corpus(name, texts)
+    source = BuiltinSet(sources.dataset("Topics").load())  # the page's default set
+    points, texts, *_ = projection_maps.source_points(model_ref, source, "last", "mean", None)
+    compute.embed_corpus(model_ref, texts)
     params, _ = limits.cap_3d(ProjectionParams("pca", 2), len(texts))
     projection_maps.fit(points, params)
 
 
-def _probe(name: str) -> None:
+def _probe(model_ref: ModelRef) -> None:
     from explorer.data import corpora
     from explorer.ui import sources, which_layer
 
     frame = corpora.load_dataset(sources.PROBE_SETS["senses"][1])
     words = tuple(frame["word"].str.strip())
     kept = which_layer.sample_rows(
-        name, tuple(frame["text"]), tuple(frame["label"].astype(str).str.strip()), words
+        model_ref, tuple(frame["text"]), tuple(frame["label"].astype(str).str.strip()), words
     )
     if kept.note:
         frame = frame.iloc[kept.rows].reset_index(drop=True)
     texts, words = tuple(frame["text"]), tuple(frame["word"].str.strip())
     labels = tuple(str(label).strip() for label in frame["label"])
     data = which_layer.ProbeData(texts, labels, words, 5)
-    features = which_layer.word_features(name, texts, words)
+    features = which_layer.word_features(model_ref, texts, words)
     for strategy in ["mean"] if features.num_split == 0 else ["first", "mean", "max"]:
-        which_layer.layer_scores(name, data, strategy)
+        which_layer.layer_scores(model_ref, data, strategy)
 
 
-def _similarity(name: str) -> None:
+def _similarity(model_ref: ModelRef) -> None:
     from explorer.data import uploads
     from explorer.ui import compute, sources
 
     lines = uploads.texts_from_lines(examples.SIMILARITY_SENTENCES, None)
-    compute.embed_corpus(name, tuple(lines))
-    kept = compute.cap_tokens(name, sources.remarks().load())
-    compute.embed_corpus(name, tuple(kept.data.texts))
-    compute.embed_corpus(name, (examples.SIMILARITY_QUERY.strip(),))
+    compute.embed_corpus(model_ref, tuple(lines))
+    kept = compute.cap_tokens(model_ref, sources.remarks().load())
+    compute.embed_corpus(model_ref, tuple(kept.data.texts))
+    compute.embed_corpus(model_ref, (examples.SIMILARITY_QUERY.strip(),))
     # "Why are these two close?" opens on the query and its best result (mean pooling, last
     # layer, the page's defaults): one forward pass of the two texts
     from explorer.ui import cosine_split, similarity_search
 
     query = examples.SIMILARITY_QUERY.strip()
-    results, _ = similarity_search.search_texts(name, kept.data.texts, query, "mean", "last", 5)
-    cosine_split.explanation(name, query, results["text"].iloc[0], "mean", "last")
+    results, _ = similarity_search.search_texts(
+        model_ref, kept.data.texts, query, "mean", "last", 5
+    )
+    cosine_split.explanation(model_ref, query, results["text"].iloc[0], "mean", "last")
 
 
 WARMUPS = (

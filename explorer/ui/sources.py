@@ -11,10 +11,18 @@ from dataclasses import dataclass
 import streamlit as st
 
 from explorer import context
-from explorer.data import corpora, uploads, vectorfiles
+from explorer.data import corpora, uploads
 from explorer.data.store.catalog import Catalog, find_stores
 from explorer.ui import messages
 from explorer.ui.compute import cached
+from explorer.ui.sourcetypes import (
+    BuiltinSet,
+    PastedLines,
+    SavedCorpus,
+    Source,
+    UploadedCsv,
+    VectorFile,
+)
 from explorer.ui.vectors import upload_vectors
 from explorer.ui.widgets import URL, label_column_picker, option_labels
 
@@ -35,22 +43,6 @@ class Builtin:
     load: Callable[[], uploads.LabelledTexts]
 
 
-@dataclass(frozen=True)
-class Source:
-    """Texts a person chose, with labels when they have any, and what the labels are
-    called (the legend title: ``"Label"``, ``"Sense"``, a CSV column's name)."""
-
-    data: uploads.LabelledTexts | None
-    label_title: str = "Label"
-    kind: str = "builtin"
-    store: str | None = None
-    """The folder of a saved corpus (``kind == "saved"``; ``data`` is None): never shown."""
-    vectors: vectorfiles.UploadedVectors | None = None
-    """Uploaded vectors (``kind == "vectors"``; ``data`` holds their texts and labels)."""
-    files: tuple[str, ...] = ()
-    """The uploaded files' names (``kind == "vectors"``), for "Show code"."""
-
-
 def text_source(
     prefix: str,
     builtins: Mapping[str, Builtin],
@@ -68,10 +60,12 @@ def text_source(
     uploaded CSV (text column and optional label column chosen by the person).
 
     With ``saved``, also the corpus stores of the operator's folders (``EXPLORER_CORPORA``),
-    chosen by label (:func:`saved_corpus`: the unreadable ones named apart): the Source then
-    names the store and carries no texts. With ``vectors``,
-    also precomputed vectors uploaded with their texts (:mod:`explorer.ui.vectors`): the Source
-    then carries them (``vectors``) beside their texts and labels (``data``).
+    chosen by label (:func:`saved_corpus`: the unreadable ones named apart): a
+    :class:`~explorer.ui.sourcetypes.SavedCorpus`, which names the store and carries no texts.
+    With ``vectors``, also precomputed vectors uploaded with their texts
+    (:mod:`explorer.ui.vectors`): a :class:`~explorer.ui.sourcetypes.VectorFile`, which carries
+    them beside their texts and labels. Each kind is its own type
+    (:mod:`explorer.ui.sourcetypes`); the pages ask it what they need.
 
     Draws a radio in ``columns[0]`` and the chosen source's widgets in ``columns[1]`` (the page
     by default). Returns None while an upload is awaited (after saying what to upload) or when
@@ -101,15 +95,14 @@ def text_source(
             path = saved_corpus(catalog, st, prefix)
             if path is None:
                 return None
-            st.caption("Embedded ahead of time with `explorer embed`: nothing runs the model.")
-            return Source(None, kind="saved", store=path)
+            source = SavedCorpus(path)
+            st.caption(source.description)
+            return source
         if kind == "vectors":
             uploaded = upload_vectors(prefix)
             if uploaded is None:
                 return None
-            found, files = uploaded
-            data = uploads.LabelledTexts(found.texts, found.labels, found.dropped, found.columns)
-            return Source(data, found.label_title, "vectors", vectors=found, files=files)
+            return VectorFile.of(*uploaded)
         if kind == "builtin":
             names = list(builtins)
             name = names[0]
@@ -123,7 +116,8 @@ def text_source(
                 )
             st.caption(builtins[name].description)
             chosen = builtins[name].load()
-            return Source(chosen, "Sense" if chosen.labels and "sense" in name.lower() else "Label")
+            title = "Sense" if chosen.labels and "sense" in name.lower() else "Label"
+            return BuiltinSet(chosen, title, builtins[name].description)
         if kind == "paste":
             lines = st.text_area(
                 f"{label}, one per line",
@@ -133,7 +127,7 @@ def text_source(
                 help="One text per line; start a line with a label and a tab "
                 "(label<TAB>text) to colour the points by label.",
             )
-            return Source(uploads.labelled_lines(lines), kind="paste")
+            return PastedLines(uploads.labelled_lines(lines))
         uploaded = st.file_uploader(
             "CSV file (UTF-8, with a header row)",
             type=["csv"],
@@ -172,7 +166,7 @@ def text_source(
             f"{data.dropped:,} row(s) with an empty {text_column!r} cell were left out; "
             f"{len(data):,} texts remain."
         )
-    return Source(data, label_column or "Label", kind="upload")
+    return UploadedCsv(data, label_column or "Label")
 
 
 def uploaded_csv(data: bytes):

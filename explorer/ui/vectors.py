@@ -109,14 +109,13 @@ def search_vectors(
     data: vectorfiles.UploadedVectors,
     files: Sequence[str],
     model,
-    name: str,
     layers,
     k: int,
     columns: Sequence,
     default_query: str,
 ) -> tuple[pd.DataFrame, str]:
     """The search over uploaded vectors: a query (a typed text embedded with the current
-    model ``model`` named ``name``, only when the vectors are as wide as its hidden states, or
+    model ``model``, only when the vectors are as wide as its hidden states, or
     one of the uploaded rows) in ``columns[0]`` (and the query's pooling in ``columns[1]``),
     then the ``k`` nearest rows.
     Returns ``(results, snippet)``: the columns of :func:`explorer.similarity.top_k`. Raises
@@ -154,7 +153,7 @@ def search_vectors(
         f"{choice.label}): the results only make sense if "
         "the uploaded vectors came from the same model, pooling and layers."
     )
-    vector = embed_corpus(name, (query,)).sentence(choice)[0]
+    vector = embed_corpus(model.ref, (query,)).sentence(choice)[0]
     if len(vector) != data.dims:
         raise ValueError(
             f"Under this pooling and these layers the query vector has {len(vector):,} "
@@ -162,7 +161,7 @@ def search_vectors(
             "the last four) and a single pooling."
         )
     found = top_k(vector, data.vectors, data.texts, k)
-    return found, query_search_snippet(data, files, name, query, choice, k=k)
+    return found, query_search_snippet(data, files, model.ref.snippet, query, choice, k=k)
 
 
 def _row_choice(container, data: vectorfiles.UploadedVectors) -> int:

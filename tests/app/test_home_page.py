@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from explorer.model import DEFAULT_MODEL
+from explorer.model.ref import ModelRef
 from explorer.server.settings import BUNDLED_LABEL
 from explorer.ui.model_in_use import MODEL_KEY, PICKER_KEY
 from tests.app.rendered import plain
@@ -37,7 +38,7 @@ def test_model_that_cannot_load_shows_a_sidebar_error_and_keeps_the_bundled_one(
     assert "bert-base-uncased" in at.sidebar.error[0].value.replace("\\", "")
     # The failed model never becomes the current one: the bundled model stays in use.
     chosen = at.session_state[MODEL_KEY] if MODEL_KEY in at.session_state else None
-    assert chosen in (None, DEFAULT_MODEL)
+    assert chosen in (None, ModelRef(DEFAULT_MODEL))
     captions = [plain(c.value) for c in at.sidebar.caption]
     assert any(c.startswith("In use: all-MiniLM-L6-v2") for c in captions), captions
     assert any(c.startswith("Still using all-MiniLM-L6-v2") for c in captions), captions
@@ -90,3 +91,21 @@ def test_the_loaded_model_is_out_of_the_cyclic_collectors_reach(page):
 
     page("home")
     assert gc.get_freeze_count() > 100_000
+
+
+def test_the_random_weights_text_form_still_picks_a_models_twin(page, tiny_bert_path, monkeypatch):
+    """Typed under free entry, ``random-weights:<folder>`` (the form the explorer read before
+    it had ModelRef) gives that model's random weights, read by ModelRef.parse alone."""
+    from explorer.ui.model import MODELS
+
+    monkeypatch.setenv("EXPLORER_MODELS", "*")
+    at = page("home")
+    at.selectbox(key=PICKER_KEY).select(_other_label(at)).run()
+    at.text_input(key="model.other").input(f"random-weights:{tiny_bert_path}").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.sidebar.error, [e.value for e in at.sidebar.error]
+    twin = ModelRef(tiny_bert_path, random=True)
+    assert at.session_state[MODEL_KEY] == twin
+    assert twin in [key[0] for key in MODELS.keys()]
+    captions = [plain(c.value) for c in at.sidebar.caption]
+    assert f"In use: {tiny_bert_path} with random weights" in captions, captions

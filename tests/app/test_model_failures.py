@@ -64,18 +64,18 @@ def test_a_damaged_model_folder_is_a_message_and_the_previous_model_stays(
 def test_an_unforeseen_failure_is_named_not_shown_as_a_traceback(
     page, tiny_bert_path, tmp_path, monkeypatch
 ) -> None:
-    import explorer
+    from explorer.model import loading
 
     folder = tmp_path / "huge-model"
     shutil.copytree(tiny_bert_path, folder)
-    load_model = explorer.load_model
+    load_model = loading.load_model
 
     def out_of_memory(name=None, **kwargs):
         if name == str(folder):
             raise MemoryError
         return load_model(name, **kwargs)
 
-    monkeypatch.setattr(explorer, "load_model", out_of_memory)
+    monkeypatch.setattr(loading, "load_model", out_of_memory)
     monkeypatch.setenv("EXPLORER_MODELS", str(folder))
     at = page("home")
     at.selectbox(key="model").set_value("huge-model (local)").run()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from explorer.model.ref import ModelRef
 from tests.app.rendered import plain
 
 pytestmark = pytest.mark.slow
@@ -37,7 +38,7 @@ def test_a_model_that_does_not_fit_beside_those_in_use_is_refused_with_what_fits
     at = page("tokens")  # the bundled model (87 MB) loads
     assert not at.exception, [e.message for e in at.exception]
     models.clear()  # idle: it leaves; another visitor's request now holds 60 MB
-    busy = models.get(("other", None), Busy)
+    busy = models.get((ModelRef("other"), None), Busy)
     at.run()
     assert not at.exception, [e.message for e in at.exception]
     warning = plain(at.warning[0].value)

@@ -114,20 +114,21 @@ def _panel_script() -> None:
     import streamlit as st
 
     from explorer.maps import ProjectionParams
+    from explorer.model.ref import ModelRef
     from explorer.ui.projection_maps import _map as mapview
     from explorer.ui.projection_maps import fit
     from explorer.ui.projection_maps._points import Points
 
     texts, word = tuple(st.session_state["texts"]), st.session_state["word"]
     post = st.session_state.get("post", "none")
-    points = Points(st.session_state["model"], texts, "last", "mean", word, post=post)
+    points = Points(ModelRef(st.session_state["model"]), texts, "last", "mean", word, post=post)
     params = ProjectionParams("pca", 2)
     shown = mapview.MapPoints(list(texts), None, None, "Label", "A map")
     if word is not None:
         from explorer.ui.compute import word_layer_vectors
         from explorer.words import occurrence_points
 
-        found, _, _ = word_layer_vectors(points.model_name, texts, word, "mean")
+        found, _, _ = word_layer_vectors(points.ref, texts, word, "mean")
         occurrences, spans, _ = occurrence_points(found, list(texts), None)
         shown = mapview.MapPoints(occurrences, None, spans, "Sentence", "A map")
     mapview.draw(points, params, fit(points, params), shown)

@@ -16,6 +16,7 @@ from explorer.figures.ablation import (
     ranking_notice,
 )
 from explorer.model.ablation import check_heads
+from explorer.model.ref import ModelRef
 from explorer.server import limits
 from explorer.ui import compute, messages
 from explorer.ui.model_in_use import load
@@ -37,31 +38,31 @@ def _masked_sentence(model) -> str | None:
     return st.session_state.get("attention.masked", MASKED)
 
 
-def _measure(model_name: str, heads: dict, first: str, second: str, masked, word=None):
-    key = ("ablation", model_name, tuple(sorted(heads.items())), first, second, masked, word)
+def _measure(model_ref: ModelRef, heads: dict, first: str, second: str, masked, word=None):
+    key = ("ablation", model_ref, tuple(sorted(heads.items())), first, second, masked, word)
     return compute.cached(
         "probes",
         key,
-        lambda: attention.measure(load(model_name), heads, first, second, masked, word),
+        lambda: attention.measure(load(model_ref), heads, first, second, masked, word),
         "Running the model with the heads off…",
     )
 
 
-def prewarm_measures(model_name: str) -> None:
+def prewarm_measures(model_ref: ModelRef) -> None:
     """What the section first shows for the page's default texts (no head off, the lens's
     default sentence), computed once per server before the first visitor (the prewarm)."""
-    model = load(model_name)
+    model = load(model_ref)
     masked = None if model.masked_lm is None else MASKED
-    full = _measure(model_name, {}, TUTORIAL, ATTENTION_PAIR, masked)
+    full = _measure(model_ref, {}, TUTORIAL, ATTENTION_PAIR, masked)
     if full.guess is not None:
-        _measure(model_name, {}, TUTORIAL, ATTENTION_PAIR, masked, full.guess[0])
+        _measure(model_ref, {}, TUTORIAL, ATTENTION_PAIR, masked, full.guess[0])
 
 
-def ablation_section(model_name: str, text: str, pair: str | None) -> None:
-    """Head ablation on the model ``model_name``: the sentence cosine compares ``text`` with
+def ablation_section(model_ref: ModelRef, text: str, pair: str | None) -> None:
+    """Head ablation on the model ``model_ref``: the sentence cosine compares ``text`` with
     ``pair`` (the page's second sentence, else its default)."""
     st.subheader("Are all heads needed?")
-    model = load(model_name)
+    model = load(model_ref)
     layers, heads = model.num_layers, model.encoder.config.num_attention_heads
     second = pair or ATTENTION_PAIR
     left, right = st.columns(2)
@@ -82,9 +83,9 @@ def ablation_section(model_name: str, text: str, pair: str | None) -> None:
         zeroed = check_heads(model, chosen)
         off = {layer + 1: tuple(h + 1 for h in hs) for layer, hs in zeroed.items()}
         masked = _masked_sentence(model)
-        full = _measure(model_name, {}, text, second, masked)
+        full = _measure(model_ref, {}, text, second, masked)
         word = None if full.guess is None else full.guess[0]
-        ablated = _measure(model_name, off, text, second, masked, word)
+        ablated = _measure(model_ref, off, text, second, masked, word)
     except ValueError as error:
         messages.error(error)
         return
@@ -109,14 +110,14 @@ def ablation_section(model_name: str, text: str, pair: str | None) -> None:
         )
     )
     show_code(
-        ablation_snippet(model_name, off, text, second),
+        ablation_snippet(model_ref.snippet, off, text, second),
         caption="Heads switched off with plain transformers and torch: a forward pre-hook on "
         "each layer's attention output projection zeroes the heads' context vectors.",
     )
-    _ranking(model_name, model, text, second, masked)
+    _ranking(model, text, second, masked)
 
 
-def _ranking(model_name, model, first, second, masked) -> None:
+def _ranking(model, first, second, masked) -> None:
     options = ["gap", "cosine"] + (["guess"] if masked is not None else [])
     what = st.selectbox(
         "Rank single heads by the change in",
@@ -132,11 +133,9 @@ def _ranking(model_name, model, first, second, masked) -> None:
     def run():
         title = f"Switching off {len(ranked)} heads one at a time… head"
         with progress_bar(title) as report:
-            return attention.rank_heads(
-                load(model_name), what, first, second, masked, ranked, report
-            )
+            return attention.rank_heads(model, what, first, second, masked, ranked, report)
 
-    key = ("ablation rank", model_name, what, first, second, masked, ranked)
+    key = ("ablation rank", model.ref, what, first, second, masked, ranked)
     try:
         table = compute.cached("probes", key, run, heavy=True)
     except ValueError as error:

@@ -11,10 +11,11 @@ import streamlit as st
 
 from explorer import attention
 from explorer.model import Tokenization
+from explorer.model.ref import ModelRef
 from explorer.server import limits
 from explorer.server.memo import Memo
 from explorer.ui.compute import POOL, asker, fit_pool
-from explorer.ui.model_in_use import RANDOM_PREFIX, load, settings
+from explorer.ui.model_in_use import load, settings
 
 MB = 1024 * 1024
 
@@ -43,12 +44,12 @@ def _read_only(array: np.ndarray) -> np.ndarray:
     return array
 
 
-def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
+def analysis(model_ref: ModelRef, text: str, pair: str | None = None) -> Analysis:
     """Attentions of ``text`` (and ``pair``) and what the page derives from them, cached;
     the input is cut at :func:`explorer.server.limits.attention_tokens` tokens."""
 
     def compute() -> Analysis:
-        model = load(model_name)
+        model = load(model_ref)
         result = attention.attention_pass(model, text, pair, limits.attention_tokens(model))
         tokens = result.tokenization.tokens
         cls = model.tokenizer.cls_token or "[CLS]"
@@ -67,7 +68,7 @@ def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
             note,
         )
 
-    key = (model_name, text, pair)
+    key = (model_ref, text, pair)
     if key in MEMO:
         return MEMO.get(key, compute)
     fit_pool()
@@ -75,19 +76,19 @@ def analysis(model_name: str, text: str, pair: str | None = None) -> Analysis:
         return MEMO.get(key, compute, False, *asker())  # one input: light
 
 
-def masked_lm(model_name: str) -> attention.MaskedLM:
+def masked_lm(model_ref: ModelRef) -> attention.MaskedLM:
     """The current model with its masked-LM head (the loaded model's own: no second copy of
     the weights); ``ValueError`` (with what to do) when it has none or carries random
     weights."""
-    if model_name.startswith(RANDOM_PREFIX):
+    if model_ref.random:
         raise ValueError(
             "This model has random weights: its guesses for [MASK] would mean nothing. "
             "Choose a trained model with a masked-language-model head."
         )
-    return attention.masked_lm_of(load(model_name), settings().label_of(model_name))
+    return attention.masked_lm_of(load(model_ref), model_ref.label(settings().label_of))
 
 
-def layer_predictions(model_name: str, text: str, k: int = 10) -> attention.Lens:
+def layer_predictions(model_ref: ModelRef, text: str, k: int = 10) -> attention.Lens:
     """Cached :func:`explorer.attention._lens.layer_predictions` for the current model (the
     first :data:`explorer.server.limits.MAX_LENS_MASKS` masks), computed in a turn of the
     server's pool like every forward pass: eight sessions asking the lens of a BERT-base-sized
@@ -96,9 +97,9 @@ def layer_predictions(model_name: str, text: str, k: int = 10) -> attention.Lens
     (``python -m bench.soak --sessions 8 --pages attention --model FOLDER``)."""
 
     def compute() -> attention.Lens:
-        return attention.layer_predictions(masked_lm(model_name), text, k, limits.MAX_LENS_MASKS)
+        return attention.layer_predictions(masked_lm(model_ref), text, k, limits.MAX_LENS_MASKS)
 
-    key = ("lens", model_name, text, k)
+    key = ("lens", model_ref, text, k)
     if key in MEMO:
         return MEMO.get(key, compute)
     fit_pool()

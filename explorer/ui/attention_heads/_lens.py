@@ -9,6 +9,7 @@ import streamlit as st
 from explorer.codegen.attention import lens_snippet
 from explorer.data.examples import MASKED
 from explorer.figures.attention import lens_figure, lens_table
+from explorer.model.ref import ModelRef
 from explorer.server import limits
 from explorer.ui import messages
 from explorer.ui.attention_heads._analysis import layer_predictions, masked_lm
@@ -22,12 +23,12 @@ NO_HEAD = (
 )
 
 
-def lens_section(model_name: str) -> None:
-    """The lens of the model ``model_name``: its guesses for every mask at every layer, each
+def lens_section(model_ref: ModelRef) -> None:
+    """The lens of the model ``model_ref``: its guesses for every mask at every layer, each
     with the layer where the final guess first tops the list. Stops the page for a sentence
     the lens cannot read (after saying why)."""
     try:
-        lm = masked_lm(model_name)
+        lm = masked_lm(model_ref)
     except ValueError as error:
         messages.info(error)
         st.markdown(NO_HEAD)
@@ -42,7 +43,7 @@ def lens_section(model_name: str) -> None:
     )
     k = st.slider("Guesses per layer", 3, 10, 5, key="attention.k")
     try:
-        found = layer_predictions(model_name, masked, 10)
+        found = layer_predictions(model_ref, masked, 10)
     except ValueError as error:
         messages.error(error)
         st.stop()
@@ -63,4 +64,4 @@ def lens_section(model_name: str) -> None:
         st.plotly_chart(lens_figure(found, number, k), key=f"attention.lens{number}")
         with st.expander(f"Top {k} at every layer, as a table"):
             st.dataframe(lens_table(found, number).iloc[:, :k])
-    show_code(lens_snippet(model_name, masked, k))
+    show_code(lens_snippet(model_ref.snippet, masked, k))

@@ -33,7 +33,7 @@ def curves_section(pair: Pair) -> None:
         return _inputs(pair)
 
     senses, topics, total = compute.cached(
-        "states", ("curves inputs", pair.a.name, pair.b.name), inputs
+        "states", ("curves inputs", pair.a.ref, pair.b.ref), inputs
     )
     if len(senses) + len(topics) < total:
         messages.info(
@@ -54,7 +54,7 @@ def curves_section(pair: Pair) -> None:
                 progress=report,
             )
 
-    key = ("depth curves", pair.a.name, pair.b.name, len(senses), len(topics))
+    key = ("depth curves", pair.a.ref, pair.b.ref, len(senses), len(topics))
     try:
         curves = compute.cached("states", key, compute_curves, heavy=True)
     except ValueError as error:
@@ -76,9 +76,9 @@ def curves_section(pair: Pair) -> None:
     )
     show_code(
         depth_curves_snippet(
-            pair.a.source,
-            pair.b.source,
-            pair.b.random,
+            pair.a.ref.snippet,
+            pair.b.ref.snippet,
+            pair.b.ref.random,
             len(senses),
             len(topics),
         ),

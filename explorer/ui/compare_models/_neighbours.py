@@ -39,8 +39,7 @@ SEARCH_K = 5
 def _vectors(pair: Pair, texts: tuple[str, ...], pooling: str, layers: str):
     """Both models' sentence vectors of ``texts`` (cached corpora, progress bars)."""
     return tuple(
-        compute.embed_corpus(side.name, texts).sentence(pooling, layers)
-        for side in (pair.a, pair.b)
+        compute.embed_corpus(side.ref, texts).sentence(pooling, layers) for side in (pair.a, pair.b)
     )
 
 
@@ -114,7 +113,13 @@ def maps_section(pair: Pair, texts: tuple[str, ...]) -> None:
     st.html(text_table_html(table, "compare.disagree", text_columns=columns))
     show_code(
         neighbours_snippet(
-            pair.a.source, pair.b.source, pair.b.random, list(texts), pooling, layers, k
+            pair.a.ref.snippet,
+            pair.b.ref.snippet,
+            pair.b.ref.random,
+            list(texts),
+            pooling,
+            layers,
+            k,
         ),
         caption="Plain transformers + NumPy: both models' sentence vectors, then each text's "
         "nearest neighbours under each and the share they have in common.",
@@ -136,7 +141,7 @@ def _search(pair: Pair, texts: tuple[str, ...], vectors, pooling: str, layers: s
         found = [
             neighbors(
                 vectors[i],
-                compute.embed_corpus(side.name, (query,)).sentence(pooling, layers)[0],
+                compute.embed_corpus(side.ref, (query,)).sentence(pooling, layers)[0],
                 SEARCH_K,
             ).indices.tolist()
             for i, side in enumerate((pair.a, pair.b))
@@ -149,9 +154,9 @@ def _search(pair: Pair, texts: tuple[str, ...], vectors, pooling: str, layers: s
     st.html(text_table_html(table, "compare.search", text_columns=("model A", "model B")))
     show_code(
         search_compare_snippet(
-            pair.a.source,
-            pair.b.source,
-            pair.b.random,
+            pair.a.ref.snippet,
+            pair.b.ref.snippet,
+            pair.b.ref.random,
             list(texts),
             query,
             pooling,

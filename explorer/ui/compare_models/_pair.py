@@ -11,12 +11,11 @@ import streamlit as st
 
 from explorer.compare import estimated_weight_bytes, pair_refusal
 from explorer.model import Model
+from explorer.model.ref import ModelRef
 from explorer.ui import messages
 from explorer.ui.model_in_use import (
-    RANDOM_PREFIX,
     current_model,
     current_model_label,
-    current_model_name,
     load,
     settings,
 )
@@ -31,20 +30,16 @@ RANDOM = "random weights"
 
 @dataclass(frozen=True)
 class Side:
-    """One model of the pair: ``name`` is what :func:`explorer.ui.model_in_use.load` and the caches
-    take, ``label`` what visitors see, ``source`` the hub id or folder (A's for random
-    weights), ``random`` whether the weights are untrained, ``tokenizer`` the name of the
-    model whose tokenizer it uses (A's for random weights: no need to build the model to
-    tokenize)."""
+    """One model of the pair: ``ref`` is what :func:`explorer.ui.model_in_use.load` and the caches
+    take, ``label`` what visitors see, ``tokenizer`` the model whose tokenizer it uses (A's
+    trained one for random weights: no need to build the model to tokenize)."""
 
-    name: str
+    ref: ModelRef
     label: str
-    source: str
-    random: bool = False
 
     @property
-    def tokenizer(self) -> str:
-        return self.source if self.random else self.name
+    def tokenizer(self) -> ModelRef:
+        return self.ref.trained()
 
 
 @dataclass(frozen=True)
@@ -55,8 +50,8 @@ class Pair:
     b: Side
 
     def models(self) -> tuple[Model, Model]:
-        """Both models, loaded (cached by name)."""
-        return load(self.a.name), load(self.b.name)
+        """Both models, loaded (cached by their refs)."""
+        return load(self.a.ref), load(self.b.ref)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -73,7 +68,7 @@ def _bytes_of(choice: str, model_a: Model) -> int | None:
     if choice == RANDOM:
         return model_a.weight_bytes
     picked = settings().choice(choice)
-    if picked is None or picked.source == current_model_name():
+    if picked is None or ModelRef(picked.source) == model_a.ref:
         return 0  # model A itself: no second copy
     return _estimate(picked.source)
 
@@ -99,7 +94,7 @@ def choose_pair(container) -> Pair | None:
     """Model B's picker in ``container``; the pair, both models loaded, or ``None`` after
     showing why it cannot be compared (too large together, or B failed to load)."""
     config = settings()
-    name_a, label_a = current_model_name(), current_model_label()
+    label_a = current_model_label()
     options = [RANDOM, *(c.label for c in config.models)]
     choice = container.selectbox(
         "Model B",
@@ -126,11 +121,11 @@ def choose_pair(container) -> Pair | None:
             messages.error(refusal)
             return None
     if choice == RANDOM:
-        side_b = Side(RANDOM_PREFIX + name_a, choice_label(RANDOM), name_a, random=True)
+        side_b = Side(model_a.ref.random_twin(), choice_label(RANDOM))
     else:
         picked = config.choice(choice) or config.models[0]
-        side_b = Side(picked.source, picked.label, picked.source)
-    pair = Pair(Side(name_a, label_a, name_a), side_b)
+        side_b = Side(ModelRef(picked.source), picked.label)
+    pair = Pair(Side(model_a.ref, label_a), side_b)
     try:
         pair.models()
     except ValueError as error:

@@ -57,7 +57,7 @@ def capped(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], str | N
     def count() -> int:
         return texts_within(*models, texts, budget)
 
-    kept = compute.cached("states", ("pair cap", pair.a.name, pair.b.tokenizer, texts), count)
+    kept = compute.cached("states", ("pair cap", pair.a.ref, pair.b.tokenizer, texts), count)
     return texts[:kept], limits.pair_note(kept, len(texts), budget)
 
 
@@ -81,7 +81,7 @@ def tokens_section(pair: Pair, text: str, texts: tuple[str, ...]) -> None:
         )
         for side in (pair.a, pair.b)
     ]
-    messages.info(token_stats_notice(*stats, pair.a.label, pair.b.label, pair.b.random))
+    messages.info(token_stats_notice(*stats, pair.a.label, pair.b.label, pair.b.ref.random))
     table = token_stats_table(stats, [f"A: {pair.a.label}", f"B: {pair.b.label}"])
     st.dataframe(table, hide_index=True, width="stretch", key="compare.token_stats")
     st.caption(
@@ -89,10 +89,12 @@ def tokens_section(pair: Pair, text: str, texts: tuple[str, ...]) -> None:
         "that hold a letter or a digit (punctuation is left out); a word is split when it "
         "takes more than one token; an unknown token stands for a word or character the "
         "vocabulary cannot spell."
-        + (" Model B uses model A's tokenizer: the rows are the same." if pair.b.random else "")
+        + (" Model B uses model A's tokenizer: the rows are the same." if pair.b.ref.random else "")
     )
     show_code(
-        tokens_compare_snippet(pair.a.source, pair.b.source, pair.b.random, text, list(texts)),
+        tokens_compare_snippet(
+            pair.a.ref.snippet, pair.b.ref.snippet, pair.b.ref.random, text, list(texts)
+        ),
         caption="Plain transformers: the text's tokens under both tokenizers, then the counts "
         "of the table.",
     )
@@ -130,7 +132,7 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
 
     try:
         matrix = compute.cached(
-            "states", ("cross cka", pair.a.name, pair.b.name, used), compute_cka, heavy=True
+            "states", ("cross cka", pair.a.ref, pair.b.ref, used), compute_cka, heavy=True
         )
     except ValueError as error:
         messages.error(error)
@@ -172,7 +174,9 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         "rotation and scale. Layer 0 is the embedding output." + (f" {dropped}" if dropped else "")
     )
     show_code(
-        cross_cka_snippet(pair.a.source, pair.b.source, pair.b.random, list(used), MAX_WORDS),
+        cross_cka_snippet(
+            pair.a.ref.snippet, pair.b.ref.snippet, pair.b.ref.random, list(used), MAX_WORDS
+        ),
         caption="Plain transformers + NumPy: every layer's word vectors under both models, then "
         "CKA of each pair of layers.",
     )

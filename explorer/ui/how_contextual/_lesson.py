@@ -15,6 +15,7 @@ from explorer.explain import REFERENCES, classic_lesson, word_measures
 from explorer.figures.explain import classic_figure
 from explorer.figures.explain_notices import classic_table
 from explorer.figures.isotropy import isotropy_figure
+from explorer.model.ref import ModelRef
 from explorer.server import limits
 from explorer.ui import compute, messages, presentation
 from explorer.ui.model_in_use import load
@@ -37,16 +38,16 @@ Result = tuple[pd.DataFrame, pd.DataFrame]
 :func:`explorer.explain.classic_lesson` gives them."""
 
 
-def lesson_rows(model_name: str) -> tuple[Rows, str | None]:
-    """The built-in sense sentences one request measures with ``model_name``
+def lesson_rows(model_ref: ModelRef) -> tuple[Rows, str | None]:
+    """The built-in sense sentences one request measures with ``model_ref``
     (:func:`explorer.server.limits.cap_senses`: all of them for the bundled model, fewer for
     costlier ones) and the note saying what was kept, or ``None``."""
 
     def compute_rows() -> tuple[Rows, str | None]:
-        frame, note = limits.cap_senses(load(model_name), corpora.load_senses())
+        frame, note = limits.cap_senses(load(model_ref), corpora.load_senses())
         return tuple(frame[["word", "sense", "text"]].itertuples(index=False, name=None)), note
 
-    return compute.cached("states", ("lesson rows", model_name), compute_rows)
+    return compute.cached("states", ("lesson rows", model_ref), compute_rows)
 
 
 def frame_of(rows: Rows) -> pd.DataFrame:
@@ -54,8 +55,8 @@ def frame_of(rows: Rows) -> pd.DataFrame:
     return pd.DataFrame(list(rows), columns=["word", "sense", "text"])
 
 
-def measurements(model_name: str, rows: Rows, what: str = "") -> Result:
-    """Cached ``(measures, senses)`` of ``model_name`` (``random-weights:<name>`` for the
+def measurements(model_ref: ModelRef, rows: Rows, what: str = "") -> Result:
+    """Cached ``(measures, senses)`` of ``model_ref`` (:meth:`ModelRef.random_twin` for the
     untrained baseline) on ``rows``: one heavy computation that reads each sentence once
     (:func:`explorer.explain.classic_lesson`), with a progress bar (``what`` names the model
     in it). The tables are shared between sessions: do not change them."""
@@ -64,9 +65,9 @@ def measurements(model_name: str, rows: Rows, what: str = "") -> Result:
         frame = frame_of(rows)
         title = f"Reading {len(frame):,} sentences through every layer{what}…"
         with progress_bar(title) as report:
-            return classic_lesson(load(model_name), frame, progress=report)
+            return classic_lesson(load(model_ref), frame, progress=report)
 
-    return compute.cached("probes", ("lesson", model_name, rows), compute_both, heavy=True)
+    return compute.cached("probes", ("lesson", model_ref, rows), compute_both, heavy=True)
 
 
 def chart(trained: Result, random: Result | None) -> None:
@@ -91,7 +92,7 @@ def chart(trained: Result, random: Result | None) -> None:
     )
 
 
-def isotropy(model_name: str, trained: Result, random: Result | None, rows: Rows) -> None:
+def isotropy(model_ref: ModelRef, trained: Result, random: Result | None, rows: Rows) -> None:
     """IsoScore (Rudman et al. 2022) of each layer's tokens beside their average cosine, what
     the paper says an average cosine misses, and the code that prints both."""
     measures = trained[0]
@@ -117,7 +118,7 @@ def isotropy(model_name: str, trained: Result, random: Result | None, rows: Rows
         "an isotropic source, the more so with fewer tokens per dimension."
     )
     show_code(
-        isoscore_snippet(model_name, [text for *_, text in rows]),
+        isoscore_snippet(model_ref.snippet, [text for *_, text in rows]),
         caption="Plain transformers + NumPy: IsoScore step by step at every layer, and the "
         "average cosine of every pair of tokens from different sentences (the chart samples "
         f"{measures.attrs['pairs']:,} pairs).",
@@ -125,7 +126,7 @@ def isotropy(model_name: str, trained: Result, random: Result | None, rows: Rows
     )
 
 
-def headline_code(model_name: str, rows: Rows) -> None:
+def headline_code(model_ref: ModelRef, rows: Rows) -> None:
     """ "Show code" for the headline: the sentences as a CSV and a program that reads them and
     prints the headline's numbers (:func:`explorer.codegen.lesson.lesson_snippet`)."""
     with st.expander("Show code"):
@@ -137,7 +138,7 @@ def headline_code(model_name: str, rows: Rows) -> None:
         csv_download(
             st, "The sentences (.csv)", frame_of(rows), SENTENCES_FILE, "contextual.sentences"
         )
-        st.code(lesson_snippet(model_name), language="python")
+        st.code(lesson_snippet(model_ref.snippet), language="python")
 
 
 def references(trained: Result) -> None:
@@ -175,7 +176,7 @@ def measured(trained: Result, rows: Rows) -> None:
         )
 
 
-def one_word(model_name: str, rows: Rows) -> None:
+def one_word(model_ref: ModelRef, rows: Rows) -> None:
     """One ambiguous word up close: its self-similarity, MEV and sense accuracy per layer
     (before any adjustment) over its own sentences, and the code that prints them."""
     st.subheader("One word up close", anchor=False)
@@ -191,7 +192,7 @@ def one_word(model_name: str, rows: Rows) -> None:
     own = frame[frame["word"] == word]
     texts, senses = tuple(own["text"]), own["sense"].tolist()
     try:
-        occurrences, vectors, _ = compute.word_layer_vectors(model_name, texts, word)
+        occurrences, vectors, _ = compute.word_layer_vectors(model_ref, texts, word)
     except ValueError as error:
         messages.error(error)
         return
@@ -207,11 +208,11 @@ def one_word(model_name: str, rows: Rows) -> None:
         f"({', '.join(sorted(set(senses)))}), without the anisotropy adjustment: raw cosines "
         "and shares of variance."
     )
-    if word not in load(model_name).tokenizer.get_vocab():
+    if word not in load(model_ref).tokenizer.get_vocab():
         st.caption("This model splits the word into pieces: the short program needs one token.")
         return
     show_code(
-        classic_snippet(model_name, list(texts), senses, word),
+        classic_snippet(model_ref.snippet, list(texts), senses, word),
         caption="Plain transformers + NumPy: the word's vectors at every layer, then the three "
         "numbers of the table above.",
     )

@@ -3,8 +3,8 @@ text on screen, and beside it the same model with random weights (what training 
 
 The trained model's matrix comes from the hidden states the page already holds (no forward
 pass); the random-weights baseline is built only when asked for
-(:func:`explorer.ui.model_in_use.load` with the ``random-weights:`` prefix), and a server that
-cannot keep a second copy of the weights says so instead."""
+(:func:`explorer.ui.model_in_use.load` of :meth:`ModelRef.random_twin`), and a server that cannot
+keep a second copy of the weights says so instead."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from explorer.codegen.explain import cka_snippet
 from explorer.explain import cka_matrix
 from explorer.figures.explain import cka_heatmaps
 from explorer.figures.explain_notices import cka_notice
+from explorer.model.ref import ModelRef
 from explorer.ui import compute, messages
-from explorer.ui.model_in_use import RANDOM_PREFIX
 
 TRAINED, RANDOM = "trained", "random weights"
 """Titles of the two heatmaps."""
@@ -32,7 +32,7 @@ def content_states(hidden: np.ndarray, special: Sequence[bool]) -> np.ndarray:
 
 
 def cka_section(
-    model_name: str, text: str, hidden: np.ndarray, special: Sequence[bool], names: str = ""
+    model_ref: ModelRef, text: str, hidden: np.ndarray, special: Sequence[bool], names: str = ""
 ) -> str:
     """The section for ``text`` (``hidden`` its states, ``special`` its special-token mask,
     ``names`` those tokens as the model writes them: ``"[CLS], [SEP]"``, ``"<s>, </s>"``);
@@ -42,7 +42,7 @@ def cka_section(
     states = content_states(hidden, special)
     if states.shape[1] < 2:
         messages.info(f"Comparing layers needs at least 2 tokens besides {names}.")
-        return cka_snippet(model_name, [text])
+        return cka_snippet(model_ref.snippet, [text])
     baseline = st.toggle(
         "Beside the same model with random weights",
         key="layers.cka_random",
@@ -54,7 +54,7 @@ def cka_section(
     matrices = {TRAINED: cka_matrix(states)}
     if baseline:
         try:
-            random = compute.hidden_states(RANDOM_PREFIX + model_name, text)
+            random = compute.hidden_states(model_ref.random_twin(), text)
             matrices[RANDOM] = cka_matrix(content_states(random, special))
         except ValueError as error:
             messages.warning(error)
@@ -67,4 +67,4 @@ def cka_section(
         "rotation and scale; lower: the layer in between re-arranged them. With few tokens "
         "CKA runs high: add sentences to the text for a sharper picture."
     )
-    return cka_snippet(model_name, [text])
+    return cka_snippet(model_ref.snippet, [text])

@@ -8,6 +8,7 @@ import streamlit as st
 
 from explorer.codegen.positions import positions_snippet
 from explorer.figures.positions import position_figure, position_notice
+from explorer.model.ref import ModelRef
 from explorer.positions import position_cosines, position_map, position_table
 from explorer.ui import compute, messages
 from explorer.ui.model_in_use import load
@@ -20,22 +21,22 @@ CODE_CAPTION = (
 )
 
 
-def positions_section(model_name: str) -> None:
-    """An expander with the position table of ``model_name`` (cached per model)."""
+def positions_section(model_ref: ModelRef) -> None:
+    """An expander with the position table of ``model_ref`` (cached per model)."""
 
     def compute_view():
-        positions = position_table(load(model_name))
+        positions = position_table(load(model_ref))
         if positions.table is None:
             return positions, None, None
         return positions, position_map(positions.table), position_cosines(positions.table)
 
     with st.expander("Where is a token? The position embeddings"):
         positions, coords, cosines = compute.cached(
-            "states", ("positions", model_name), compute_view
+            "states", ("positions", model_ref), compute_view
         )
         if positions.table is None:
             messages.info(f"This model has {positions.note}.")
-            show_code(positions_snippet(model_name, positions.note), caption=CODE_CAPTION)
+            show_code(positions_snippet(model_ref.snippet, positions.note), caption=CODE_CAPTION)
             return
         messages.info(position_notice(cosines, positions.first))
         st.plotly_chart(
@@ -52,4 +53,4 @@ def positions_section(model_name: str) -> None:
             "compares every position with every other."
             + (f" {positions.note}." if positions.note else "")
         )
-        show_code(positions_snippet(model_name, positions.note), caption=CODE_CAPTION)
+        show_code(positions_snippet(model_ref.snippet, positions.note), caption=CODE_CAPTION)

@@ -34,7 +34,7 @@ def _clusters_snippet(points: Points) -> str:
     from explorer.codegen.clusters import clusters_snippet
 
     return clusters_snippet(
-        points.model_name,
+        points.ref.snippet,
         points.texts,
         points.pooling,
         points.layers,
@@ -97,7 +97,7 @@ def map_code(
     contours: bool = False,
 ) -> None:
     """ "Show code" for the map of ``points`` drawn from ``source`` (an
-    :class:`explorer.ui.sources.Source`): a program that prints the same coordinates and, for
+    :class:`explorer.ui.sourcetypes.Source`): a program that prints the same coordinates and, for
     a 2-D map showing ``shown`` (a :class:`MapPoints`, coloured by ``kept_share`` when given),
     draws it as the page does (with ``contours``) into a standalone HTML file; with
     ``clusters``, one that prints the clusters the map is coloured by."""
@@ -119,12 +119,12 @@ def map_code(
     ending, values = _map_file(shown, params, kept_share, contours, spans is not None, many)
     if spans is not None:
         snippet = projections.word_projection_snippet(
-            points.model_name, points.texts, spans, points.word, points.layers, used, points.post
+            points.ref.snippet, points.texts, spans, points.word, points.layers, used, points.post
         )
         data = projections.word_projection_data(points.texts, spans, values)
     else:
         snippet = projections.projection_snippet(
-            points.model_name, points.texts, points.pooling, points.layers, used, points.post
+            points.ref.snippet, points.texts, points.pooling, points.layers, used, points.post
         )
         data = projections.projection_data(points.texts, values)
     _show(points, snippet + ending, clusters, data)
@@ -145,7 +145,7 @@ def axes_code(
 
     spans = _spans(points)
     snippet = axes_snippet(
-        points.model_name,
+        points.ref.snippet,
         points.texts,
         x_ends,
         y_ends,

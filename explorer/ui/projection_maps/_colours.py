@@ -29,20 +29,9 @@ source has: an option of its own, so a column of the data of that name stays cho
 
 
 def data_columns(source) -> list[str]:
-    """The columns of ``source`` (an :class:`explorer.ui.sources.Source`) a map can be
+    """The columns of ``source`` (an :class:`explorer.ui.sourcetypes.Source`) a map can be
     coloured by, besides its texts and labels."""
-    if source is None:
-        return []
-    if source.kind == "saved":
-        from explorer.ui.compute import open_store
-
-        try:
-            corpus = open_store(source.store)
-        except ValueError:  # a damaged store: the page says so when it reads the rows
-            return []
-        skip = (corpus.text_column, corpus.label_column)
-        return [name for name in corpus.manifest["input"]["columns"] if name not in skip]
-    return [name for name, _ in source.data.columns]
+    return [] if source is None else source.columns()
 
 
 def colour_choices(source, *, words: bool) -> dict[str, str]:
@@ -75,14 +64,4 @@ def point_column(
     if name is None:
         return None
     rows = np.asarray(text_rows, dtype=np.int64)
-    if source.kind == "saved":
-        from explorer.ui.compute import store_rows
-
-        frame = store_rows(points.path, points.rows)
-        if name not in frame.columns:
-            raise ValueError(f"The saved corpus has no column {shorten(name)!r}.")
-        return colour_column(name, frame[name].to_numpy()[rows])
-    cells = dict(source.data.columns).get(name)
-    if cells is None:
-        raise ValueError(f"The data has no column {shorten(name)!r}: choose another colouring.")
-    return colour_column(name, [cells[row] for row in rows])
+    return colour_column(name, source.column(name, points, rows))

@@ -157,7 +157,6 @@ def second_map(
 ) -> None:
     """The comparison the person chose in "Compare with" (:data:`COMPARISONS`), under the map."""
     from explorer.layers import LAYER_CHOICES, layers_label
-    from explorer.ui.model_in_use import RANDOM_PREFIX
     from explorer.ui.widgets import choose
 
     if compare == "none":
@@ -175,7 +174,7 @@ def second_map(
         )
         return
     if compare == "untrained":
-        other = dataclasses.replace(points, model_name=RANDOM_PREFIX + points.model_name)
+        other = dataclasses.replace(points, ref=points.ref.random_twin())
         titles = ("the trained model", "the same model with random weights")
     else:
         other_layers = choose(

@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer import maps
 from explorer.maps import ProjectionParams, Projector
+from explorer.model.ref import ModelRef
 from explorer.server.memo import checkpoint
 from explorer.ui.compute import cached, cached_from, cap_tokens, heavy_points
 from explorer.ui.projection_maps._points import Points, StorePoints, VectorPoints
@@ -16,7 +17,7 @@ from explorer.ui.projection_maps._saved import saved_map_of, saved_points
 
 
 def source_points(
-    model_name: str,
+    model_ref: ModelRef,
     source,
     layers,
     pooling: str | None,
@@ -24,7 +25,7 @@ def source_points(
     params: ProjectionParams | None = None,
     post: str = "none",
 ):
-    """What the Projections page draws of ``source`` (an :class:`explorer.ui.sources.Source`):
+    """What the Projections page draws of ``source`` (an :class:`explorer.ui.sourcetypes.Source`):
     ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
     forward pass (a saved corpus's own map under ``params`` is drawn when it has one) and are
     drawn as they are; other texts are capped (:func:`explorer.server.limits.cap_tokens`),
@@ -34,13 +35,13 @@ def source_points(
     if source.vectors is not None:
         data = source.vectors
         return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
-    if source.kind == "saved":
+    if source.store is not None:
         if params is None:
             return saved_points(source.store, layers, pooling)
         return saved_points(source.store, layers, pooling, params.method, params.n_components)
-    kept = cap_tokens(model_name, source.data)
+    kept = cap_tokens(model_ref, source.data)
     texts = kept.data.texts
-    points = Points(model_name, texts, layers, pooling, word, post=post)
+    points = Points(model_ref, texts, layers, pooling, word, post=post)
     note = kept.note
     if post != "none":
         note = " ".join(filter(None, (note, rogue_note(points))))

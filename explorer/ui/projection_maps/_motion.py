@@ -50,9 +50,9 @@ def _frame_count(points) -> int:
     from explorer.ui.model_in_use import load
 
     try:
-        if getattr(points, "model_name", None) is None:  # a saved corpus: no model loaded
+        if getattr(points, "ref", None) is None:  # a saved corpus: no model loaded
             return len(open_store(points.path).layers)
-        return load(points.model_name).num_layers + 1
+        return load(points.ref).num_layers + 1
     except ValueError:
         return limits.BUNDLED_FRAMES
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from explorer.choice import VectorChoice
 from explorer.layers import Layers
+from explorer.model.ref import ModelRef
 from explorer.ui.compute import cached, embed_corpus, open_store, word_layer_vectors, word_vectors
 
 
@@ -19,11 +20,11 @@ from explorer.ui.compute import cached, embed_corpus, open_store, word_layer_vec
 class Points:
     """What a map draws: every text of ``texts`` (``word`` None, sentence vectors under
     ``pooling``) or every occurrence of ``word`` (subwords combined with ``subwords``), with
-    ``layers`` combined; vectors of the model ``model_name``, post-processed with ``post``
+    ``layers`` combined; vectors of the model ``ref``, post-processed with ``post``
     (:func:`explorer.explain.postprocess`, the points their own reference: the statistics of
     the texts on the map)."""
 
-    model_name: str
+    ref: ModelRef
     texts: tuple[str, ...]
     layers: Layers
     pooling: str | None = "mean"
@@ -48,21 +49,21 @@ class Points:
     def raw_vectors(self) -> np.ndarray:
         """The points' vectors before post-processing ``(n, dim)``."""
         if self.word is None:
-            return embed_corpus(self.model_name, self.texts).sentence(self.choice)
+            return embed_corpus(self.ref, self.texts).sentence(self.choice)
         return self.occurrences()[1]
 
     def occurrences(self):
         """For a word map: ``(occurrences, vectors (n, dim) under the layer choice, note)``,
         cached without every layer (:func:`explorer.ui.compute.word_vectors`)."""
-        return word_vectors(self.model_name, self.texts, self.word, self.subwords, self.layers)
+        return word_vectors(self.ref, self.texts, self.word, self.subwords, self.layers)
 
     def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:
         """The points (those of ``rows``, default all) at every layer ``(L + 1, n, dim)``
         (layer choice ignored), each layer post-processed on its own."""
         if self.word is None:
-            stack = embed_corpus(self.model_name, self.texts).per_layer(self.pooling)
+            stack = embed_corpus(self.ref, self.texts).per_layer(self.pooling)
         else:
-            stack = word_layer_vectors(self.model_name, self.texts, self.word, self.subwords)[1]
+            stack = word_layer_vectors(self.ref, self.texts, self.word, self.subwords)[1]
         if self.post != "none":
             from explorer.explain import postprocess_layers
 

@@ -62,7 +62,7 @@ def map_section(
     html_download(options[1], figure, params.method)
     if clusters is not None:
         cluster_download(projector.embedding_, shown.texts, *clusters)
-    saved = source.kind == "saved"
+    saved = source.store is not None
     second_map(compare, points, params, rows, shown.texts, shown.labels, saved=saved)
     map_code(
         source,

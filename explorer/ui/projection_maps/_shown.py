@@ -61,7 +61,7 @@ def shown_points(
         )
     else:
         if isinstance(points, Points):
-            compute.embed_corpus(points.model_name, points.texts)
+            compute.embed_corpus(points.ref, points.texts)
         point_texts, spans, point_labels = list(texts), None, labels
         text_rows = range(len(point_texts))
         title = (

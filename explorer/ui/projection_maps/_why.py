@@ -60,7 +60,7 @@ def explain_pair(points: Points, row: int, other: int, texts: Sequence[str]) -> 
             "uses is not applied here, so the cosine differs from the panel's."
         )
     cosine_split.why_close(
-        points.model_name,
+        points.ref,
         texts[row],
         texts[other],
         points.pooling,

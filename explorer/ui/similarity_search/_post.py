@@ -19,6 +19,7 @@ from explorer.codegen.similarity import similarity_snippet
 from explorer.data import corpora
 from explorer.embeddings import CorpusEmbeddings
 from explorer.explain import LABELS, postprocess, rogue_sentence, rogue_share
+from explorer.model.ref import ModelRef
 from explorer.pooling import POOLING_LABELS
 from explorer.similarity import cosine_similarity, similarity_matrices
 from explorer.ui import compute
@@ -47,7 +48,7 @@ def post_select(container) -> str:
 
 
 def cosines(
-    model_name: str,
+    model_ref: ModelRef,
     corpus: CorpusEmbeddings,
     choices: Sequence[VectorChoice],
     labels: dict[str, str] = POOLING_LABELS,
@@ -61,7 +62,7 @@ def cosines(
     first = choices[0]
     if first.post == "none":
         return matrices, None
-    reference = compute.embed_corpus(model_name, reference_texts())
+    reference = compute.embed_corpus(model_ref, reference_texts())
     processed = {
         c.pooling: postprocess(corpus.sentence(c), c.post, reference.sentence(c)) for c in choices
     }
@@ -78,9 +79,9 @@ def cosines(
     return matrices, rogue_sentence(before, after, first.post, lead)
 
 
-def snippet(model_name: str, sentences: Sequence[str], choices: Sequence[VectorChoice]) -> str:
+def snippet(model_ref: ModelRef, sentences: Sequence[str], choices: Sequence[VectorChoice]) -> str:
     """The comparison's "Show code": :func:`explorer.codegen.similarity.similarity_snippet`,
     post-processing with the same reference texts when the choices' post-processing is not
     none."""
     reference = reference_texts() if choices and choices[0].post != "none" else ()
-    return similarity_snippet(model_name, sentences, choices, reference=reference)
+    return similarity_snippet(model_ref.snippet, sentences, choices, reference=reference)

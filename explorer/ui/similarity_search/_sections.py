@@ -13,6 +13,7 @@ from explorer.codegen.similarity import search_snippet
 from explorer.data import export
 from explorer.figures.similarity import agreement_figure, similarity_heatmaps
 from explorer.layers import layers_label
+from explorer.model.ref import ModelRef
 from explorer.pooling import POOLING_LABELS
 from explorer.similarity import top_k
 from explorer.ui import compute, cosine_split, messages, presentation
@@ -85,19 +86,19 @@ def results_table(
 
 
 def search_texts(
-    model_name: str, texts: Sequence[str], query: str, choice, k: int
+    model_ref: ModelRef, texts: Sequence[str], query: str, choice, k: int
 ) -> tuple[pd.DataFrame, str]:
     """The ``k`` texts of ``texts`` closest to ``query`` under ``choice`` (an
     :class:`explorer.VectorChoice`; :func:`explorer.similarity.top_k`, the corpus embedded once
     and cached, the query alone run through the model) and the search's "Show code" snippet."""
-    embedded = compute.embed_corpus(model_name, tuple(texts))
-    query_vector = compute.embed_corpus(model_name, (query,)).sentence(choice)
+    embedded = compute.embed_corpus(model_ref, tuple(texts))
+    query_vector = compute.embed_corpus(model_ref, (query,)).sentence(choice)
     results = top_k(query_vector[0], embedded.sentence(choice), list(texts), k)
-    return results, search_snippet(model_name, list(texts), query, choice, k=k)
+    return results, search_snippet(model_ref.snippet, list(texts), query, choice, k=k)
 
 
 def why_close(
-    model_name: str,
+    model_ref: ModelRef,
     sentences: Sequence[str],
     poolings: Sequence[str],
     layers,
@@ -154,14 +155,14 @@ def why_close(
     )
     if search_model is not None and not (first.startswith("s") and second.startswith("s")):
         # the query or a result of a saved corpus: its vectors came from the corpus's model
-        model_name, layers = search_model.source, search_layers
+        model_ref, layers = search_model.ref, search_layers
         if not search_model.current:
             messages.info(
                 f"The query and the results are explained with {search_model.label}, the model "
                 "this corpus was embedded with, not the model in use."
             )
     cosine_split.why_close(
-        model_name,
+        model_ref,
         texts[first][1],
         texts[second][1],
         pooling,

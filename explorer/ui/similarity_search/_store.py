@@ -20,10 +20,11 @@ import streamlit as st
 from explorer.choice import VectorChoice
 from explorer.figures.tables import text_table_html
 from explorer.layers import Layers, layer_choices, layer_indices, layers_label
+from explorer.model.ref import ModelRef
 from explorer.pooling import POOLING_LABELS, POOLINGS, pooling_parts
 from explorer.ui import messages
 from explorer.ui.compute import cached, open_store, store_rows
-from explorer.ui.model_in_use import current_model_label, current_model_name, load, settings
+from explorer.ui.model_in_use import current_model, current_model_label, load, settings
 from explorer.ui.widgets import URL, choose, csv_download
 
 MAX_METADATA_COLUMNS = 4
@@ -35,10 +36,10 @@ METADATA_CHARS = 80
 
 @dataclass(frozen=True)
 class QueryModel:
-    """The model that embeds the query: ``source`` (what :func:`explorer.ui.model_in_use.load`
+    """The model that embeds the query: ``ref`` (what :func:`explorer.ui.model_in_use.load`
     takes), ``label`` (what visitors see) and whether it is the model in use."""
 
-    source: str
+    ref: ModelRef
     label: str
     current: bool
 
@@ -86,11 +87,11 @@ def model_label(corpus) -> str:
     return Path(name).name if name.startswith(("/", ".", "~")) else name
 
 
-def _fingerprint(source: str) -> str:
-    """:func:`explorer.data.store.model_fingerprint` of the model ``source`` (cached)."""
+def _fingerprint(model_ref: ModelRef) -> str:
+    """:func:`explorer.data.store.model_fingerprint` of the model ``model_ref`` (cached)."""
     from explorer.data.store import model_fingerprint
 
-    return cached("corpora", ("fingerprint", source), lambda: model_fingerprint(load(source)))
+    return cached("corpora", ("fingerprint", model_ref), lambda: model_fingerprint(load(model_ref)))
 
 
 def query_model(corpus) -> QueryModel:
@@ -99,7 +100,7 @@ def query_model(corpus) -> QueryModel:
     offers it and its weights match. Raises ``ValueError`` naming the store's model and what
     to do otherwise."""
     wanted = corpus.manifest.get("model", {}).get("fingerprint")
-    current, current_label = current_model_name(), current_model_label()
+    current, current_label = current_model().ref, current_model_label()
     if _fingerprint(current) == wanted:
         return QueryModel(current, current_label, True)
     label = model_label(corpus)
@@ -112,7 +113,8 @@ def query_model(corpus) -> QueryModel:
             f"operator to add {label} to the models it offers (EXPLORER_MODELS)."
         )
     try:
-        found = _fingerprint(corpus.model_name)
+        stored = ModelRef.parse(corpus.model_name)
+        found = _fingerprint(stored)
     except ValueError as error:
         reason = str(error).replace(corpus.model_name, label)
         raise ValueError(
@@ -125,7 +127,7 @@ def query_model(corpus) -> QueryModel:
             "query's vector would not be comparable with the corpus's. Embed the corpus again "
             "with `explorer embed`, or choose another corpus."
         )
-    return QueryModel(corpus.model_name, label, False)
+    return QueryModel(stored, label, False)
 
 
 def store_poolings(corpus) -> list[str]:
@@ -150,14 +152,12 @@ def _search(path: str, model: QueryModel, query: str, pooling: str, layers: Laye
     """:meth:`Corpus.search` (cached): ``(rows (k,), scores (k,))``, best first."""
 
     def compute():
-        found = open_store(path).search(
-            load(model.source), query, k, pooling=pooling, layers=layers
-        )
+        found = open_store(path).search(load(model.ref), query, k, pooling=pooling, layers=layers)
         rows, scores = np.asarray(found.indices), np.asarray(found.scores, dtype=np.float32)
         rows.flags.writeable = scores.flags.writeable = False
         return rows, scores
 
-    key = ("store search", path, model.source, query, VectorChoice(pooling, layers), k)
+    key = ("store search", path, model.ref, query, VectorChoice(pooling, layers), k)
     return cached("corpora", key, compute, f"Searching {len(open_store(path)):,} rows…")
 
 
@@ -248,14 +248,14 @@ def store_section(
         )
     frame = results_frame(corpus, rows, scores, store_rows(path, tuple(int(r) for r in rows)))
     _show(frame, corpus)
-    truncated = load(model.source).encode_batch([query])[0]["truncated"]
+    truncated = load(model.ref).encode_batch([query])[0]["truncated"]
     messages.caption(
         f"All {len(corpus):,} rows of the saved corpus searched ({POOLING_LABELS[pooling]}, "
         f"{layers_label(layers).lower()}); nothing but the query ran the model, {model.label}"
         + ("" if model.current else ", the model this corpus was embedded with (not the sidebar's)")
         + ". The corpus's vectors were stored by explorer embed."
         + (
-            f" The query is longer than the {load(model.source).max_length} tokens the model "
+            f" The query is longer than the {load(model.ref).max_length} tokens the model "
             "reads: only its beginning was embedded (the corpus's texts were cut the same way)."
             if truncated
             else ""

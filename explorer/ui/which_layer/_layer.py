@@ -9,6 +9,7 @@ import streamlit as st
 
 from explorer.codegen.probe import probe_snippet
 from explorer.data import export
+from explorer.model.ref import ModelRef
 from explorer.ui.which_layer._probes import ProbeData, cnn_comparison, layer_vectors
 from explorer.ui.which_layer._rows import ProbeRows
 from explorer.ui.which_layer._saved import show_saved_code
@@ -27,7 +28,7 @@ SAVED = (
 
 
 def one_layer(
-    name: str,
+    model_ref: ModelRef,
     rows: ProbeRows,
     data: ProbeData,
     plan,
@@ -37,7 +38,7 @@ def one_layer(
     labels_for: dict[str, str],
     spans,
 ) -> None:
-    """One layer of the probe of ``rows`` (``data``, folds ``plan``) by the model ``name``,
+    """One layer of the probe of ``rows`` (``data``, folds ``plan``) by the model ``model_ref``,
     starting at the best (``top_row`` of ``scores``) among ``strategies``; ``spans`` are the
     target words' characters for a word task's "Show code"."""
     saved = rows.saved
@@ -66,9 +67,11 @@ def one_layer(
     if saved:
         st.caption(SAVED)
     else:
-        cnn_comparison(name, data, layer, linear, labels_for[strategy], plan.baseline, rows.task)
+        cnn_comparison(
+            model_ref, data, layer, linear, labels_for[strategy], plan.baseline, rows.task
+        )
 
-    vectors = layer_vectors(name, data, strategy, layer)
+    vectors = layer_vectors(model_ref, data, strategy, layer)
     download = export.vectors_frame(vectors, rows.texts, rows.labels, rows.words)
     buttons = st.columns(3)
     vector_downloads(
@@ -88,7 +91,7 @@ def one_layer(
         return
     show_code(
         probe_snippet(
-            name,
+            model_ref.snippet,
             rows.texts,
             rows.labels,
             layer,

@@ -11,6 +11,7 @@ import streamlit as st
 
 import explorer.probing.features
 import explorer.probing.heads
+from explorer.model.ref import ModelRef
 from explorer.probing.features import MAX_TOKENS, token_sequences
 from explorer.probing.folds import plan_folds
 from explorer.probing.sample import ProbeSample, probe_sample
@@ -57,7 +58,7 @@ class ProbeData:
 
 
 def sample_rows(
-    model_name: str,
+    model_ref: ModelRef,
     texts: tuple[str, ...],
     labels: tuple[str, ...],
     words: tuple[str, ...] | None,
@@ -67,41 +68,41 @@ def sample_rows(
     :data:`~explorer.server.limits.MAX_PROBE_TOKENS` tokens, a stratified random sample beyond)."""
     return cached(
         "states",
-        ("probe sample", model_name, texts, labels, words),
+        ("probe sample", model_ref, texts, labels, words),
         lambda: probe_sample(
-            load(model_name), texts, labels, words, **limits.probe_caps(load(model_name))
+            load(model_ref), texts, labels, words, **limits.probe_caps(load(model_ref))
         ),
         "Choosing the rows to probe…",
     )
 
 
-def word_features(model_name: str, texts: tuple[str, ...], words: tuple[str, ...]):
+def word_features(model_ref: ModelRef, texts: tuple[str, ...], words: tuple[str, ...]):
     """Cached :func:`explorer.probing.features.word_features` (every subword mode, one forward
     pass), with a progress bar."""
 
     def compute():
         with progress_bar("Running the model…") as report:
             return explorer.probing.features.word_features(
-                load(model_name), texts, words, progress=report
+                load(model_ref), texts, words, progress=report
             )
 
     return cached(
-        "probes", ("features", model_name, texts, words), compute, heavy=heavy_texts(texts)
+        "probes", ("features", model_ref, texts, words), compute, heavy=heavy_texts(texts)
     )
 
 
 def _stack(
-    model_name: str, data: ProbeData, strategy: str
+    model_ref: ModelRef, data: ProbeData, strategy: str
 ) -> tuple[tuple[int, ...] | None, np.ndarray]:
     """``(layer numbers or None for 0 … L, (layers, n, d) features)`` of ``data``."""
     if data.store is not None:
         return stored_stack(open_store(data.store), strategy, data.rows)
     if data.words is None:
-        return None, embed_corpus(model_name, data.texts).per_layer(strategy)
-    return None, word_features(model_name, data.texts, data.words).vectors[strategy]
+        return None, embed_corpus(model_ref, data.texts).per_layer(strategy)
+    return None, word_features(model_ref, data.texts, data.words).vectors[strategy]
 
 
-def layer_scores(model_name: str, data: ProbeData, strategy: str) -> pd.DataFrame:
+def layer_scores(model_ref: ModelRef, data: ProbeData, strategy: str) -> pd.DataFrame:
     """Cached :func:`explorer.probing.scores.score_layers` for one pooling (sentence probes and
     saved corpora) or subword mode (word probes; one probe per word), with a progress bar, and
     the control task beside it (``control_mean``, ``selectivity``). Features come from the
@@ -109,38 +110,38 @@ def layer_scores(model_name: str, data: ProbeData, strategy: str) -> pd.DataFram
     holds the real layer numbers (a store may keep only some)."""
 
     def compute() -> pd.DataFrame:
-        layers, stack = _stack(model_name, data, strategy)
+        layers, stack = _stack(model_ref, data, strategy)
         with progress_bar(
             f"Probing every layer and its control task ({strategy})… layer"
         ) as report:
             scores = score_layers(stack, data.plan(), report, layers=layers, control=True)
             return scores.assign(features=strategy)
 
-    model = None if data.store is not None else model_name  # a store needs no model
+    model = None if data.store is not None else model_ref  # a store needs no model
     return cached("probes", ("scores", model, data, strategy), compute, heavy=_heavy(data)).copy()
 
 
-def layer_vectors(model_name: str, data: ProbeData, strategy: str, layer: int) -> np.ndarray:
+def layer_vectors(model_ref: ModelRef, data: ProbeData, strategy: str, layer: int) -> np.ndarray:
     """``(n, d)`` float32 features of ``data`` at layer ``layer`` under ``strategy`` (what the
     probe of that layer reads)."""
     if data.store is not None:
         return open_store(data.store).sentence(strategy, int(layer), rows=np.array(data.rows))
-    return _stack(model_name, data, strategy)[1][layer]
+    return _stack(model_ref, data, strategy)[1][layer]
 
 
-def cnn_scores(model_name: str, data: ProbeData, layer: int) -> pd.DataFrame:
+def cnn_scores(model_ref: ModelRef, data: ProbeData, layer: int) -> pd.DataFrame:
     """Cached :func:`explorer.probing.heads.cnn_scores` on layer ``layer``'s token sequences (one
     forward pass, not cached itself: it is ``texts x tokens x hidden``), with progress bars."""
 
     def compute() -> pd.DataFrame:
         with progress_bar("Token vectors for the CNN…") as report:
             sequences, mask = token_sequences(
-                load(model_name), data.texts, layer, report, max_values=limits.MAX_CNN_VALUES
+                load(model_ref), data.texts, layer, report, max_values=limits.MAX_CNN_VALUES
             )
         with progress_bar("Training the CNN head… epoch") as report:
             return explorer.probing.heads.cnn_scores(sequences, mask, data.plan(), report)
 
-    return cached("probes", ("cnn", model_name, data, layer), compute, heavy=_heavy(data)).copy()
+    return cached("probes", ("cnn", model_ref, data, layer), compute, heavy=_heavy(data)).copy()
 
 
 def _heavy(data: ProbeData) -> bool:
@@ -149,7 +150,7 @@ def _heavy(data: ProbeData) -> bool:
 
 
 def cnn_comparison(
-    model_name: str,
+    model_ref: ModelRef,
     data: ProbeData,
     layer: int,
     linear: pd.Series,
@@ -175,7 +176,7 @@ def cnn_comparison(
     ):
         return
     try:
-        cnn = cnn_scores(model_name, data, layer).iloc[0]
+        cnn = cnn_scores(model_ref, data, layer).iloc[0]
     except ValueError as error:
         messages.warning(error)
         return

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from explorer.model.ref import ModelRef
 from explorer.ui import messages, sources
 from explorer.ui.which_layer._probes import sample_rows
 from explorer.ui.which_layer._saved import SavedRows, saved_rows
@@ -51,8 +52,8 @@ def _word(frame: pd.DataFrame, where) -> pd.DataFrame:
     return frame[frame["word"].str.strip() == word].reset_index(drop=True)
 
 
-def probe_rows(name: str, columns: Sequence) -> ProbeRows:
-    """The data widgets in ``columns`` (three) and the rows to probe with the model ``name``
+def probe_rows(model_ref: ModelRef, columns: Sequence) -> ProbeRows:
+    """The data widgets in ``columns`` (three) and the rows to probe with the model ``model_ref``
     (notes say what a cap left out). Stops the page while a file is awaited, or after saying
     why the data cannot be probed."""
     try:
@@ -75,7 +76,7 @@ def probe_rows(name: str, columns: Sequence) -> ProbeRows:
         kept = None
         if saved is None:
             kept = sample_rows(
-                name,
+                model_ref,
                 tuple(frame["text"]),
                 tuple(frame["label"].astype(str).str.strip()),
                 tuple(frame["word"].str.strip()) if task == "word" else None,

@@ -9,21 +9,22 @@ import streamlit as st
 from explorer import vocabulary
 from explorer.codegen.vocabulary import vocabulary_snippet
 from explorer.figures.vocabulary import vocabulary_figure, vocabulary_notice
+from explorer.model.ref import ModelRef
 from explorer.ui import compute, messages
 from explorer.ui.model_in_use import load
 from explorer.ui.widgets import show_code
 
 
-def vocabulary_section(model_name: str, text: str) -> None:
-    """The map of ``model_name``'s vocabulary, coloured by kind or id, and a piece's static
+def vocabulary_section(model_ref: ModelRef, text: str) -> None:
+    """The map of ``model_ref``'s vocabulary, coloured by kind or id, and a piece's static
     neighbours beside its contextual ones in the page's ``text``."""
     st.subheader("The vocabulary as a map")
     if not st.toggle("Show every piece of the vocabulary", key="tokens.vocab_map"):
         return
-    model = load(model_name)
+    model = load(model_ref)
     frame = compute.cached(
         "projections",
-        ("vocabulary map", model_name),
+        ("vocabulary map", model_ref),
         lambda: vocabulary.vocabulary_map(model),
         "Projecting the vocabulary…",
     )
@@ -72,7 +73,7 @@ def vocabulary_section(model_name: str, text: str) -> None:
             },
         )
     show_code(
-        vocabulary_snippet(model_name, text, piece),
+        vocabulary_snippet(model_ref.snippet, text, piece),
         caption="The input embedding table, its PCA, the kinds of pieces and the nearest "
         "pieces: the numbers of the sentence above.",
         label="Show code (the vocabulary map)",
