@@ -95,3 +95,31 @@ def isotropy_notice(measures: pd.DataFrame) -> str:
         f"The two disagree on the most isotropic layer: the average cosine is lowest at layer "
         f"{flat} ({cosine[flat]:.2f}), IsoScore highest at layer {best}."
     )
+
+
+def isotropy_caption(measures: pd.DataFrame) -> str:
+    """How to read IsoScore, and what the chart measured: the tokens (without the special
+    tokens named as the model writes them, ``attrs["special_tokens"]``) and dimensions of
+    ``measures`` (:func:`explorer.explain.classic_measures`); with fewer tokens than
+    dimensions, the highest IsoScore those tokens can reach."""
+    tokens, dimensions = int(measures.attrs["tokens"]), int(measures.attrs["dimensions"])
+    specials = ", ".join(measures.attrs.get("special_tokens", ()))
+    left_out = f" ({specials} left out)" if specials else ""
+    text = (
+        "Rudman, Gillman, Rayne and Eickhoff (2022), “IsoScore: Measuring the Uniformity of "
+        "Embedding Space Utilization” (Findings of ACL): an average cosine depends on where "
+        "the cloud of vectors sits, not on how it spreads. Vectors along one line through the "
+        "origin have an average cosine near 0 and look isotropic; the same cloud moved away "
+        "from the origin looks anisotropic. IsoScore turns the cloud to its principal axes and "
+        "asks how evenly the variance is shared among them: 1 = the same in every direction, "
+        "0 = all along one; 1 + IsoScore × (dimensions − 1) reads as the number of dimensions "
+        f"used evenly. Here: all {tokens:,} tokens of the sentences{left_out} in "
+        f"{dimensions:,} dimensions at each layer; a finite sample scores below 1 even from an "
+        "isotropic source, the more so with fewer tokens per dimension."
+    )
+    if tokens - 1 < dimensions:  # m points span at most m - 1 directions
+        text += (
+            f" {tokens:,} tokens span at most {tokens - 1:,} of the {dimensions:,} directions, "
+            f"so IsoScore cannot pass {max(0, tokens - 2) / (dimensions - 1):.2f} here."
+        )
+    return text

@@ -153,9 +153,12 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         key="compare.best",
     )
     dropped = alignment.note()
+    from explorer.compare import specials_left_out
+
+    specials = specials_left_out(*pair.models(), used[0])  # as each model writes them
     messages.caption(
         f"Linear CKA (Kornblith et al. 2019) over {words:,} words of the first {len(used):,} "
-        "texts, a word's vector the mean of its pieces ([CLS], [SEP] left out), so two "
+        f"texts, a word's vector the mean of its pieces ({specials} left out), so two "
         "tokenizers compare the same words. 1: the two layers place the words alike up to a "
         "rotation and scale. Layer 0 is the embedding output." + (f" {dropped}" if dropped else "")
     )
