@@ -146,7 +146,7 @@ def summary_table(summary: pd.DataFrame, token: str) -> None:
         summary,
         hide_index=True,
         width="stretch",
-        key=presentation.table_key("layers.summary"),
+        key="layers.summary",
         column_config={
             "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
             "mean norm": st.column_config.NumberColumn(
