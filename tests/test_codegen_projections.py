@@ -18,7 +18,7 @@ from explorer.codegen.projections import (
     word_projection_snippet,
 )
 from explorer.maps import ProjectionParams, Projector
-from tests.snippets import run_snippet
+from tests.snippets import assert_prints_headline, run_snippet
 
 TEXTS = [
     "The bank approved the loan.",
@@ -190,7 +190,8 @@ def test_a_long_corpus_is_read_from_the_data_file(bundled, tmp_path):
     values = [len(t) for t in texts]
     code = projection_snippet(bundled.name, texts, "mean", "last", ProjectionParams("pca"))
     code += map_file_block("Length", values, numeric=True, contours=False, from_data=True)
-    assert len(code.splitlines()) <= 90 and "Sentence 7" not in code
+    # 90 lines, and 13 to read the trustworthiness as the page does (issue 33.5)
+    assert len(code.splitlines()) <= 105 and "Sentence 7" not in code
     (tmp_path / DATA_FILE).write_bytes(projection_data(texts, values))
     namespace, _ = run_snippet(code, folder=tmp_path)
     expected = explorer.sentence_embeddings(bundled, texts, "mean", "last")
@@ -214,3 +215,32 @@ def test_combine_expressions():
     assert layers_expression("sum_all", "mean") == "mean[1:].sum(dim=0)"
     with pytest.raises(ValueError, match="Unknown layer choice"):
         layers_expression("middle")
+
+
+def test_snippet_prints_the_pages_trustworthiness_caution(tiny, tiny_bert_path):
+    # issue 33.5: the page's caption reads the trustworthiness with its k neighbours and says
+    # what it does not measure; the snippet printed the score alone
+    from explorer.maps._quality import TRUST_CAUTION, describe_trustworthiness
+
+    texts = [*TEXTS, "Money in the vault.", "Fish by the river.", "A loan for a house."]
+    texts += ["The match was late.", "Cold soup again.", "A loud film."]
+    code = projection_snippet(tiny_bert_path, texts, "mean", "last", ProjectionParams("pca"))
+    namespace, printed = run_snippet(code)
+    projector = Projector("pca").fit(namespace["vectors"])
+    k = projector.trustworthiness_neighbors_
+    assert k == 5
+    caption = describe_trustworthiness(projector.trustworthiness_, k)
+    total = projector.explained_variance_ratio_.sum()
+    caption += f" The 2 principal components together explain {100 * total:.1f} % of the variance"
+    assert_prints_headline(printed, caption)
+    assert caption.split(". ")[0] + "." in printed  # the score, its neighbours, its reading
+    assert TRUST_CAUTION + "." in printed
+
+
+@pytest.mark.parametrize(("score", "reading"), [(0.949, "almost every"), (0.8496, "most")])
+def test_trustworthiness_is_read_as_shown(score, reading):
+    from explorer.maps._quality import describe_trustworthiness
+
+    # 0.949 shows as 0.95: it reads as 0.95 does (the page read it as below 0.95)
+    assert describe_trustworthiness(score, 5).split(": ", 1)[1].startswith(reading)
+    assert "(with 1 neighbour)" in describe_trustworthiness(score, 1)

@@ -181,3 +181,21 @@ def test_one_long_label_costs_what_a_short_one_does():
             assert "clear groups" in said_long and len(said_long) < 600  # named shortened
         else:
             assert said_long > 0.9
+
+
+def test_map_notice_names_every_label_that_ties_at_the_shown_percent():
+    # issue 33.3: "“a” is the tightest group (100%)" when “b” showed 100% too
+    from explorer.maps._quality import map_notice
+
+    rng = np.random.default_rng(0)
+    apart = [rng.normal(0, 1, (10, 2)), rng.normal(0, 1, (10, 2)) + [50, 0]]
+    line = np.c_[np.full(20, 100.0), np.arange(20.0)]  # c, d, c, d, ... along a line
+    labels = ["a"] * 10 + ["b"] * 10 + ["c", "d"] * 10
+    text = map_notice(np.r_[*apart, line], labels)
+    assert "“a” and “b” are the tightest groups (100% each)" in text
+    assert "“c” and “d” the most mixed (40% each)." in text
+    six = [f"g{i}" for i in range(6)]  # six tight clusters: counted, not listed
+    blobs = [rng.normal(0, 1, (10, 2)) + [60 * i, 0] for i in range(6)]
+    labels = [g for g in six for _ in range(10)] + ["c", "d"] * 10
+    text = map_notice(np.r_[*blobs, line + [400, 0]], labels)
+    assert "6 labels are the tightest groups (100% each)" in text

@@ -65,6 +65,26 @@ def _albert():
     return model, [(lay.attention, lay.attention.value, lay.attention.dense) for lay in layers]
 
 
+def _albert_inner_groups():
+    from transformers import AlbertModel
+
+    """ALBERT whose two layer groups hold two inner layers each (``inner_group_num=2``): each
+    of its 4 layers runs its group's two in turn, and transformers 5.23 records an attention
+    map and a hidden state for every run (8 and 1 + 8), so each run gets its own value path."""
+    model = AlbertModel(_albert_inner_config())
+    groups = model.encoder.albert_layer_groups
+    layers = [groups[i // 2].albert_layers[j] for i in range(4) for j in range(2)]  # run order
+    return model, [(lay.attention, lay.attention.value, lay.attention.dense) for lay in layers]
+
+
+def _albert_inner_config():
+    from transformers import AlbertConfig
+
+    return AlbertConfig(
+        embedding_size=16, num_hidden_layers=4, num_hidden_groups=2, inner_group_num=2, **TINY
+    )
+
+
 def _modernbert():
     from transformers import ModernBertConfig, ModernBertModel
 
@@ -86,6 +106,7 @@ FAMILIES = {
     "mpnet": _mpnet,
     "deberta-v2": _deberta_v2,
     "albert": _albert,
+    "albert-inner-groups": _albert_inner_groups,
     "modernbert": _modernbert,
 }
 
@@ -144,3 +165,21 @@ def test_an_unknown_family_names_the_known_ones():
     model = SimpleNamespace(encoder=torch.nn.Linear(2, 2), model_type="t5")
     with pytest.raises(ValueError, match="MPNet, DeBERTa-v2/v3, ALBERT and ModernBERT"):
         attention.value_norms(model, np.zeros((2, 3, 2), np.float32))
+
+
+def test_albert_with_inner_layers_counts_every_run_as_a_layer(tmp_path):
+    # issue 33.7: Model.num_layers said 4 for the 8 attention maps and 1 + 8 hidden states
+    from transformers import AlbertModel, BertTokenizer
+
+    import explorer
+    from explorer.attention import value_norms
+    from explorer.model.attentions import attention_pass
+    from tests.conftest import _save_random
+
+    config = _albert_inner_config()
+    config.vocab_size = 30522
+    model = explorer.load_model(_save_random(tmp_path, config, AlbertModel, BertTokenizer))
+    found = attention_pass(model, "The bank was closed on Sunday.")
+    assert model.num_layers == 8 == len(found.attentions) == len(found.hidden_states) - 1
+    assert model.hidden_states("The bank was closed on Sunday.").shape[0] == 9
+    assert value_norms(model, found.hidden_states).shape[:2] == (8, 4)

@@ -244,7 +244,11 @@ def check_probe_notice(best: pd.DataFrame, sentence: str) -> None:
         assert f"add {accuracy - embedding:+.2f}" in sentence
     if len(best) > 1:
         weakest = float(best.iloc[-1]["accuracy_mean"])
-        assert f"peaks at {weakest:.2f}." in sentence and weakest <= accuracy
+        if f"{weakest:.2f}" == f"{accuracy:.2f}":  # every choice ties at the shown precision
+            assert f"The peak is the same ({accuracy:.2f})" in sentence
+            assert "weakest" not in sentence
+        else:
+            assert f"at {weakest:.2f}" in sentence and "weakest" in sentence
 
 
 def test_probe_notice_reads_the_best_layers(model) -> None:
@@ -279,10 +283,12 @@ def check_map_notice(coords: np.ndarray, labels: list[str], sentence: str) -> No
         assert "mixed together" in sentence and lift < 0.15 + 0.02
     assert k == min(5, n - 1)
     groups = re.search(
-        r"“(.+)” is the tightest group \((\d+)%\), “(.+)” the most mixed \((\d+)%", sentence
+        r"(?:is the tightest group|are the tightest groups) \((\d+)%(?: each)?\), (.+) the most "
+        r"mixed \((\d+)%",
+        sentence,
     )
     if groups:
-        assert int(groups[2]) - int(groups[4]) >= 5
+        assert int(groups[1]) - int(groups[3]) >= 5
 
 
 def test_map_notice_and_inspector_agree_with_the_map(model) -> None:

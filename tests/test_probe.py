@@ -75,20 +75,37 @@ def _with_data(tmp_path, texts, labels, words=None, spans=None):
     return tmp_path
 
 
-def test_snippet_reproduces_one_layer_sentence_task(tiny, tiny_bert_path, tmp_path):
+def _headline(scores: pd.DataFrame, what: str = "label") -> str:
+    """The page's headline for one strategy's ``scores``: probe notice and control notice."""
+    from explorer.probing.control import control_notice
+    from explorer.probing.scores import probe_notice
+
+    return probe_notice(probing.best_layers(scores), what=what) + " " + control_notice(scores)
+
+
+def test_snippet_reproduces_every_layer_of_a_sentence_task(tiny, tiny_bert_path, tmp_path):
     texts, labels = toy_set()
     scores = probing.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3, control=True)
-    namespace = run_snippet(
+    namespace, printed = run_snippet(
         probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3),
         "<probe snippet>",
         _with_data(tmp_path, texts, labels),
-    )[0]
-    np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[2], atol=1e-6)
-    assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[2], abs=1e-6)
+    )
+    assert namespace["layers"] == list(range(tiny.num_layers + 1))
+    np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_"), atol=1e-6)
+    np.testing.assert_allclose(namespace["control"].mean(axis=1), scores["control_mean"], atol=1e-6)
     assert namespace["baseline"] == pytest.approx(scores.attrs["baseline"], abs=1e-6)
+    # issue 33.5: the snippet probed one layer, so the headline's layer-0 accuracy (0.81 here,
+    # the best layer 1 at 0.83) and the most selective layer were never printed
+    headline = _headline(scores.assign(features="mean_max"))
+    assert "The embedding layer (0)" in headline
+    assert_prints_headline(printed, headline)
+    assert (
+        f"layer 2, each fold: {np.round(scores.filter(like='fold_').iloc[2].values, 4)}" in printed
+    )
 
 
-def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path, tmp_path):
+def test_snippet_reproduces_every_layer_of_a_grouped_word_task(tiny, tiny_bert_path, tmp_path):
     texts = [f"The {w} is near the bank." for w in ("river", "money", "fish", "cash")] * 3
     texts += [f"A {w} bat flew by." for w in ("small", "wooden", "black", "cricket")] * 3
     labels = ["river", "finance"] * 6 + ["animal", "sport"] * 6
@@ -101,28 +118,12 @@ def test_snippet_reproduces_one_layer_grouped_word_task(tiny, tiny_bert_path, tm
     folds = scores.attrs["folds"]  # lowered to 2: each sense has two distinct texts, repeated
     assert folds == 2
     source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", folds, 0, words, spans)
-    assert len(source.splitlines()) < 100  # 24 rows: read from the data file, not written out
+    assert texts[0] not in source  # 24 rows: read from the data file, not written out
+    assert len(source.splitlines()) < 110  # a program a student reads through
     folder = _with_data(tmp_path, texts, labels, words, spans)
-    namespace = run_snippet(source, "<probe snippet>", folder)[0]
-    np.testing.assert_allclose(namespace["X"], features.vectors["first"][3], atol=1e-4)
-    np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_").iloc[3], atol=1e-6)
-    assert namespace["control"].mean() == pytest.approx(scores["control_mean"].iloc[3], abs=1e-6)
+    namespace, printed = run_snippet(source, "<probe snippet>", folder)
+    np.testing.assert_allclose(namespace["stack"], features.vectors["first"], atol=1e-4)
+    np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_"), atol=1e-6)
+    np.testing.assert_allclose(namespace["control"].mean(axis=1), scores["control_mean"], atol=1e-6)
     assert namespace["baseline"] == pytest.approx(0.5)
-
-
-def test_snippet_prints_the_headline_of_its_layer(tiny, tiny_bert_path, tmp_path):
-    # issue 33.5: the snippet printed 4 decimals (0.6667), the headline quotes 2 (0.67), and
-    # not the gain over the baseline
-    from explorer.probing.control import control_notice
-    from explorer.probing.scores import probe_notice
-
-    texts, labels = toy_set()
-    scores = probing.layer_scores(tiny, texts, labels, pooling="mean", folds=3, control=True)
-    scores = scores.assign(features="mean")
-    best = probing.best_layers(scores).iloc[0]
-    layer = int(best["layer"])
-    source = probe_snippet(tiny_bert_path, texts, labels, layer, "mean", folds=3)
-    _, printed = run_snippet(source, "<probe snippet>", _with_data(tmp_path, texts, labels))
-    first = probe_notice(probing.best_layers(scores)).split(". The embedding layer")[0]
-    said = control_notice(scores).split(". The most selective")[0]  # other layers: not run
-    assert_prints_headline(printed, f"{first} {said}")
+    assert_prints_headline(printed, _headline(scores.assign(features="first"), "word's sense"))

@@ -199,3 +199,22 @@ def test_the_notice_says_which_layers_inside_the_band_dip_lower():
     assert best.iloc[0]["within_noise"] == "1, 3–6"
     notice = probe_notice(best)
     assert "layers 1, 3–6 (layer 2 in between dips lower)" in notice
+
+
+def test_probe_notice_names_the_choices_that_tie_at_two_decimals():
+    # issue 33.3: "The weakest choice, max, peaks at 0.70" when mean showed 0.70 too
+    from explorer.probing.scores import probe_notice
+
+    labels = {"cls": "[CLS] token", "mean": "Mean of tokens", "max": "Max over tokens"}
+    three = ("cls", "mean", "max")
+    text = probe_notice(
+        best_layers(_scores([0.5, 0.9, 0.6, 0.701, 0.6, 0.699], strategies=three)), labels
+    )
+    assert "The weakest choices, mean of tokens and max over tokens, peak at 0.70 each." in text
+    text = probe_notice(
+        best_layers(_scores([0.5, 0.9, 0.6, 0.899, 0.6, 0.7], strategies=three)), labels
+    )
+    assert "The peak is the same (0.90) with mean of tokens." in text
+    assert "The weakest choice, max over tokens, peaks at 0.70." in text
+    tied = probe_notice(best_layers(_scores([0.5, 0.9, 0.6, 0.899])), labels)
+    assert "The peak is the same (0.90) with mean of tokens." in tied and "weakest" not in tied

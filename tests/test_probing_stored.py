@@ -11,6 +11,8 @@ import pytest
 
 from explorer import probing
 from explorer.codegen.probe import stored_probe_snippet
+from explorer.probing.control import control_notice
+from explorer.probing.scores import probe_notice
 from explorer.probing.stored import (
     MAX_CLASSES,
     check_label_column,
@@ -20,7 +22,7 @@ from explorer.probing.stored import (
     store_layer_scores,
     stored_stack,
 )
-from tests.snippets import run_snippet
+from tests.snippets import assert_prints_headline, run_snippet
 from tests.store_helpers import TEXTS, write_csv
 
 
@@ -125,10 +127,10 @@ def test_probe_rows_sample_is_stratified_reproducible_and_said():
         probe_rows(values, limit=1)
 
 
-def _run(source: str, corpus) -> dict:
+def _run(source: str, corpus) -> tuple[dict, str]:
     folder = f"path/to/{corpus.path.name}"
     assert source.count(repr(folder)) == 1
-    return run_snippet(source.replace(repr(folder), repr(str(corpus.path))))[0]
+    return run_snippet(source.replace(repr(folder), repr(str(corpus.path))))
 
 
 @pytest.mark.parametrize(("store", "column", "layer"), [("some", "label", 3), ("meta", "topic", 6)])
@@ -140,12 +142,15 @@ def test_snippet_reproduces_the_probe_on_the_store(stores, store, column, layer)
     is_label = column == corpus.label_column
     source = stored_probe_snippet(str(corpus.path), column, is_label, layer, "mean_max", 3, 0, 12)
     assert str(corpus.path.parent) not in source
-    namespace = _run(source, corpus)
+    namespace, printed = _run(source, corpus)
     assert namespace["chosen"].rows.tolist() == chosen.rows.tolist()
-    row = scores.set_index("layer").loc[layer]
-    np.testing.assert_allclose(namespace["scores"], row.filter(like="fold_"), atol=1e-6)
-    assert namespace["control"].mean() == pytest.approx(row["control_mean"], abs=1e-6)
+    assert namespace["layers"] == scores["layer"].tolist() == list(corpus.layers)
+    np.testing.assert_allclose(namespace["scores"], scores.filter(like="fold_"), atol=1e-6)
+    np.testing.assert_allclose(namespace["control"].mean(axis=1), scores["control_mean"], atol=1e-6)
     assert namespace["baseline"] == pytest.approx(scores.attrs["baseline"])
+    scores = scores.assign(features="mean_max")
+    headline = probe_notice(probing.best_layers(scores)) + " " + control_notice(scores)
+    assert_prints_headline(printed, headline)  # issue 33.5: every layer's numbers, not one's
 
 
 def test_one_long_label_costs_no_more_than_a_short_one_when_sampling():

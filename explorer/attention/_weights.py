@@ -145,8 +145,10 @@ def value_paths(encoder: torch.nn.Module, model_type: str) -> list[ValuePath]:
     - MPNet: ``attention.attn.v``, ``attention.attn.o``;
     - DeBERTa-v2/v3: ``attention.self.value_proj``, ``attention.output.dense`` (the
       disentangled position terms change the attention scores only, not the values);
-    - ALBERT: one shared ``attention.value`` and ``attention.dense`` per layer group, used by
-      every layer of the group;
+    - ALBERT: a layer group's ``attention.value`` and ``attention.dense``, shared by every
+      layer of the group; a group of several inner layers (``inner_group_num > 1``) runs them
+      in turn at each of its layers, and each run has its own attention map, hidden state and
+      path (``Model.num_layers`` counts the runs);
     - ModernBERT: the value third of the fused ``attn.Wqkv`` (rows ``2 * hidden`` to
       ``3 * hidden``, laid out ``(3, heads, head_dim)``), ``attn.Wo``, after ``attn_norm``.
 

@@ -1,15 +1,17 @@
-""" "Show code" for the "Which layer?" page: one layer's vectors and the same probe.
+""" "Show code" for the "Which layer?" page: every layer's vectors and the same probe.
 
-The snippet computes the vectors of one layer (a pooled sentence vector, or the vector of
-each text's word) with plain transformers + torch, then runs the page's cross-validated
-probe (standardise, logistic regression, stratified k-fold with the same seed; one probe per
-word when the words differ) and prints what the page's headline says of that layer: accuracy
-mean ± std, its gain over the majority baseline, the control task's accuracy and selectivity.
+The snippet computes the vectors of every layer (a pooled sentence vector, or the vector of
+each text's word) with plain transformers + torch in one pass, then runs the page's
+cross-validated probe (standardise, logistic regression, stratified k-fold with the same
+seed; one probe per word when the words differ) on each layer, on the labels and on the
+control task, and prints what the page's headline says: the best layer and the layers
+within noise of it, accuracy mean ± std, its gain over the majority baseline, the embedding
+layer's accuracy, the control task's accuracy, selectivity and the most selective layer.
 
 A saved corpus (:func:`stored_probe_snippet`) has no texts to run the model on in the
 snippet: it opens the store with :func:`explorer.open_corpus` (the one reader of the store
 format), takes the page's rows with :func:`explorer.probing.probe_rows` and runs the same
-probe on the stored vectors.
+probe on the stored layers' vectors.
 """
 
 from __future__ import annotations
@@ -35,37 +37,39 @@ _IMPORTS = (
 )
 
 
-def _sentence_features(layer: int, pooling: str) -> str:
-    pooled = pooling_expression(pooling, separator=",\n" + " " * 24)
+def _sentence_features(pooling: str) -> str:
+    pooled = pooling_expression(pooling, token_axis=2, separator=",\n" + " " * 16)
     return (
-        f"layer, pooling = {int(layer)}, {pooling!r}  # layer 0 = embedding output\n\n\n"
         "def features(texts):\n"
-        '    """(texts, hidden) pooled vectors of one layer, 32 texts a batch."""\n'
+        '    """(layers, texts, hidden): the pooled vectors of every layer, 32 texts a batch."""\n'
         "    parts = []\n"
         + batch_loop()
-        + "        hidden = output.hidden_states[layer]  # (batch, tokens, hidden)\n"
-        '        mask = batch["attention_mask"].bool()[:, :, None]  # padding never counts\n'
-        f"        parts.append({pooled})\n"
-        "    return torch.cat(parts).numpy()\n\n\n"
-        "X = features(texts)\n"
+        + "        hidden = torch.stack(output.hidden_states)  # (layers, batch, tokens, hidden)\n"
+        '        mask = batch["attention_mask"].bool()[None, :, :, None]  # padding never counts\n'
+        f"        parts.append(\n            {pooled}\n        )\n"
+        "    return torch.cat(parts, dim=1).numpy()\n\n\n"
+        "stack = features(texts)\n"
+        "layers = list(range(len(stack)))  # 0 = embedding output, then each encoder layer\n"
     )
 
 
-def _word_features(layer: int, subwords: str) -> str:
+def _word_features(subwords: str) -> str:
     return (
-        f"layer, subwords = {int(layer)}, {subwords!r}  # layer 0 = embedding output\n\n\n"
-        "def word_vector(text, start, end):\n"
-        '    """The vector of the word at characters start:end of text (its subwords '
-        'combined)."""\n'
+        "def word_vectors(text, start, end):\n"
+        '    """(layers, hidden): the word at characters start:end of text at every layer (its\n'
+        '    subwords combined)."""\n'
         "    batch = tokenizer(text, truncation=True, return_offsets_mapping=True, "
         'return_tensors="pt")\n'
         '    offsets = batch.pop("offset_mapping")[0].tolist()\n'
         "    with torch.inference_mode():\n"
         "        output = model(**batch, output_hidden_states=True)\n"
         "    tokens = [i for i, (a, b) in enumerate(offsets) if b > a and a < end and b > start]\n"
-        "    span = output.hidden_states[layer][0, tokens]  # (subwords, hidden)\n"
-        f"    return {subwords_expression(subwords, 'span')}\n\n\n"
-        "X = np.stack([word_vector(t, a, b).numpy() for t, (a, b) in zip(texts, spans)])\n"
+        "    span = torch.stack(output.hidden_states)[:, 0, tokens]  # (layers, subwords, hidden)\n"
+        f"    return {subwords_expression(subwords, 'span', 1)}\n\n\n"
+        "stack = np.stack(  # (layers, texts, hidden)\n"
+        "    [word_vectors(t, a, b).numpy() for t, (a, b) in zip(texts, spans)], axis=1\n"
+        ")\n"
+        "layers = list(range(len(stack)))  # 0 = embedding output, then each encoder layer\n"
     )
 
 
@@ -80,14 +84,15 @@ def probe_snippet(
     words: Sequence[str] | None = None,
     spans: Sequence[tuple[int, int]] | None = None,
 ) -> str:
-    """A runnable program: layer ``layer``'s vectors, then the page's cross-validated probe.
+    """A runnable program: every layer's vectors, then the page's cross-validated probe on
+    each; it prints each layer's scores, the page's headline and layer ``layer``'s folds.
 
     Sentence task (``words=None``): ``mode`` is a pooling. Word task: ``words`` has one
     word per text, ``spans`` the ``(char_start, char_end)`` of the occurrence used in each
     text (from :func:`explorer.words.first_occurrences`) and ``mode`` is a subword mode.
-    ``folds`` should be the folds the page used (after any lowering). Leaves ``X``
-    ``(texts, hidden)``, ``scores`` and ``control`` (the control task's) ``(folds,)`` and
-    ``baseline`` in its namespace.
+    ``folds`` should be the folds the page used (after any lowering). Leaves ``stack``
+    ``(layers, texts, hidden)``, ``scores`` and ``control`` (the control task's) ``(layers,
+    folds)`` and ``baseline`` in its namespace.
     """
     texts = list(texts)
     if len(labels) != len(texts):
@@ -104,7 +109,7 @@ def probe_snippet(
         else:
             data = read_lines(DATA_FILE, ["texts", "labels"]) + "labels = np.array(labels)\n"
         data += "groups = np.zeros(len(texts))\n"
-        features = _sentence_features(layer, mode)
+        features = _sentence_features(mode)
         what = f"{mode} pooling"
     else:
         if mode not in SUBWORD_MODES:
@@ -128,10 +133,10 @@ def probe_snippet(
             data = read_lines(DATA_FILE, ["texts", "words", "spans", "labels"]) + (
                 "labels = np.array(labels)\ngroups = np.array(words)  # one probe per word\n"
             )
-        features = _word_features(layer, mode)
+        features = _word_features(mode)
         what = f"the word's vector ({mode} of its subwords)"
     return (
-        f"# Linear probe on layer {int(layer)}: {what}, {int(folds)}-fold cross-validation\n"
+        f"# Linear probe on every layer: {what}, {int(folds)}-fold cross-validation\n"
         + _IMPORTS
         + model_preamble(model_name)
         + "\n"
@@ -139,7 +144,7 @@ def probe_snippet(
         + "\n"
         + features
         + "\n"
-        + _probe_loop(folds, random_state)
+        + _probe_loop(folds, random_state, layer)
     )
 
 
@@ -160,16 +165,26 @@ def probe_data(
     return data_file(columns)
 
 
-def _probe_loop(folds: int, random_state: int) -> str:
-    """The page's cross-validated probe on ``X`` ``(rows, dim)``, ``labels``, ``groups``
-    (one probe per group) and ``texts`` (identical texts share a fold), on the labels and on
-    the control task: leaves ``scores``, ``control`` ``(folds,)`` and ``baseline``, prints
-    them."""
+def _probe_loop(folds: int, random_state: int, layer: int, stored: bool = False) -> str:
+    """The page's cross-validated probe on every layer of ``stack`` ``(layers, rows, dim)``
+    (numbered by ``layers``; a saved corpus's may lack layer 0), ``labels``, ``groups`` (one
+    probe per group) and
+    ``texts`` (identical texts share a fold), on the labels and on the control task: leaves
+    ``scores`` and ``control`` ``(layers, folds)`` and ``baseline``, prints every layer and the
+    page's headline, then layer ``layer``'s folds."""
+    embedding = (
+        'print(f"layer 0, before any context: {accuracy[0]:.2f}; the context-mixing layers add "\n'
+        '      f"{accuracy[best] - accuracy[0]:+.2f}")\n'
+    )
+    if stored:  # a saved corpus may keep only some layers
+        embedding = "if layers[0] == 0:\n" + "".join(
+            "    " + line for line in embedding.splitlines(True)
+        )
     return (
         f"folds, seed = {int(folds)}, {int(random_state)}\n"
         'same = np.array([" ".join(t.lower().split()) for t in texts])  # case, spacing ignored\n'
         "\n\n"
-        "def cross_validate(targets):\n"
+        "def cross_validate(X, targets):\n"
         '    """Accuracy of each fold on targets (folds stratified by the real labels, identical\n'
         '    texts never in both training and test)."""\n'
         "    correct, tested = np.zeros(folds), np.zeros(folds)\n"
@@ -204,18 +219,33 @@ def _probe_loop(folds: int, random_state: int) -> str:
         "    drawn = dict(zip(keys, draws))\n"
         "    random_labels[rows_g] = [drawn[key] for key in same[rows_g]]\n"
         "\n"
-        "scores = cross_validate(labels)  # accuracy of each fold\n"
-        "control = cross_validate(random_labels)\n"
         "majority = 0  # rows of each group's most common label\n"
         "for group in dict.fromkeys(groups.tolist()):\n"
         "    majority += np.unique(labels[groups == group], return_counts=True)[1].max()\n"
         "baseline = majority / len(labels)  # always guess the most common label\n"
-        "# the page's headline, two decimals\n"
-        'print(f"layer {layer}: accuracy {scores.mean():.2f} ± {scores.std():.2f}, '
-        "{scores.mean() - baseline:+.2f} over always guessing the most common label "
-        '({baseline:.2f}); folds {np.round(scores, 4)}")\n'
-        'print(f"control task: {control.mean():.2f}, selectivity '
-        '{scores.mean() - control.mean():+.2f}")\n'
+        "\n"
+        "scores = np.array([cross_validate(X, labels) for X in stack])  # (layers, folds)\n"
+        "control = np.array([cross_validate(X, random_labels) for X in stack])\n"
+        "accuracy, spread = scores.mean(axis=1), scores.std(axis=1)\n"
+        "selectivity = accuracy - control.mean(axis=1)  # accuracy - control task's accuracy\n"
+        "for k, layer in enumerate(layers):\n"
+        '    print(f"layer {layer}: accuracy {accuracy[k]:.2f} ± {spread[k]:.2f}, control task "\n'
+        '          f"{control[k].mean():.2f}, selectivity {selectivity[k]:+.2f}")\n'
+        "\n"
+        "# the page's headline, two decimals (equal accuracies: the lower layer)\n"
+        "best, most = int(np.argmax(accuracy)), int(np.argmax(selectivity))\n"
+        "floor = accuracy[best] - spread[best]  # error bars overlapping the best layer's\n"
+        "close = [layer for k, layer in enumerate(layers) if accuracy[k] + spread[k] >= floor]\n"
+        'print(f"best: layer {layers[best]} (within noise: layers {close}), accuracy "\n'
+        '      f"{accuracy[best]:.2f} ± {spread[best]:.2f}, "\n'
+        '      f"{accuracy[best] - baseline:+.2f} over always guessing the most common label "\n'
+        '      f"({baseline:.2f})")\n'
+        + embedding
+        + 'print(f"control task at layer {layers[best]}: {control[best].mean():.2f}, "\n'
+        '      f"selectivity {selectivity[best]:+.2f}; most selective: layer {layers[most]} "\n'
+        '      f"({selectivity[most]:+.2f})")\n'
+        + f"shown = layers.index({int(layer)})  # the layer chosen on the page\n"
+        'print(f"layer {layers[shown]}, each fold: {np.round(scores[shown], 4)}")\n'
     )
 
 
@@ -229,14 +259,16 @@ def stored_probe_snippet(
     random_state: int = 0,
     limit: int = 2000,
 ) -> str:
-    """A runnable program: the page's probe on layer ``layer`` of a saved corpus.
+    """A runnable program: the page's probe on every stored layer of a saved corpus; it
+    prints each layer's scores, the page's headline and layer ``layer``'s folds.
 
     ``store`` is the store folder's name (written as ``"path/to/<store>"``: a snippet never
     shows where the server keeps its stores), ``column`` the probed column (``label_column``:
     it is the store's label column, else one of its metadata columns), ``pooling`` a pooling
     whose parts are stored, ``limit`` and ``random_state`` the sample the page drew
     (:func:`explorer.probing.probe_rows`), ``folds`` the folds it used (after any lowering).
-    Leaves ``X`` ``(rows, dim)``, ``scores`` ``(folds,)`` and ``baseline`` in its namespace.
+    Leaves ``stack`` ``(layers, rows, dim)``, ``scores`` ``(layers, folds)`` and ``baseline``
+    in its namespace.
     """
     validate_pooling(pooling)
     folder = "path/to/" + (PurePath(store).name or "corpus")
@@ -246,7 +278,7 @@ def stored_probe_snippet(
         else f"corpus.metadata[{column!r}].tolist()"
     )
     title = (
-        f"# Linear probe on layer {int(layer)} of a saved corpus: {pooling} pooling, "
+        f"# Linear probe on every stored layer of a saved corpus: {pooling} pooling, "
         f"{int(folds)}-fold cross-validation\n"
     )
     imports = _IMPORTS + "\nimport explorer\nfrom explorer.probing import probe_rows\n\n"
@@ -260,7 +292,9 @@ def stored_probe_snippet(
         "labels = np.array(chosen.labels)\n"
         "groups = np.zeros(len(labels))\n"
         "texts = [corpus.texts[i] for i in chosen.rows]\n\n"
-        f"layer, pooling = {int(layer)}, {pooling!r}  # layer 0 = embedding output\n"
-        "X = corpus.sentence(pooling, layer, rows=chosen.rows)  # (rows, dim): stored, no model\n\n"
-        + _probe_loop(folds, random_state)
+        f"pooling = {pooling!r}\n"
+        "layers = list(corpus.layers)  # the layers it keeps; 0 = embedding output\n"
+        "stack = np.stack(  # (layers, rows, dim): stored, no model\n"
+        "    [corpus.sentence(pooling, layer, rows=chosen.rows) for layer in layers]\n"
+        ")\n\n" + _probe_loop(folds, random_state, layer, stored=True)
     )

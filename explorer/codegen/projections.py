@@ -11,6 +11,7 @@ openTSNE step by step with the settings of :func:`explorer.maps._tsne.fit_tsne`.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 
 from explorer import maps
@@ -75,6 +76,33 @@ def method_title(params: ProjectionParams) -> str:
     return f"{maps.LABELS[validate_method(params.method)]} {params.n_components}-D"
 
 
+def _pieces(text: str, indent: str, width: int = 76) -> str:
+    """``text`` as string literals of at most about ``width`` characters, one a line, the
+    lines after the first starting with ``indent`` (Python joins adjacent literals)."""
+    pieces = textwrap.wrap(text, width, drop_whitespace=False, break_long_words=False)
+    return f"\n{indent}".join(literal(p) for p in pieces)
+
+
+def _trust_reading() -> str:
+    """Snippet lines printing the page's reading of ``trust`` with ``k`` neighbours (read at
+    the two decimals shown: :data:`explorer.maps.TRUST_READINGS`) and what
+    trustworthiness does not say."""
+    lines = ""
+    for index, (lowest, text) in enumerate(maps.TRUST_READINGS):
+        if lowest == float("-inf"):
+            lines += "else:\n"
+        else:
+            shown = "  # the page reads the score as it shows it" if index == 0 else ""
+            lines += f"{'if' if index == 0 else 'elif'} round(trust, 2) >= {lowest}:{shown}\n"
+        pieces = _pieces(text, " " * 15)
+        lines += f"    reading = ({pieces})\n" if "\n" in pieces else f"    reading = {pieces}\n"
+    caution = _pieces(" " + maps.TRUST_CAUTION + ".", " " * 6)
+    return (
+        lines + "print(f'Trustworthiness {trust:.2f} (with {k} neighbour{\"s\" * (k != 1)}): '\n"
+        f"      f'{{reading}}.'\n      {caution})\n"
+    )
+
+
 def _projection_block(params: ProjectionParams, n_points: int) -> str:
     """The projection of ``vectors`` (``n_points`` of them) with ``params``, then its numbers."""
     method, n_components, random_state = params.method, params.n_components, params.random_state
@@ -87,8 +115,8 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
             if n_points > maps.TRUSTWORTHINESS_QUERIES
             else ""
         )
-        + "print(f'trustworthiness ({k} neighbours): "
-        "{trustworthiness(vectors, coords, n_neighbors=k):.4f}')\n"
+        + "trust = trustworthiness(vectors, coords, n_neighbors=k)\n"
+        "print(f'trustworthiness ({k} neighbours): {trust:.4f}')\n" + _trust_reading()
     )
     if method == "pca":
         return (
@@ -98,7 +126,8 @@ def _projection_block(params: ProjectionParams, n_points: int) -> str:
             "coords = pca.fit_transform(vectors)\n"
             "ratios = ' '.join(f'{r:.4f}' for r in pca.explained_variance_ratio_)\n"
             "print(f'explained variance per axis: [{ratios}]')\n"
-            "print(f'total: {pca.explained_variance_ratio_.sum():.4f}')\n" + trust
+            "total = pca.explained_variance_ratio_.sum()\n"
+            "print(f'total: {total:.4f}, {100 * total:.1f} % of the variance')\n" + trust
         )
     shape = (
         "# Coordinates depend on the seed and the machine; the vectors do not.\n"

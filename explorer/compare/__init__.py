@@ -37,7 +37,7 @@ from explorer.compare._neighbours import (
 )
 from explorer.compare._pair import estimated_weight_bytes, pair_refusal
 from explorer.compare._tokens import TokenStats, token_stats
-from explorer.compare._words import WordAlignment, align_words, word_states
+from explorer.compare._words import WordAlignment, align_words, specials_left_out, word_states
 
 __all__ = [
     "MAX_WORDS",
@@ -63,6 +63,7 @@ __all__ = [
     "paired_maps",
     "pca_map",
     "texts_within",
+    "specials_left_out",
     "token_stats",
     "word_states",
 ]

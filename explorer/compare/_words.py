@@ -30,6 +30,17 @@ def word_spans(model: Model, text: str) -> dict[Span, tuple[int, int]]:
     return {(a, b): (start, end) for start, end, a, b in model.tokenize(text).words()}
 
 
+def specials_left_out(model_a: Model, model_b: Model, text: str) -> str:
+    """The special tokens the compared words of ``text`` leave out, as each model writes them,
+    for a sentence: ``"[CLS], [SEP]"`` when both models add the same ones, ``"[CLS], [SEP] of
+    A and <s>, </s> of B"`` when they differ (``"<s>, </s> of B"`` when A adds none),
+    ``"special tokens"`` when neither adds any."""
+    names = [", ".join(model.tokenize(text).special_tokens) for model in (model_a, model_b)]
+    if names[0] == names[1]:
+        return names[0] or "special tokens"
+    return " and ".join(f"{n} of {side}" for n, side in zip(names, "AB", strict=True) if n)
+
+
 @dataclass(frozen=True)
 class WordAlignment:
     """The words of some texts that two models share.

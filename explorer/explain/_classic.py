@@ -158,7 +158,8 @@ def classic_measures(
     ``isoscore``: :func:`explorer.isoscore` of all the sentences' tokens (Rudman et al. 2022),
     how evenly they use the layer's dimensions, beside the average cosine's anisotropy.
     ``attrs``: ``words`` (the words measured), ``sentences``, ``pairs`` (baseline pairs),
-    ``tokens`` and ``dimensions`` (of the clouds IsoScore measures).
+    ``tokens`` and ``dimensions`` (of the clouds IsoScore measures) and ``special_tokens``
+    (those left out of them, as the model writes them: ``("[CLS]", "[SEP]")``).
     ``progress(sentences_done, total)`` is called after each batch of the forward pass.
     ``states``: the sentences' hidden states when another measure already read them (one
     ``(L+1, tokens, H)`` array each, as :meth:`explorer.model.Model.hidden_states_batch`
@@ -194,7 +195,8 @@ def _measures(
             f"No word occurs in {min_contexts} or more of the {len(sentences)} sentences: "
             "give more sentences that share words."
         )
-    specials = [np.asarray(model.tokenize(s).special, dtype=bool) for s in sentences]
+    tokenized = [model.tokenize(s) for s in sentences]
+    specials = [np.asarray(t.special, dtype=bool) for t in tokenized]
     content = [stack[:, ~special] for stack, special in zip(states, specials, strict=True)]
     pooled = np.concatenate(content, axis=1)  # (L+1, all tokens, H)
     owner = np.concatenate([np.full(c.shape[1], i) for i, c in enumerate(content)])
@@ -240,6 +242,7 @@ def _measures(
         pairs=len(pairs),
         tokens=pooled.shape[1],
         dimensions=pooled.shape[2],
+        special_tokens=tuple(dict.fromkeys(n for t in tokenized for n in t.special_tokens)),
     )
     return table
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import plotly.graph_objects as go
 
+from explorer._shown import extremes, join
 from explorer.explain import dimensions_used
 from explorer.figures.explain import CLASSIC_COLOURS
 from explorer.figures.explain_notices import ANISOTROPIC
@@ -69,29 +70,70 @@ def isotropy_notice(measures: pd.DataFrame) -> str:
     """What IsoScore says about the layers of ``measures`` (a table of
     :func:`explorer.explain.classic_measures`, with ``attrs["dimensions"]``), and whether the
     average cosine tells the same story: at the layer where the cosine is lowest, is the use of
-    the dimensions even (IsoScore at least :data:`UNEVEN`)? Numbers as the chart rounds them."""
+    the dimensions even (IsoScore at least :data:`UNEVEN`)? Numbers as the chart rounds them
+    (two decimals): layers that tie there are named together."""
     score, cosine = measures["isoscore"], measures["baseline_cosine"]
     dimensions = int(measures.attrs["dimensions"])
-    best, worst = int(score.idxmax()), int(score.idxmin())
+    layers = [int(k) for k in score.index]
+    high, low = ([layers[i] for i in found] for found in extremes(score.tolist()))
+    spread = (
+        f"is {score.max():.2f} at every layer"
+        if len(high) == len(layers)
+        else f"runs from {score.min():.2f} at {_at(low)} to {score.max():.2f} at {_at(high)}"
+    )
     sentence = (
-        f"IsoScore ({SOURCE}) runs from {score.min():.2f} at layer {worst} to "
-        f"{score.max():.2f} at layer {best} (1 = every direction used alike): about "
+        f"IsoScore ({SOURCE}) {spread} (1 = every direction used alike): about "
         f"{dimensions_used(score.max(), dimensions):.0f} of the {dimensions} dimensions used "
         f"evenly at best, {dimensions_used(score.min(), dimensions):.0f} at worst. "
     )
-    flat = int(cosine.idxmin())
+    flats = [layers[i] for i in extremes(cosine.tolist())[1]]
+    flat = flats[0]
     if cosine[flat] < ANISOTROPIC and score[flat] < UNEVEN:
         return sentence + (
             f"At layer {flat} the average cosine is only {cosine[flat]:.2f}, as if the vectors "
             f"pointed every way, yet IsoScore is {score[flat]:.2f}: a low average cosine does "
             "not say how many directions the vectors use."
         )
-    if flat == best:
+    both = [k for k in flats if k in high]
+    if both:
         return sentence + (
-            f"Here the two agree: layer {flat} has both the lowest average cosine "
-            f"({cosine[flat]:.2f}) and the highest IsoScore."
+            f"Here the two agree: layer {both[0]} has both the lowest average cosine "
+            f"({cosine[both[0]]:.2f}) and the highest IsoScore."
         )
     return sentence + (
-        f"The two disagree on the most isotropic layer: the average cosine is lowest at layer "
-        f"{flat} ({cosine[flat]:.2f}), IsoScore highest at layer {best}."
+        f"The two disagree on the most isotropic layer: the average cosine is lowest at "
+        f"{_at(flats)} ({cosine[flat]:.2f}), IsoScore highest at {_at(high)}."
     )
+
+
+def _at(layers: list[int]) -> str:
+    """``"layer 3"``, ``"layers 3 and 4"``."""
+    return f"layer{'s' if len(layers) > 1 else ''} {join([str(k) for k in layers])}"
+
+
+def isotropy_caption(measures: pd.DataFrame) -> str:
+    """How to read IsoScore, and what the chart measured: the tokens (without the special
+    tokens named as the model writes them, ``attrs["special_tokens"]``) and dimensions of
+    ``measures`` (:func:`explorer.explain.classic_measures`); with fewer tokens than
+    dimensions, the highest IsoScore those tokens can reach."""
+    tokens, dimensions = int(measures.attrs["tokens"]), int(measures.attrs["dimensions"])
+    specials = ", ".join(measures.attrs.get("special_tokens", ()))
+    left_out = f" ({specials} left out)" if specials else ""
+    text = (
+        "Rudman, Gillman, Rayne and Eickhoff (2022), “IsoScore: Measuring the Uniformity of "
+        "Embedding Space Utilization” (Findings of ACL): an average cosine depends on where "
+        "the cloud of vectors sits, not on how it spreads. Vectors along one line through the "
+        "origin have an average cosine near 0 and look isotropic; the same cloud moved away "
+        "from the origin looks anisotropic. IsoScore turns the cloud to its principal axes and "
+        "asks how evenly the variance is shared among them: 1 = the same in every direction, "
+        "0 = all along one; 1 + IsoScore × (dimensions − 1) reads as the number of dimensions "
+        f"used evenly. Here: all {tokens:,} tokens of the sentences{left_out} in "
+        f"{dimensions:,} dimensions at each layer; a finite sample scores below 1 even from an "
+        "isotropic source, the more so with fewer tokens per dimension."
+    )
+    if tokens - 1 < dimensions:  # m points span at most m - 1 directions
+        text += (
+            f" {tokens:,} tokens span at most {tokens - 1:,} of the {dimensions:,} directions, "
+            f"so IsoScore cannot pass {max(0, tokens - 2) / (dimensions - 1):.2f} here."
+        )
+    return text

@@ -34,7 +34,15 @@ def _escape(text: str) -> str:
     return html.escape(text).replace("[", "&#91;").replace("]", "&#93;")
 
 
-def _cell(value, column: str, *, text: bool, markup: bool, bar: tuple[float, float] | None) -> str:
+def _cell(
+    value,
+    column: str,
+    *,
+    text: bool,
+    markup: bool,
+    bar: tuple[float, float] | None,
+    digits: int = 3,
+) -> str:
     where = f'data-column="{html.escape(column)}"'
     if text:
         shown = str(value) if markup else _escape(str(value)).replace("\n", "<br>")
@@ -42,6 +50,8 @@ def _cell(value, column: str, *, text: bool, markup: bool, bar: tuple[float, flo
     if isinstance(value, bool | np.bool_):
         return f'<td style="{OTHER}" {where}>{"✓" if value else ""}</td>'
     if isinstance(value, float | np.floating):
+        if np.isnan(value):  # no value (a first layer has no layer before it)
+            return f'<td class="num" style="{NUMBER}" {where}></td>'
         style = NUMBER
         if bar is not None:
             low, high = bar
@@ -51,7 +61,7 @@ def _cell(value, column: str, *, text: bool, markup: bool, bar: tuple[float, flo
             )
         return (
             f'<td class="num" style="{style}" {where} data-value="{float(value)!r}">'
-            f"{value:.3f}</td>"
+            f"{value:.{digits}f}</td>"
         )
     if isinstance(value, int | np.integer):
         return f'<td class="num" style="{NUMBER}" {where}>{int(value):,}</td>'
@@ -66,15 +76,17 @@ def text_table_html(
     text_columns: Sequence[str] = ("text",),
     markup_columns: Sequence[str] = (),
     bars: Mapping[str, tuple[float, float]] | None = None,
+    digits: Mapping[str, int] | None = None,
 ) -> str:
     """``frame`` as an HTML table named ``name`` (``data-name``), its columns titled by
     ``titles`` (default: the column names). Cells of ``text_columns`` wrap and are shown whole
     (escaped, unless the column is also in ``markup_columns``: HTML the caller escaped, such
-    as a highlighted word); floats get 3 decimals (the full value in ``data-value``) and, for
-    ``bars`` ``{column: (low, high)}``, a bar; booleans a tick; everything else is escaped
-    text."""
+    as a highlighted word); floats get 3 decimals, or ``digits[column]`` (the full value in
+    ``data-value``; NaN an empty cell) and, for ``bars`` ``{column: (low, high)}``, a bar;
+    booleans a tick; everything else is escaped text."""
     titles = dict(titles or {})
     bars = dict(bars or {})
+    digits = dict(digits or {})
     head = "".join(
         f'<th style="{OTHER}" data-column="{html.escape(str(c))}">'
         f"{_escape(titles.get(c, str(c)))}</th>"
@@ -89,6 +101,7 @@ def text_table_html(
                 text=column in text_columns,
                 markup=column in markup_columns,
                 bar=bars.get(column),
+                digits=digits.get(column, 3),
             )
             for column, value in zip(frame.columns, values, strict=True)
         )

@@ -48,6 +48,8 @@ from explorer.maps._projector import (
 )
 from explorer.maps._quality import (
     DEFAULT_K,
+    TRUST_CAUTION,
+    TRUST_READINGS,
     TRUSTWORTHINESS_NEIGHBORS,
     TRUSTWORTHINESS_QUERIES,
     Inspection,
@@ -94,6 +96,8 @@ __all__ = [
     "SILHOUETTE_SAMPLE",
     "TRUSTWORTHINESS_NEIGHBORS",
     "TRUSTWORTHINESS_QUERIES",
+    "TRUST_CAUTION",
+    "TRUST_READINGS",
     "TSNE_EARLY_EXAGGERATION",
     "TSNE_EARLY_ITERATIONS",
     "TSNE_FFT",

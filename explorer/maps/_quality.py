@@ -17,6 +17,7 @@ import pandas as pd
 from threadpoolctl import threadpool_limits
 
 from explorer._markup import shorten
+from explorer._shown import extremes, join, percent
 from explorer.maps._clumps import clumps_sentence, label_clumps
 from explorer.similarity import neighbors
 
@@ -130,24 +131,37 @@ def preservation(vectors: np.ndarray, coords: np.ndarray, k: int = DEFAULT_K) ->
     return np.asarray(shared, dtype=np.float32) / k
 
 
+TRUST_READINGS = (
+    (0.95, "almost every point's neighbours on the map are also close in the full space"),
+    (
+        0.85,
+        "most neighbourhoods on the map are real, but some points sit next to texts that are "
+        "far away in the full space",
+    ),
+    (
+        float("-inf"),
+        "many points sit next to texts that are far away in the full space: read clusters with "
+        "care",
+    ),
+)
+"""``(lowest score, reading)``, best first: a trustworthiness score as shown (two decimals)
+reads as the first whose lowest score it reaches."""
+
+TRUST_CAUTION = (
+    "It says whether points close on the map are close in the full space; it does not say "
+    "that close texts in the full space stay together"
+)
+"""What trustworthiness does not measure (the sentence after the reading, without its end)."""
+
+
 def describe_trustworthiness(value: float, k: int) -> str:
-    """The trustworthiness score in plain words, for a page."""
-    if value >= 0.95:
-        reading = "almost every point's neighbours on the map are also close in the full space"
-    elif value >= 0.85:
-        reading = (
-            "most neighbourhoods on the map are real, but some points sit next to texts that "
-            "are far away in the full space"
-        )
-    else:
-        reading = (
-            "many points sit next to texts that are far away in the full space: read clusters "
-            "with care"
-        )
+    """The trustworthiness score in plain words, for a page: read at the two decimals it is
+    shown with (0.949 shows 0.95 and reads as 0.95 does)."""
+    shown = round(float(value), 2)
+    reading = next(text for lowest, text in TRUST_READINGS if shown >= lowest)
     return (
-        f"Trustworthiness {value:.2f} (with {k} neighbours): {reading}. It says whether points "
-        "close on the map are close in the full space; it does not say that close texts in the "
-        "full space stay together (colour by neighbourhood kept to see that, point by point)."
+        f"Trustworthiness {value:.2f} (with {k} neighbour{'s' if k != 1 else ''}): {reading}. "
+        f"{TRUST_CAUTION} (colour by neighbourhood kept to see that, point by point)."
     )
 
 
@@ -273,14 +287,31 @@ def map_notice(
     sampled = names[rows]
     by_label = {code: float(same[sampled == code].mean()) for code in np.unique(sampled).tolist()}
     if len(by_label) >= 2:
-        tight = max(by_label, key=by_label.get)
-        mixed = min(by_label, key=by_label.get)
-        if round(by_label[tight] * 100) - round(by_label[mixed] * 100) >= 5:
-            text += (
-                f" “{shorten(groups[tight])}” is the tightest group ({by_label[tight]:.0%}), "
-                f"“{shorten(groups[mixed])}” the most mixed ({by_label[mixed]:.0%})."
-            )
+        text += _tightest(by_label, groups, what)
     return text + caution
+
+
+def _tightest(by_label: dict[int, float], groups, what: str) -> str:
+    """The labels (codes into ``groups``) whose share ``by_label`` of same-label neighbours is
+    the highest and the lowest as shown (whole percentages), every one that ties there named
+    (more than three: counted); nothing when the two differ by less than 5 points."""
+    codes, shares = list(by_label), list(by_label.values())
+    high, low = extremes(shares, as_percent=True)
+    top, bottom = percent(shares[high[0]]), percent(shares[low[0]])
+    if int(top[:-1]) - int(bottom[:-1]) < 5:
+        return ""
+
+    def named(found: list[int]) -> str:
+        if len(found) > 3:
+            return f"{len(found)} {what}s"
+        return join([f"“{shorten(groups[codes[i]])}”" for i in found])
+
+    tight = (
+        f"{named(high)} are the tightest groups ({top} each)"
+        if len(high) > 1
+        else f"{named(high)} is the tightest group ({top})"
+    )
+    return f" {tight}, {named(low)} the most mixed ({bottom}{' each' if len(low) > 1 else ''})."
 
 
 # -- trustworthiness of a whole map ----------------------------------------------------------

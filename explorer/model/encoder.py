@@ -56,7 +56,10 @@ class Model:
         self.masked_lm = masked_lm
         config = encoder.config
         self.model_type: str = config.model_type
-        self.num_layers: int = int(config.num_hidden_layers)
+        inner = getattr(config, "inner_group_num", 1) if self.model_type == "albert" else 1
+        # ALBERT: each layer runs its group's inner layers, each with a hidden state and an
+        # attention map of its own (transformers 5.23 records every one)
+        self.num_layers: int = int(config.num_hidden_layers) * int(inner)
         self.hidden_size: int = int(config.hidden_size)
         self.vocab_size: int = len(tokenizer)
         self.num_parameters: int = sum(p.numel() for p in encoder.parameters())

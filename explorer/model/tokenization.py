@@ -46,6 +46,12 @@ class Tokenization:
         return flags
 
     @property
+    def special_tokens(self) -> tuple[str, ...]:
+        """The special tokens the tokenizer added, as it writes them, each once in order of
+        appearance: ``("[CLS]", "[SEP]")``, ``("<s>", "</s>")``."""
+        return tuple(dict.fromkeys(t for t, s in zip(self.tokens, self.special, strict=True) if s))
+
+    @property
     def num_words(self) -> int:
         """Number of distinct words (over both segments), special tokens excluded."""
         return len(

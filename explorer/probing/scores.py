@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from explorer._shown import lowered
+from explorer._shown import extremes, join, lowered, shown
 from explorer.choice import VectorChoice, vector_choice
 from explorer.embeddings import embed_corpus
 from explorer.model import Model
@@ -269,10 +269,28 @@ def probe_notice(
             f"context-mixing layers add {accuracy - embedding:+.2f}."
         )
     if len(best) > 1:
-        last = best.iloc[-1]
-        other = lowered(labels.get(last["features"], last["features"]))
-        second += f" The weakest choice, {other}, peaks at {float(last['accuracy_mean']):.2f}."
+        second += _other_choices(best, labels)
     return f"{first} {second}"
+
+
+def _other_choices(best: pd.DataFrame, labels: Mapping[str, str]) -> str:
+    """The strategies after the best one in ``best`` (best first), read at the two decimals
+    shown: those whose peak ties the best's, and the weakest (every one tied there), or that
+    they all tie."""
+    names = [lowered(labels.get(s, s)) for s in best["features"]]
+    peaks = [float(v) for v in best["accuracy_mean"]]
+    high, low = extremes(peaks)
+    text = ""
+    if len(high) > 1:
+        text += (
+            f" The peak is the same ({shown(peaks[0])}) with {join([names[i] for i in high[1:]])}."
+        )
+    if len(high) == len(best):
+        return text
+    weakest, peak = join([names[i] for i in low]), shown(peaks[low[0]])
+    if len(low) == 1:
+        return text + f" The weakest choice, {weakest}, peaks at {peak}."
+    return text + f" The weakest choices, {weakest}, peak at {peak} each."
 
 
 def _expand(band: str) -> list[int]:

@@ -15,11 +15,13 @@ introduction into an expander, and each page draws its settings in :func:`contro
 ``tests/app/test_presentation.py`` and ``tests/browser/test_presentation_mode.py`` fail when
 any of this stops working.
 
-A chart or table already on screen when the toggle is turned keeps its font size until it is
-drawn again (the frontend keeps a chart's themed figure by element id, and a table measures the
-root font once): the shared link, or a reload, opens with everything at the new size. A table
-keyed with :func:`table_key` is mounted again at the new size when the toggle turns. In both
-modes :data:`WHOLE_LABELS` keeps labels whole (``tests/browser/test_cut_labels.py``).
+A chart already on screen when the toggle is turned keeps its font size until it is drawn
+again (the frontend keeps a chart's themed figure by element id): the shared link, or a reload,
+opens with everything at the new size. A data grid (``st.dataframe``) keeps the font size of
+the moment it mounts, which comes before this style sheet, also from the shared link: a table
+that must grow is an HTML table in presentation mode (the Layers summary;
+``tests/browser/test_presentation_tables.py``). In both modes :data:`WHOLE_LABELS` keeps labels
+whole (``tests/browser/test_cut_labels.py``).
 """
 
 from __future__ import annotations
@@ -96,14 +98,6 @@ def controls(key: str, label: str = "Settings"):
     if is_on():
         return st.expander(label, icon=":material/tune:", key=key)
     return st.container()
-
-
-def table_key(key: str) -> str:
-    """The widget key of a table drawn with :func:`streamlit.dataframe`: ``key``, with
-    ``.present`` added in presentation mode. A data grid measures the root font size once,
-    when it is mounted: a new key mounts it again when the toggle changes, at the new size (the
-    Layers summary kept its small font when presentation mode was turned on)."""
-    return f"{key}.present" if is_on() else key
 
 
 def sidebar_state(on: bool) -> str:

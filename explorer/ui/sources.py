@@ -319,7 +319,20 @@ def saved_corpus(catalog: Catalog, where, prefix: str) -> str | None:
         messages.info("No saved corpus can be opened: the operator can fix or remove them.", where)
         return None
     labels = [entry.label for entry in catalog.stores]
-    chosen = where.selectbox("Saved corpus", labels, key=f"{prefix}.store", bind=URL)
+    # The box shows a store's folder name, its rows and model go under it: a select box's
+    # value cannot wrap, and the whole label cut a long name (issue 33.8). Two stores of one
+    # name keep their whole labels, so that the box tells them apart.
+    names = [label.split(" · ", 1)[0] for label in labels]
+    shown = dict(zip(labels, names if len(set(names)) == len(names) else labels, strict=True))
+    chosen = where.selectbox(
+        "Saved corpus",
+        labels,
+        format_func=lambda label: shown.get(label, label),
+        key=f"{prefix}.store",
+        bind=URL,
+    )
+    if shown.get(chosen, chosen) != chosen:
+        messages.caption(chosen.split(" · ", 1)[1], where)  # "14 texts · <model>"
     return str(catalog.stores[labels.index(chosen)].path)
 
 

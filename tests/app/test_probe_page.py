@@ -46,8 +46,9 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     assert at.dataframe[0].value.loc[0, "features"] == "Mean of subwords"
     assert len(at.get("download_button")) == 4  # vectors, CSV, scores; the program's data
     assert "LogisticRegression" in at.code[0].value and "StratifiedGroupKFold" in at.code[0].value
-    # Issue 33: the rows are a file beside the program (299 lines, 240 of them rows)
-    assert len(at.code[0].value.splitlines()) <= 100
+    # Issue 33: the rows are a file beside the program (299 lines, 240 of them rows); it
+    # probes every layer to print the whole headline (about 110 lines with the control task)
+    assert len(at.code[0].value.splitlines()) <= 115
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Data for the program (probe_data.json)" in labels
 

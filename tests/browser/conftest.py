@@ -54,21 +54,42 @@ def browser():
         yield browser
 
 
+SAVED_CORPUS = "support-tickets-2024-five-queues-with-agent-notes-and-priorities"
+"""The name of the browser server's one saved corpus: long, as an operator's folder names are,
+so that a select box showing it would cut it."""
+
+
 @pytest.fixture(scope="session")
-def app_url(browser, server_log: Path, masked_lm_path: str) -> Iterator[str]:
+def saved_corpora(browser, tmp_path_factory, bundled) -> Path:
+    """A folder for ``EXPLORER_CORPORA`` holding one small store (14 texts, the bundled
+    model) named :data:`SAVED_CORPUS`."""
+    from explorer.data.store import embed_to_store
+    from tests.store_helpers import TEXTS, write_csv
+
+    folder = tmp_path_factory.mktemp("browser-corpora")
+    source = write_csv(folder / "input.csv", TEXTS)
+    embed_to_store(bundled, source, folder / SAVED_CORPUS, label_column="label")
+    source.unlink()
+    return folder
+
+
+@pytest.fixture(scope="session")
+def app_url(browser, server_log: Path, masked_lm_path: str, saved_corpora: Path) -> Iterator[str]:
     """Base URL of ``streamlit run app.py`` on a free loopback port, stopped at session end.
 
     Depends on ``browser`` so that a missing browser skips before the server starts; the home
     page is visited once before any test (so every test may open a deep link first). The
     operator's model list is the default one plus a tiny random masked-LM folder (offered as
-    ``bert-mlm-tiny... (local)``), so a test can show the Attention page's lens.
+    ``bert-mlm-tiny... (local)``), so a test can show the Attention page's lens; its saved
+    corpora (``EXPLORER_CORPORA``) are :func:`saved_corpora`'s one store.
     """
     with contextlib.ExitStack() as stack:
         # For the server only: in this process it would change what the library's own tests
         # see (codegen writes an operator's folders as "path/to/<name>").
         models = ",".join([*WELL_KNOWN_MODELS, masked_lm_path])
+        env = {"EXPLORER_MODELS": models, "EXPLORER_CORPORA": str(saved_corpora)}
         try:
-            url = stack.enter_context(streamlit_server(server_log, env={"EXPLORER_MODELS": models}))
+            url = stack.enter_context(streamlit_server(server_log, env=env))
         except ServerError as error:
             print(error)
             pytest.fail(str(error), pytrace=False)

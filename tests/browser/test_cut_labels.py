@@ -12,6 +12,8 @@ import pytest
 from explorer.ui.presentation import KEY
 from harness.browser import open_tab
 from harness.visits import MAIN, PAGES, failure_report, save_full_page, wait_until_idle
+from harness.widgets import choose_radio, widget
+from tests.browser.conftest import SAVED_CORPUS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -100,3 +102,32 @@ def test_no_cut_label_and_no_hidden_row(
                     save_full_page(tab.page, artifacts / "screenshots" / name)
                 problems += seen
         assert not problems, failure_report("cut labels", problems, tab, server_log)
+
+
+@pytest.mark.parametrize("present", [False, True], ids=["normal", "presentation"])
+def test_the_saved_corpus_select_box_shows_the_whole_name(
+    browser, app_url: str, artifacts: Path, server_log: Path, present: bool
+) -> None:
+    """Similarity & search with the saved corpus chosen: its select box shows the store's
+    long name whole ("<name> · 14 texts · <model>"), and nothing else on the page is cut."""
+    size = {"width": 1280, "height": 720}
+    with open_tab(browser, size) as tab:
+        page = tab.page
+        page.goto(f"{app_url}/similarity" + (f"?{KEY}=true" if present else ""))
+        spec = next(p for p in PAGES if p.url_path == "similarity")
+        page.locator(MAIN).locator(spec.expect).first.wait_for(timeout=300_000)
+        wait_until_idle(page)
+        if present:  # the corpus settings are folded into an expander
+            widget(page, "similarity.corpus_settings").locator("summary").click()
+        choose_radio(page, "similarity.corpus.source", "Saved corpus")
+        box = widget(page, "similarity.corpus.store")
+        box.wait_for()
+        shown = box.locator("input").input_value()
+        found = page.evaluate(CUT)
+        mode = "present" if present else "normal"
+        problems = [] if SAVED_CORPUS in shown else [f"the select box shows {shown!r}"]
+        problems += [f"cut {text!r}" for text in found["cut"]]
+        problems += [f"rows hidden in {table}" for table in found["hidden"]]
+        if problems:
+            save_full_page(page, artifacts / "screenshots" / f"cut-saved-corpus-{mode}.png")
+        assert not problems, failure_report("the saved corpus", problems, tab, server_log)

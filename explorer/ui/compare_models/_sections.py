@@ -158,18 +158,12 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         key="compare.best",
     )
     dropped = alignment.note()
-    specials = ", ".join(
-        dict.fromkeys(
-            token
-            for model in pair.models()
-            for token in (model.tokenizer.cls_token, model.tokenizer.sep_token)
-            if token
-        )
-    )
+    from explorer.compare import specials_left_out
+
+    specials = specials_left_out(*pair.models(), used[0])  # as each model writes them
     messages.caption(
         f"Linear CKA (Kornblith et al. 2019) over {words:,} words of the first {len(used):,} "
-        f"texts, a word's vector the mean of its pieces (special tokens such as {specials} "
-        "left out), so two "
+        f"texts, a word's vector the mean of its pieces ({specials} left out), so two "
         "tokenizers compare the same words. 1: the two layers place the words alike up to a "
         "rotation and scale. Layer 0 is the embedding output." + (f" {dropped}" if dropped else "")
     )

@@ -104,19 +104,9 @@ def isotropy(model_ref: ModelRef, trained: Result, random: Result | None, rows: 
         width="stretch",
         key="contextual.isotropy",
     )
-    tokens, dimensions = measures.attrs["tokens"], measures.attrs["dimensions"]
-    st.caption(
-        "Rudman, Gillman, Rayne and Eickhoff (2022), “IsoScore: Measuring the Uniformity of "
-        "Embedding Space Utilization” (Findings of ACL): an average cosine depends on where "
-        "the cloud of vectors sits, not on how it spreads. Vectors along one line through the "
-        "origin have an average cosine near 0 and look isotropic; the same cloud moved away "
-        "from the origin looks anisotropic. IsoScore turns the cloud to its principal axes and "
-        "asks how evenly the variance is shared among them: 1 = the same in every direction, "
-        "0 = all along one; 1 + IsoScore × (dimensions − 1) reads as the number of dimensions "
-        f"used evenly. Here: all {tokens:,} tokens of the sentences (special tokens left out) "
-        f"in {dimensions} dimensions at each layer; a finite sample scores below 1 even from "
-        "an isotropic source, the more so with fewer tokens per dimension."
-    )
+    from explorer.figures.isotropy import isotropy_caption
+
+    st.caption(isotropy_caption(measures))
     show_code(
         isoscore_snippet(model_ref.snippet, [text for *_, text in rows]),
         caption="Plain transformers + NumPy: IsoScore step by step at every layer, and the "

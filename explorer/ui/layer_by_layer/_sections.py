@@ -123,12 +123,30 @@ def outliers(
 
 def summary_table(summary: pd.DataFrame, token: str) -> None:
     """The page's summary of every layer (:func:`explorer.layerstats.layer_summary`), its
-    columns explained; ``token`` is the chosen token's text."""
+    columns explained; ``token`` is the chosen token's text. In presentation mode an HTML
+    table: the data grid keeps the font size of the moment it was mounted, which came before
+    the presentation style sheet (tests/browser/test_presentation_tables.py)."""
+    if presentation.is_on():
+        from explorer.figures.tables import text_table_html
+
+        titles = {"top sigmas": "its |value| / std", "token norm": f"norm of {token!r}"}
+        titles["change"] = f"{token!r}: cosine to previous layer"
+        st.html(
+            text_table_html(
+                summary,
+                "layers.summary",
+                titles=titles,
+                text_columns=(),
+                bars={"change": (0.0, 1.0)},
+                digits={"mean norm": 2, "top sigmas": 1, "token norm": 2, "change": 2},
+            )
+        )
+        return
     st.dataframe(
         summary,
         hide_index=True,
         width="stretch",
-        key=presentation.table_key("layers.summary"),
+        key="layers.summary",
         column_config={
             "layer": st.column_config.NumberColumn("layer", help="0 = embedding output"),
             "mean norm": st.column_config.NumberColumn(

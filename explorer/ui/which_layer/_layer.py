@@ -101,8 +101,9 @@ def one_layer(
             rows.words,
             spans,
         ),
-        caption=f"Layer {layer}'s vectors with plain transformers + torch, then the same "
-        "cross-validated probe with scikit-learn; prints the accuracy shown above.",
+        caption="Every layer's vectors with plain transformers + torch, then the same "
+        "cross-validated probe on each with scikit-learn; prints the headline's numbers and "
+        f"layer {layer}'s folds.",
         data=_data(rows, spans),
     )
 

@@ -151,7 +151,7 @@ def show_saved_code(store: str, saved: SavedRows, layer: int, strategy: str, pla
     )
     show_code(
         snippet,
-        caption=f"Opens the saved corpus with explorer, takes the same rows and layer {layer}'s "
-        "stored vectors, then runs the same cross-validated probe with scikit-learn; prints the "
-        "accuracy shown above.",
+        caption="Opens the saved corpus with explorer, takes the same rows and every stored "
+        "layer's vectors, then runs the same cross-validated probe on each with scikit-learn; "
+        f"prints the headline's numbers and layer {layer}'s folds.",
     )
