@@ -114,7 +114,7 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
     st.subheader("Layers across the two models", anchor=False)
     used, alignment = compute.cached(
         "states",
-        ("shared words", pair.a.name, pair.b.name, texts),
+        ("shared words", pair.a.ref, pair.b.ref, texts),
         lambda: _shared_words(pair, texts),
     )
     words = min(MAX_WORDS, alignment.shared)
