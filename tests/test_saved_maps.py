@@ -10,7 +10,7 @@ import pytest
 from bench.store import synthetic_store
 from explorer import open_corpus
 from explorer.data.store.project import save_projection
-from explorer.data.store.saved_maps import saved_map, saved_projector
+from explorer.data.store.saved_maps import inspect_saved, saved_map, saved_projector
 from explorer.figures.density import add_density, density_counts, density_trace
 
 
@@ -74,3 +74,22 @@ def test_density_counts_every_point_once_and_keeps_a_small_figure():
 def test_density_refuses_bad_coordinates(bad):
     with pytest.raises(ValueError):
         density_counts(bad)
+
+
+def test_inspecting_a_saved_point_searches_every_row_of_the_store(store):
+    save_projection(store, "pca", sample=300, random_state=3)
+    corpus = open_corpus(store)
+    found = saved_map(corpus, "pca")
+    position = 7
+    seen = inspect_saved(corpus, found, position, 5)
+    row = int(found.rows[position])
+    vectors = corpus.sentence("mean", "last", normalize=True)
+    scores = vectors @ vectors[row]
+    scores[row] = -np.inf
+    assert seen.row == row
+    np.testing.assert_array_equal(seen.indices, np.argsort(-scores, kind="stable")[:5])
+    # full-space neighbours from all 600 store rows (above), map neighbours from the 300 projected
+    assert np.isin(seen.on_map, found.rows).all() and row not in seen.on_map
+    assert seen.kept == len(set(seen.indices.tolist()) & set(seen.on_map.tolist()))
+    with pytest.raises(ValueError, match="No point 300"):
+        inspect_saved(corpus, found, 300, 5)

@@ -17,7 +17,14 @@ import numpy as np
 from explorer.data.sampling import MAX_POINTS
 from explorer.data.store.corpus import Corpus
 from explorer.layers import Layers
-from explorer.maps import LABELS, TRUSTWORTHINESS_NEIGHBORS, TRUSTWORTHINESS_QUERIES, Projector
+from explorer.maps import (
+    LABELS,
+    TRUSTWORTHINESS_NEIGHBORS,
+    TRUSTWORTHINESS_QUERIES,
+    Inspection,
+    Projector,
+    map_neighbors,
+)
 
 
 @dataclass(frozen=True)
@@ -107,3 +114,24 @@ def saved_projector(saved: SavedMap, rows: np.ndarray) -> Projector:
     projector.trustworthiness_neighbors_ = TRUSTWORTHINESS_NEIGHBORS
     projector.trustworthiness_sample_ = min(len(saved.rows), TRUSTWORTHINESS_QUERIES)
     return projector
+
+
+def inspect_saved(
+    corpus: Corpus,
+    saved: SavedMap,
+    position: int,
+    k: int,
+    pooling: str = "mean",
+    layers: Layers = "last",
+) -> Inspection:
+    """The neighbourhood of the saved map's point ``position`` (an index into ``saved.rows``):
+    its ``k`` nearest store rows in the full space over every row of the store
+    (:meth:`Corpus.neighbors`), and its ``k`` nearest rows on the map among every projected
+    row. ``row``, ``indices`` and ``on_map`` of the :class:`Inspection` are store rows."""
+    if not 0 <= position < len(saved.rows):
+        raise ValueError(f"No point {position}: the map has points 0 to {len(saved.rows) - 1}.")
+    row = int(saved.rows[position])
+    found = corpus.neighbors(row, k, pooling=pooling, layers=layers)
+    on_map = saved.rows[map_neighbors(saved.coords, position, k)]
+    kept = len(set(found.indices.tolist()) & set(on_map.tolist()))
+    return Inspection(row, found.indices, found.scores, np.asarray(on_map, dtype=np.int64), kept)
