@@ -10,7 +10,12 @@ import pytest
 from bench.store import synthetic_store
 from explorer import open_corpus
 from explorer.data.store.project import save_projection
-from explorer.data.store.saved_maps import inspect_saved, saved_map, saved_projector
+from explorer.data.store.saved_maps import (
+    inspect_saved,
+    saved_map,
+    saved_projector,
+    selection_frame,
+)
 from explorer.figures.density import add_density, density_counts, density_trace
 
 
@@ -93,3 +98,26 @@ def test_inspecting_a_saved_point_searches_every_row_of_the_store(store):
     assert seen.kept == len(set(seen.indices.tolist()) & set(seen.on_map.tolist()))
     with pytest.raises(ValueError, match="No point 300"):
         inspect_saved(corpus, found, 300, 5)
+
+
+def test_a_selection_table_has_the_rows_their_coordinates_and_columns(store):
+    save_projection(store, "pca", sample=300, random_state=3)
+    corpus = open_corpus(store)
+    found = saved_map(corpus, "pca")
+    frame = selection_frame(corpus, found, np.array([5, 0, 299]))
+    assert frame["row"].tolist() == found.rows[[5, 0, 299]].tolist()
+    np.testing.assert_array_equal(frame[["x", "y"]].to_numpy(), found.coords[[5, 0, 299]])
+    texts = corpus.texts
+    assert frame[corpus.text_column].tolist() == [texts[r] for r in frame["row"]]
+    assert corpus.label_column in frame.columns
+    assert len(selection_frame(corpus, found, np.zeros(0, dtype=int))) == 0
+    with pytest.raises(ValueError, match="points 0 to 299"):
+        selection_frame(corpus, found, np.array([300]))
+
+
+def test_a_column_of_every_row_reads_numbers_as_numbers(store):
+    corpus = open_corpus(store)
+    labels = corpus.column(corpus.label_column)
+    assert labels.dtype == object and labels.tolist() == corpus.labels
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        corpus.column("nope")

@@ -50,10 +50,18 @@ def saved_points(path: str, layers, pooling: str, method: str | None = None, dim
     :data:`explorer.server.limits.MAX_POINTS` rows (a random sample beyond), as
     ``(StorePoints, texts, labels, label title, note)``; labels from the store's label column.
     Cached: turning 20,000 rows into tuples took 0.2 s of every rerun."""
+    import streamlit as st
+
     from explorer.ui.compute import cached
 
     key = ("saved points", path, layers, pooling, method, dims)
-    return cached("projections", key, lambda: _saved_points(path, layers, pooling, method, dims))
+    found = cached("projections", key, lambda: _saved_points(path, layers, pooling, method, dims))
+    points = found[0]
+    if points.saved and st.session_state.get("projections.every_row", True):
+        whole = saved_map(path, method, pooling, layers)
+        if len(whole.rows) > len(points.rows):  # drawn whole by the big map (._everyrow)
+            return (*found[:4], whole.whole_note)
+    return found
 
 
 def _saved_points(path: str, layers, pooling: str, method: str | None, dims: int):
