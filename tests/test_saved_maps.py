@@ -121,3 +121,8 @@ def test_a_column_of_every_row_reads_numbers_as_numbers(store):
     assert labels.dtype == object and labels.tolist() == corpus.labels
     with pytest.raises(ValueError, match="no column 'nope'"):
         corpus.column("nope")
+    columns = corpus.text_columns()
+    assert list(columns.columns) == [corpus.text_column, corpus.label_column]
+    picked = columns.iloc[[7, 3, 599]]
+    assert picked[corpus.text_column].tolist() == [corpus.texts[i] for i in (7, 3, 599)]
+    assert picked[corpus.label_column].tolist() == [corpus.labels[i] for i in (7, 3, 599)]

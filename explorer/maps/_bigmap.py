@@ -23,9 +23,10 @@ OVERVIEW_POINTS = 80_000
 """Points drawn while the whole map is in view: the first of the draw order. Measured in
 ``bench.bigmap``: plotly's WebGL scatter on software rendering drew 200,000 points in 4.5 s and
 1,000,000 in 12.4 s (issue 38), so a first draw of about 2 s needs a sample of this size."""
-VIEW_POINTS = 150_000
+VIEW_POINTS = 100_000
 """Most points drawn in a zoomed-in view: the draw order's points inside it, so every point in
-a view that holds fewer than this."""
+a view that holds fewer than this. The view is redrawn at once with the points it had; these
+are drawn in after it (at about 20 µs a point on software rendering, issue 38's figures)."""
 CELLS = 128
 """Grid cells along each axis over which :func:`draw_order` spreads its sample."""
 DENSITY_POWER = 0.5

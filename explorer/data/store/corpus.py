@@ -122,6 +122,15 @@ class Corpus:
             return column.to_numpy().astype(np.float64)
         return np.asarray(column.cast(pa.string()).to_pylist(), dtype=object)
 
+    def text_columns(self) -> pd.DataFrame:
+        """The text column and the label column (when there is one) of every row, read now and
+        not kept: a DataFrame backed by Arrow (``pd.ArrowDtype``, the texts' bytes and their
+        offsets, not a Python object per text), in which ``.iloc`` of a few rows takes
+        microseconds where :meth:`take` reads every shard they are in."""
+        names = [n for n in (self.text_column, self.label_column) if n is not None]
+        table = pa.table({name: self._column(name) for name in names}).combine_chunks()
+        return table.to_pandas(types_mapper=pd.ArrowDtype)
+
     @cached_property
     def texts(self) -> list[str]:
         """Every text, in store order."""

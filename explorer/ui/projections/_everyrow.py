@@ -116,7 +116,7 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
     texts over every row of the store; returns the rings to draw (the point, its neighbours
     that are on the map)."""
     from explorer.data.store.saved_maps import inspect_saved
-    from explorer.ui.compute import cached, open_store, store_rows
+    from explorer.ui.compute import cached, open_store
 
     if not 0 <= drawn < len(data.order):
         return None
@@ -128,7 +128,8 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
         ("big inspect", points.path, params.method, points.pooling, points.layers, position),
         lambda: inspect_saved(corpus, saved, position, DEFAULT_K, points.pooling, points.layers),
     )
-    frame = store_rows(points.path, (found.row, *map(int, found.indices)))
+    every = cached("corpora", ("store texts", points.path), corpus.text_columns)
+    frame = every.iloc[[found.row, *map(int, found.indices)]]
     texts = frame[corpus.text_column].astype(str).tolist()
     label = corpus.label_column
     st.markdown(f"**Nearest texts in the full space** to row {found.row:,}:")
