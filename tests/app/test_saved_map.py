@@ -129,6 +129,13 @@ def test_a_saved_map_beyond_the_drawn_sample_is_drawn_whole_and_selected_whole(
         (component,) = _bigmap(at)
         assert {a.key: len(a.bytes) for a in component.proto.special_args}["coords"] == 0
         assert json.loads(component.proto.json_args)["coords_key"] == args["coords_key"]
+        # a page that lost them (reloaded) asks again: they are sent again, once
+        need = {"kind": "need", "keys": [args["coords_key"]], "id": "t:0"}
+        at.session_state["projections.bigmap"] = need
+        at.run()
+        (component,) = _bigmap(at)
+        sent = {a.key: len(a.bytes) for a in component.proto.special_args}
+        assert sent["coords"] == 8 * entry["points"] and sent["colours"] == 0
         # a box over the whole map selects every projected row, not only the 6 drawn
         saved = np.load(store / entry["file"])
         low, high = saved.min(axis=0) - 1, saved.max(axis=0) + 1
@@ -143,5 +150,8 @@ def test_a_saved_map_beyond_the_drawn_sample_is_drawn_whole_and_selected_whole(
         projected_rows = np.load(store / entry["rows_file"])
         assert sorted(frame["row"]) == sorted(projected_rows.tolist())
         assert len(frame) == entry["points"] and {"x", "y", "text", "label"} <= set(frame)
+        texts = dict(zip(frame["row"], frame["text"], strict=True))
+        listed = [c for c in at.get("html") if "projections.selection" in c.proto.body]
+        assert listed and all(texts[r][:30] in listed[0].proto.body for r in frame["row"][:3])
     finally:
         compute.clear()

@@ -190,11 +190,13 @@ def _selection_panel(points, params: ProjectionParams, data: BigData, picked: di
     st.markdown(f"**{len(inside):,} rows selected** ({share:.1%} of the map's {len(data.rows):,})")
     if not len(inside):
         return
-    first = selection_frame(corpus, saved, inside[:FIRST_TEXTS])
-    columns = ["row", corpus.text_column] + ([corpus.label_column] if corpus.label_column else [])
+    every = cached("corpora", ("store texts", points.path), corpus.text_columns)
+    rows = data.rows[inside[:FIRST_TEXTS]]
+    first = every.iloc[rows].astype(str).reset_index(drop=True)
+    first.insert(0, "row", rows)
     st.html(
         text_table_html(
-            first[columns].rename(columns={corpus.text_column: "text"}),
+            first.rename(columns={corpus.text_column: "text"}),
             "projections.selection",
             titles={"row": "Row", "text": "Text"},
         )
