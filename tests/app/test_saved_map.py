@@ -136,6 +136,7 @@ def test_a_saved_map_beyond_the_drawn_sample_is_drawn_whole_and_selected_whole(
         (component,) = _bigmap(at)
         sent = {a.key: len(a.bytes) for a in component.proto.special_args}
         assert sent["coords"] == 8 * entry["points"] and sent["colours"] == 0
+        assert json.loads(component.proto.json_args)["attached"] == ["coords"]
         # a box over the whole map selects every projected row, not only the 6 drawn
         saved = np.load(store / entry["file"])
         low, high = saved.min(axis=0) - 1, saved.max(axis=0) + 1

@@ -1,6 +1,7 @@
 """A saved map of 30,000 rows drawn whole in Chromium (issue 38): it draws, a click shows the
 point's panel, and neither a rerun nor a new colouring sends the coordinates again (bytes
-counted by Chromium's DevTools protocol)."""
+counted by Chromium's DevTools protocol); a page that lost them (away and back) gets them
+again."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from harness import everyrow
 from harness.browser import open_tab
 from harness.network import Received
 from harness.server import ServerError, streamlit_server
-from harness.visits import wait_until_idle
+from harness.visits import SIDEBAR_LINK, wait_until_idle
 from harness.widgets import widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -74,4 +75,13 @@ def test_every_row_draws_answers_a_click_and_sends_the_coordinates_once(browser,
         )
         # the new colours (one byte a point) came, not the coordinates (eight bytes a point)
         assert ROWS <= received.websocket < ROWS + COORDS_BYTES / 2, received
+
+        # away and back: the new page asks for the arrays the session sent the old one
+        received.reset()
+        page.locator(SIDEBAR_LINK, has_text="Home").first.click()
+        wait_until_idle(page)
+        page.locator(SIDEBAR_LINK, has_text="Projections").first.click()
+        everyrow.wait_drawn(page, None, 180)
+        assert everyrow.drawn(page) == ROWS
+        assert received.websocket > COORDS_BYTES
         assert not tab.console_errors or all("404" in e for e in tab.console_errors)

@@ -9,10 +9,12 @@ byte for byte the same, and one component is one element: a new colouring would 
 coordinates with it. So each array is named by a hash of its bytes, the page keeps what it
 received while it lives, and the session remembers which names it sent (:data:`HELD_KEY`):
 the coordinates go once, a colouring once, the density grid once; a rerun sends only names.
-A page that lost them (a new page load) asks again, one rerun. The component's folder (the
-page and plotly.min.js from the plotly package: no CDN, no build step) is written once per
-server into a private temporary folder, since Streamlit serves a component's files only from
-inside its folder.
+A page that lost them (the page left and opened again) asks again, one rerun; the
+arguments' JSON names the arrays attached, since Streamlit posts new arguments to the page
+only when their JSON changed (its ``ComponentInstance`` compares the JSON, not the bytes).
+The component's folder (the page and plotly.min.js from the plotly package: no CDN, no build
+step) is written once per server into a private temporary folder, since Streamlit serves a
+component's files only from inside its folder.
 
 The data (:class:`BigData`, :class:`BigColours`) is computed once per server and map; the
 questions about it (what is in a box or a lasso, a point's neighbours) are the library's
@@ -209,15 +211,20 @@ def show(
     ``density``, and rings at ``marks`` (``{"x", "y", "symbol"}`` lists: the inspected point
     and its neighbours). Each array is sent only when the page does not hold it."""
     component = components.declare_component("bigmap", path=component_folder())
+    arrays = {
+        "coords": _once(data.key, data.packed),
+        "colours": _once(colours.key, colours.codes.tobytes),
+        "density_grid": _once(data.grid_key, data.grid.tobytes) if density else b"",
+    }
     component(
+        # Streamlit posts new arguments to the page only when their JSON part changed: name
+        # the arrays attached, or arrays sent again on request would never reach it
+        attached=[name for name, array in arrays.items() if array],
         coords_key=data.key,
-        coords=_once(data.key, data.packed),
         colour_key=colours.key,
-        colours=_once(colours.key, colours.codes.tobytes),
         legend=colours.legend,
         density=density,
         density_key=data.grid_key,
-        density_grid=_once(data.grid_key, data.grid.tobytes) if density else b"",
         bounds=list(data.bounds),
         bins=int(data.grid.shape[0]),
         overview=maps.OVERVIEW_POINTS,
@@ -229,4 +236,5 @@ def show(
         marks=marks or {"x": [], "y": [], "symbol": []},
         key=COMPONENT_KEY,
         default=None,
+        **arrays,
     )
