@@ -3,7 +3,8 @@
 The registry: :data:`MEASURE` names every measurement and the function in its subject's module
 that runs it (``throughput``, ``gflops``, ``memory``: :mod:`bench.embedding_rows`;
 ``projections``, ``tsne``: :mod:`bench.projections`; ``app``; ``neighbors``; ``attention``;
-``animation``; ``store``). ``--quick`` runs the first five at tiny sizes (the CI smoke test).
+``animation``; ``store``; ``everyrow``, Chromium on a saved map of every row:
+:mod:`bench.everyrow`). ``--quick`` runs the first five at tiny sizes (the CI smoke test).
 Prints a table of results against the targets of the issues, then one line of JSON with every
 number (the last line of the output). Nothing imports this module but ``python -m bench``.
 """
@@ -18,7 +19,16 @@ import sys
 import time
 from collections.abc import Callable
 
-from bench import animation, app, attention, embedding_rows, neighbors, projections, store
+from bench import (
+    animation,
+    app,
+    attention,
+    embedding_rows,
+    everyrow,
+    neighbors,
+    projections,
+    store,
+)
 from bench.measure import FULL, QUICK, Row, Sizes, table
 
 MEASURE: dict[str, Callable[[Sizes], tuple[dict, list[Row]]]] = {
@@ -32,6 +42,7 @@ MEASURE: dict[str, Callable[[Sizes], tuple[dict, list[Row]]]] = {
     "tsne": projections.measure_tsne,
     "animation": animation.measure_animation,
     "store": store.measure_store,
+    "everyrow": everyrow.measure_everyrow,
 }
 """Every measurement by its ``--only`` name, in the order a full run takes them."""
 QUICK_MEASUREMENTS = ("throughput", "gflops", "memory", "projections", "app")

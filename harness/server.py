@@ -151,18 +151,19 @@ def _process_tree(pid: int) -> list[int]:
 
 def server_memory(url: str) -> dict[str, int]:
     """Resident memory of the :func:`streamlit_server` at ``url`` and its child processes,
-    from ``/proc/<pid>/status``: ``rss`` (now) and ``hwm`` (the peak so far), in bytes.
+    from ``/proc/<pid>/status``: ``rss`` (now), ``hwm`` (the peak so far) and ``file`` (the
+    part of ``rss`` that maps files, such as a store's memory-mapped vectors), in bytes.
 
     Raises ``KeyError`` for a URL no running ``streamlit_server`` serves, ``OSError`` where
     there is no ``/proc``.
     """
-    totals = {"rss": 0, "hwm": 0}
+    totals = {"rss": 0, "hwm": 0, "file": 0}
     for pid in _process_tree(SERVER_PIDS[url]):
         try:
             status = Path(f"/proc/{pid}/status").read_text()
         except OSError:
             continue  # the process ended meanwhile
-        for name, field_name in (("rss", "VmRSS"), ("hwm", "VmHWM")):
+        for name, field_name in (("rss", "VmRSS"), ("hwm", "VmHWM"), ("file", "RssFile")):
             match = re.search(rf"^{field_name}:\s+(\d+) kB", status, re.MULTILINE)
             totals[name] += int(match.group(1)) * 1024 if match else 0
     return totals

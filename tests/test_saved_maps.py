@@ -10,7 +10,12 @@ import pytest
 from bench.store import synthetic_store
 from explorer import open_corpus
 from explorer.data.store.project import save_projection
-from explorer.data.store.saved_maps import saved_map, saved_projector
+from explorer.data.store.saved_maps import (
+    inspect_saved,
+    saved_map,
+    saved_projector,
+    selection_frame,
+)
 from explorer.figures.density import add_density, density_counts, density_trace
 
 
@@ -74,3 +79,50 @@ def test_density_counts_every_point_once_and_keeps_a_small_figure():
 def test_density_refuses_bad_coordinates(bad):
     with pytest.raises(ValueError):
         density_counts(bad)
+
+
+def test_inspecting_a_saved_point_searches_every_row_of_the_store(store):
+    save_projection(store, "pca", sample=300, random_state=3)
+    corpus = open_corpus(store)
+    found = saved_map(corpus, "pca")
+    position = 7
+    seen = inspect_saved(corpus, found, position, 5)
+    row = int(found.rows[position])
+    vectors = corpus.sentence("mean", "last", normalize=True)
+    scores = vectors @ vectors[row]
+    scores[row] = -np.inf
+    assert seen.row == row
+    np.testing.assert_array_equal(seen.indices, np.argsort(-scores, kind="stable")[:5])
+    # full-space neighbours from all 600 store rows (above), map neighbours from the 300 projected
+    assert np.isin(seen.on_map, found.rows).all() and row not in seen.on_map
+    assert seen.kept == len(set(seen.indices.tolist()) & set(seen.on_map.tolist()))
+    with pytest.raises(ValueError, match="No point 300"):
+        inspect_saved(corpus, found, 300, 5)
+
+
+def test_a_selection_table_has_the_rows_their_coordinates_and_columns(store):
+    save_projection(store, "pca", sample=300, random_state=3)
+    corpus = open_corpus(store)
+    found = saved_map(corpus, "pca")
+    frame = selection_frame(corpus, found, np.array([5, 0, 299]))
+    assert frame["row"].tolist() == found.rows[[5, 0, 299]].tolist()
+    np.testing.assert_array_equal(frame[["x", "y"]].to_numpy(), found.coords[[5, 0, 299]])
+    texts = corpus.texts
+    assert frame[corpus.text_column].tolist() == [texts[r] for r in frame["row"]]
+    assert corpus.label_column in frame.columns
+    assert len(selection_frame(corpus, found, np.zeros(0, dtype=int))) == 0
+    with pytest.raises(ValueError, match="points 0 to 299"):
+        selection_frame(corpus, found, np.array([300]))
+
+
+def test_a_column_of_every_row_reads_numbers_as_numbers(store):
+    corpus = open_corpus(store)
+    labels = corpus.column(corpus.label_column)
+    assert labels.dtype == object and labels.tolist() == corpus.labels
+    with pytest.raises(ValueError, match="no column 'nope'"):
+        corpus.column("nope")
+    columns = corpus.text_columns()
+    assert list(columns.columns) == [corpus.text_column, corpus.label_column]
+    picked = columns.iloc[[7, 3, 599]]
+    assert picked[corpus.text_column].tolist() == [corpus.texts[i] for i in (7, 3, 599)]
+    assert picked[corpus.label_column].tolist() == [corpus.labels[i] for i in (7, 3, 599)]

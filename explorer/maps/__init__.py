@@ -15,15 +15,30 @@ The implementation lives in private modules, one per idea: ``_projector`` (the m
 validation, :class:`ProjectionParams`), ``_pca``, ``_umap`` (with its exact neighbour graph),
 ``_tsne`` (openTSNE and its measured settings), ``_quality`` (trustworthiness and the
 neighbour inspector), ``_animation`` (one map per layer), ``_axes`` (dot-product axes),
-``_clusters`` (k-means or HDBSCAN, named by c-TF-IDF) and ``_columns`` (how much a numeric
-column of the data follows a map). Their tuning constants, which "Show code" writes out, are
-listed here too: no module outside this package imports a private one (tests/test_walls.py).
+``_clusters`` (k-means or HDBSCAN, named by c-TF-IDF), ``_columns`` (how much a numeric
+column of the data follows a map) and ``_bigmap`` (a saved map of up to a million points for
+the browser: draw order, packed arrays, selections over every row). Their tuning constants,
+which "Show code" writes out, are listed here too: no module outside this package imports a
+private one (tests/test_walls.py).
 """
 
 from __future__ import annotations
 
 from explorer.maps._animation import layer_maps
 from explorer.maps._axes import custom_axes, text_vector, word_vector
+from explorer.maps._bigmap import (
+    OVERVIEW_POINTS,
+    VIEW_POINTS,
+    Colours,
+    colour_codes,
+    density_grid,
+    draw_order,
+    map_neighbors,
+    pack_coords,
+    rows_in_box,
+    rows_in_lasso,
+    unpack_coords,
+)
 from explorer.maps._clusters import (
     AUTO_K_MAX,
     KMEANS_INIT,
@@ -85,6 +100,17 @@ from explorer.maps._umap import (
 
 __all__ = [
     "AUTO_K_MAX",
+    "OVERVIEW_POINTS",
+    "VIEW_POINTS",
+    "Colours",
+    "colour_codes",
+    "density_grid",
+    "draw_order",
+    "map_neighbors",
+    "pack_coords",
+    "rows_in_box",
+    "rows_in_lasso",
+    "unpack_coords",
     "DEFAULT_K",
     "DIMENSIONS",
     "EXACT_KNN_UP_TO",

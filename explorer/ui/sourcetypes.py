@@ -119,7 +119,7 @@ class SavedCorpus(Source):
 
     def column(self, name: str, points, rows: np.ndarray) -> Sequence:
         """The cells of ``name`` for the rows ``rows`` of those of the store that ``points``
-        (a :class:`~explorer.ui.projections._points.StorePoints`) draws."""
+        (a :class:`~explorer.ui.projection_maps._points.StorePoints`) draws."""
         from explorer.ui.compute import store_rows
 
         frame = store_rows(points.path, points.rows)

@@ -96,7 +96,7 @@ def test_the_loaded_model_is_out_of_the_cyclic_collectors_reach(page):
 def test_the_random_weights_text_form_still_picks_a_models_twin(page, tiny_bert_path, monkeypatch):
     """Typed under free entry, ``random-weights:<folder>`` (the form the explorer read before
     it had ModelRef) gives that model's random weights, read by ModelRef.parse alone."""
-    from explorer.ui.model import MODELS
+    from explorer.ui.model_in_use import MODELS
 
     monkeypatch.setenv("EXPLORER_MODELS", "*")
     at = page("home")

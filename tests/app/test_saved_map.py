@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import base64
+import io
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from tests.app.rendered import plain
@@ -76,10 +78,81 @@ def test_rows_beyond_the_drawn_sample_are_a_density_layer(page, monkeypatch, pro
     compute.clear()
     try:
         at = _open(page, monkeypatch, allowed)
+        at.checkbox(key="projections.every_row").uncheck().run()  # the 20,000-point figure
+        assert not at.exception, [e.message for e in at.exception]
         infos = " ".join(plain(i.value) for i in at.info)
         assert "6 of them, drawn at random, are points; the grey shading counts all" in infos
         figure = json.loads(at.get("plotly_chart")[0].proto.spec)
         assert figure["data"][0]["type"] == "heatmap"
         assert "PCA of 6 sentence vectors" in figure["layout"]["title"]["text"]
+    finally:
+        compute.clear()
+
+
+def _bigmap(at):
+    return [e for e in at.get("component_instance") if "bigmap" in e.proto.component_name]
+
+
+def test_a_saved_map_beyond_the_drawn_sample_is_drawn_whole_and_selected_whole(
+    page, monkeypatch, projected
+):
+    from streamlit.runtime.media_file_manager import MediaFileManager
+
+    from explorer.server import limits
+    from explorer.ui import compute
+
+    allowed, store, entry = projected
+    monkeypatch.setattr(limits, "MAX_POINTS", 6)
+    deferred = {}  # AppTest's runtime lives for a run only: keep the CSV's callable
+    add_deferred = MediaFileManager.add_deferred
+
+    def keep(manager, data, *args, **kwargs):
+        file_id = add_deferred(manager, data, *args, **kwargs)
+        deferred[file_id] = data
+        return file_id
+
+    monkeypatch.setattr(MediaFileManager, "add_deferred", keep)
+    compute.clear()
+    try:
+        at = _open(page, monkeypatch, allowed)
+        assert at.checkbox(key="projections.every_row").value
+        infos = " ".join(plain(i.value) for i in at.info)
+        assert f"Saved PCA coordinates of {entry['points']:,} rows" in infos
+        assert "every one is drawn as a point" in infos and "shading" not in infos
+        (component,) = _bigmap(at)
+        args = json.loads(component.proto.json_args)
+        sent = {a.key: len(a.bytes) for a in component.proto.special_args}
+        assert sent["coords"] == 8 * entry["points"] and sent["colours"] == entry["points"]
+        assert not at.get("plotly_chart")  # no 20,000-point figure beside it
+        # a second run sends the arrays' names only: the page holds them
+        at.run()
+        (component,) = _bigmap(at)
+        assert {a.key: len(a.bytes) for a in component.proto.special_args}["coords"] == 0
+        assert json.loads(component.proto.json_args)["coords_key"] == args["coords_key"]
+        # a page that lost them (reloaded) asks again: they are sent again, once
+        need = {"kind": "need", "keys": [args["coords_key"]], "id": "t:0"}
+        at.session_state["projections.bigmap"] = need
+        at.run()
+        (component,) = _bigmap(at)
+        sent = {a.key: len(a.bytes) for a in component.proto.special_args}
+        assert sent["coords"] == 8 * entry["points"] and sent["colours"] == 0
+        assert json.loads(component.proto.json_args)["attached"] == ["coords"]
+        # a box over the whole map selects every projected row, not only the 6 drawn
+        saved = np.load(store / entry["file"])
+        low, high = saved.min(axis=0) - 1, saved.max(axis=0) + 1
+        box = {"kind": "box", "x": [low[0], high[0]], "y": [low[1], high[1]], "id": "t:1"}
+        at.session_state["projections.bigmap"] = box
+        at.run()
+        assert not at.exception, [e.message for e in at.exception]
+        shown = " ".join(plain(m.value) for m in at.markdown)
+        assert f"{entry['points']:,} rows selected" in shown
+        (button,) = [b for b in at.get("download_button") if "selection" in b.proto.label]
+        frame = pd.read_csv(io.BytesIO(deferred[button.proto.deferred_file_id]()))
+        projected_rows = np.load(store / entry["rows_file"])
+        assert sorted(frame["row"]) == sorted(projected_rows.tolist())
+        assert len(frame) == entry["points"] and {"x", "y", "text", "label"} <= set(frame)
+        texts = dict(zip(frame["row"], frame["text"], strict=True))
+        listed = [c for c in at.get("html") if "projections.selection" in c.proto.body]
+        assert listed and all(texts[r][:30] in listed[0].proto.body for r in frame["row"][:3])
     finally:
         compute.clear()

@@ -13,12 +13,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import pandas as pd
 
 from explorer.choice import VectorChoice, vector_choice
 from explorer.data.sampling import MAX_POINTS
 from explorer.data.store.corpus import Corpus
 from explorer.layers import Layers
-from explorer.maps import LABELS, TRUSTWORTHINESS_NEIGHBORS, TRUSTWORTHINESS_QUERIES, Projector
+from explorer.maps import (
+    LABELS,
+    OVERVIEW_POINTS,
+    TRUSTWORTHINESS_NEIGHBORS,
+    TRUSTWORTHINESS_QUERIES,
+    Inspection,
+    Projector,
+    map_neighbors,
+)
 
 
 @dataclass(frozen=True)
@@ -36,19 +45,31 @@ class SavedMap:
     @property
     def note(self) -> str:
         """What the page drew, in words."""
+        if len(self.shown) == len(self.rows):
+            return self._described("every one is drawn as a point")
+        return self._described(
+            f"{len(self.shown):,} of them, drawn at random, are points; the grey shading "
+            "counts all of them"
+        )
+
+    @property
+    def whole_note(self) -> str:
+        """What the page drew, in words, when it draws every row in the browser."""
+        if len(self.rows) <= OVERVIEW_POINTS:
+            return self._described("every one is drawn as a point")
+        return self._described(
+            f"every one is a point of the map (while the whole map is in view, a sample of "
+            f"{OVERVIEW_POINTS:,} that keeps sparse regions is drawn: zoom in to see every "
+            "point of a region)"
+        )
+
+    def _described(self, drawn: str) -> str:
         method = LABELS.get(self.entry["method"], self.entry["method"])
         of = self.entry.get("of_rows", len(self.rows))
         sample = "" if len(self.rows) == of else f" (a sample of {of:,} rows)"
         when = str(self.entry.get("created", ""))[:10]
         if self.entry.get("fit_sample"):
             sample += f", fitted on a sample of {self.entry['fit_sample']:,} rows"
-        if len(self.shown) == len(self.rows):
-            drawn = "every one is drawn as a point"
-        else:
-            drawn = (
-                f"{len(self.shown):,} of them, drawn at random, are points; the grey shading "
-                "counts all of them"
-            )
         return (
             f"Saved {method} coordinates of {len(self.rows):,} rows{sample}, made with "
             f"explorer project{' on ' + when if when else ''}: nothing was fitted now, and "
@@ -106,3 +127,39 @@ def saved_projector(saved: SavedMap, rows: np.ndarray) -> Projector:
     projector.trustworthiness_neighbors_ = TRUSTWORTHINESS_NEIGHBORS
     projector.trustworthiness_sample_ = min(len(saved.rows), TRUSTWORTHINESS_QUERIES)
     return projector
+
+
+def inspect_saved(
+    corpus: Corpus,
+    saved: SavedMap,
+    position: int,
+    k: int,
+    pooling: str = "mean",
+    layers: Layers = "last",
+) -> Inspection:
+    """The neighbourhood of the saved map's point ``position`` (an index into ``saved.rows``):
+    its ``k`` nearest store rows in the full space over every row of the store
+    (:meth:`Corpus.neighbors`), and its ``k`` nearest rows on the map among every projected
+    row. ``row``, ``indices`` and ``on_map`` of the :class:`Inspection` are store rows."""
+    if not 0 <= position < len(saved.rows):
+        raise ValueError(f"No point {position}: the map has points 0 to {len(saved.rows) - 1}.")
+    row = int(saved.rows[position])
+    found = corpus.neighbors(row, k, pooling=pooling, layers=layers)
+    on_map = saved.rows[map_neighbors(saved.coords, position, k)]
+    kept = len(set(found.indices.tolist()) & set(on_map.tolist()))
+    return Inspection(row, found.indices, found.scores, np.asarray(on_map, dtype=np.int64), kept)
+
+
+def selection_frame(corpus: Corpus, saved: SavedMap, positions: np.ndarray) -> pd.DataFrame:
+    """The saved map's points ``positions`` (indices into ``saved.rows``, in that order) as a
+    table: ``row`` (the store row), ``x``, ``y`` (their saved coordinates), then every input
+    column of the store (text, label, the others), read from the store."""
+    positions = np.asarray(positions, dtype=np.int64).reshape(-1)
+    if len(positions) and (positions.min() < 0 or positions.max() >= len(saved.rows)):
+        raise ValueError(f"The map has points 0 to {len(saved.rows) - 1}.")
+    rows = saved.rows[positions]
+    frame = corpus.take(rows)
+    coords = np.asarray(saved.coords[positions], dtype=np.float32).reshape(-1, 2)
+    frame.insert(1, "x", coords[:, 0])
+    frame.insert(2, "y", coords[:, 1])
+    return frame

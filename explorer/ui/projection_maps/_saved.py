@@ -49,11 +49,26 @@ def saved_points(path: str, layers, pooling: str, method: str | None = None, dim
     (``explorer project``, 2-D only) when there is one, else at most
     :data:`explorer.server.limits.MAX_POINTS` rows (a random sample beyond), as
     ``(StorePoints, texts, labels, label title, note)``; labels from the store's label column.
-    Cached: turning 20,000 rows into tuples took 0.2 s of every rerun."""
+    Cached: turning 20,000 rows into tuples took 0.2 s of every rerun. The note says every row
+    is drawn when the page draws the saved map whole (the "Every row" checkbox of
+    :mod:`._everyrow` on, no second map)."""
+    import streamlit as st
+
     from explorer.ui.compute import cached
 
     key = ("saved points", path, layers, pooling, method, dims)
-    return cached("projections", key, lambda: _saved_points(path, layers, pooling, method, dims))
+    found = cached("projections", key, lambda: _saved_points(path, layers, pooling, method, dims))
+    points = found[0]
+    whole_drawn = st.session_state.get("projections.every_row", True)
+    if (
+        points.saved
+        and whole_drawn
+        and st.session_state.get("projections.compare") in (None, "none")
+    ):
+        whole = saved_map(path, method, pooling, layers)
+        if len(whole.rows) > len(points.rows):  # drawn whole by the big map (._everyrow)
+            return (*found[:4], whole.whole_note)
+    return found
 
 
 def _saved_points(path: str, layers, pooling: str, method: str | None, dims: int):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from explorer.figures.projections import axis_titles
 from explorer.maps import ProjectionParams, Projector, value_notice
 from explorer.ui import messages
 from explorer.ui.compute import cached
@@ -13,6 +14,7 @@ from explorer.ui.projection_maps._clusters import cluster_download
 from explorer.ui.projection_maps._code import map_code
 from explorer.ui.projection_maps._compare import second_map
 from explorer.ui.projection_maps._download import html_download
+from explorer.ui.projection_maps._everyrow import every_row_chosen, every_row_map
 from explorer.ui.projection_maps._map import MapPoints, digest, draw, map_figure
 from explorer.ui.projection_maps._panels import map_notice
 from explorer.ui.projection_maps._saved import saved_density
@@ -44,6 +46,11 @@ def map_section(
     messages.info(map_notice(points, params, projector, shown.labels, shown.legend_title), notice)
     if shown.values is not None and kept_share is None:
         messages.info(column_notice(points, params, projector, shown), notice)
+    if every_row_chosen(points, params, compare):
+        axes = axis_titles(params.method, 2, projector.explained_variance_ratio_)
+        every_row_map(points, params, axes)
+        map_code(source, points, params, projector, clusters=False, shown=shown)
+        return
     two_d = params.n_components == 2
     options = st.columns([1, 2], vertical_alignment="center")
     # presentation mode: the checkbox in the folded settings (``controls``), the map higher
