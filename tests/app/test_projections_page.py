@@ -54,7 +54,8 @@ def test_first_load_shows_topics_with_pca_and_trustworthiness(page):
     code = at.code[0].value
     assert "PCA(n_components=2" in code and "mean = (hidden * mask)" in code
     # Issue 33: 332 lines, 240 of them texts; the texts and colours are a file beside it now
-    assert len(code.splitlines()) <= 80 and "projection_data.json" in code
+    # (about 95 lines with the trustworthiness reading and its caution, as the page prints them)
+    assert len(code.splitlines()) <= 105 and "projection_data.json" in code
     labels = [b.proto.label for b in at.get("download_button")]
     assert "Data for the program (projection_data.json)" in labels
 
