@@ -140,21 +140,24 @@ def test_word_in_context_lists_and_hovers_html_as_text(
         _assert_inert(tab, f"word {word!r}", server_log, artifacts, "context-word")
 
 
-def test_projection_hover_and_legend_show_html_as_text(
+def test_projection_hover_and_legend_show_html_and_a_link_label_as_text(
     tab: Tab, app_url: str, artifacts: Path, server_log: Path, tmp_path: Path
 ) -> None:
+    """One upload, coloured by two label columns in turn: ``label`` holds the ``<script>`` and
+    ``<img>`` payloads, the column named like a link (:data:`LINK`) holds that link."""
     _open(tab, app_url, "projections", server_log)
     page = tab.page
     rows = [
-        ("text", "label"),
-        (f"The bank {SCRIPT} raised its rates.", IMG),
-        (f"A river {IMG} bank in spring.", SCRIPT),
-        ("The striker scored twice.", "sport"),
-        ("Our team lost the final.", "sport"),
-        ("Fresh bread smells wonderful.", "food"),
+        ("text", "label", LINK),
+        (f"The bank {SCRIPT} raised its rates.", IMG, LINK),
+        (f"A river {IMG} bank in spring.", SCRIPT, "nature"),
+        ("The striker scored twice.", "sport", "nature"),
+        ("Our team lost the final.", "sport", "nature"),
+        ("Fresh bread smells wonderful.", "food", "nature"),
     ]
     upload = tmp_path / "hostile.csv"
-    upload.write_text("".join(f'"{t.replace(chr(34), chr(34) * 2)}",{lbl}\n' for t, lbl in rows))
+    quoted = ['"' + cell.replace('"', '""') + '"' for row in rows for cell in row]
+    upload.write_text("".join(",".join(quoted[i : i + 3]) + "\n" for i in range(0, 18, 3)))
     choose_radio(page, "projections.source", "Upload a CSV")
     upload_file(page, "projections.csv", upload)
     choose_option(page, "projections.label_column", "label")
@@ -163,20 +166,7 @@ def test_projection_hover_and_legend_show_html_as_text(
     assert SCRIPT in hovers and IMG in hovers, f"payloads not shown as hover text: {hovers!r}"
     legend = widget(page, "projections.chart").locator(".legendtext").all_text_contents()
     assert IMG in legend and SCRIPT in legend, legend
-
-
-def test_projection_legend_shows_a_link_label_as_text(
-    tab: Tab, app_url: str, server_log: Path, tmp_path: Path
-) -> None:
-    _open(tab, app_url, "projections", server_log)
-    page = tab.page
-    quoted = LINK.replace('"', '""')
-    lines = [f'text,"{quoted}"', f'"The bank.","{quoted}"']
-    lines += [f"The river bank {i}.,nature" for i in range(5)]
-    upload = tmp_path / "links.csv"
-    upload.write_text("\n".join(lines) + "\n")
-    choose_radio(page, "projections.source", "Upload a CSV")
-    upload_file(page, "projections.csv", upload)
+    # The same upload coloured by the column whose name and first label are a link.
     choose_option(page, "projections.label_column", LINK)
     links = page.locator(MAIN).locator('a[href*="example.com"], a[*|href*="example.com"]')
     assert links.count() == 0, links.evaluate_all("links => links.map(l => l.outerHTML)")
