@@ -4,13 +4,14 @@
 ``python -m bench.compare --model-b FOLDER [--model-a FOLDER] [--corpus topics|senses]
 [--threads N]`` runs each section of a first visit to the page once, as the page computes it
 with the server's caps (:func:`explorer.server.limits.pair_tokens` through
-:mod:`explorer.compare`'s plans): the tokenizers' counts, the cross-model CKA, the curves over
-relative depth, the paired maps (both models' sentence vectors, agreement, maps) and one
-search. For each it prints the wall seconds, the process's CPU seconds (torch runs on every
-core, so CPU can exceed wall; on a busy machine wall grows and CPU does not), the wall seconds
-spent in forward passes, the texts and tokens each model read, and the one-minute load average
-after it; then the page's first visit in all, the peak resident memory, a Markdown table for
-README's Performance section and one JSON line.
+:mod:`explorer.compare`'s plans): the tokenizers' counts, the cross-model CKA (with both
+models' one reading of the maps' texts, :func:`explorer.compare.read_texts`, whose first texts
+are the CKA's), the curves over relative depth, the paired maps (agreement and maps from those
+sentence vectors: no forward pass) and one search. For each it prints the wall seconds, the
+process's CPU seconds (torch runs on every core, so CPU can exceed wall; on a busy machine wall
+grows and CPU does not), the wall seconds spent in forward passes, the texts and tokens each
+model read, and the one-minute load average after it; then the page's first visit in all, the
+peak resident memory, a Markdown table for README's Performance section and one JSON line.
 """
 
 from __future__ import annotations
@@ -96,14 +97,17 @@ def main(argv: list[str] | None = None) -> int:
 
     import explorer
     from explorer.compare import (
+        MAX_WORDS,
+        cka_spans,
         cka_texts,
-        cross_cka,
+        cross_cka_matrix,
         curve_inputs,
         depth_curves,
         interleaved,
         nearest_sets,
         neighbour_agreement,
         paired_maps,
+        read_texts,
         texts_within,
         token_stats,
     )
@@ -162,11 +166,15 @@ def main(argv: list[str] | None = None) -> int:
 
     request("tokens", lambda: (token_stats(a, texts), token_stats(b, texts)))
 
-    def cka():
-        used, alignment = cka_texts(a, b, texts, budget)
-        return cross_cka(a, b, used, alignment=alignment)
+    kept = texts_within(a, b, texts, budget)
 
-    request("cross CKA", cka)
+    def cka():  # as the page: one reading per model gives the CKA's words and the maps' texts
+        used, alignment = cka_texts(a, b, texts, budget)
+        spans = cka_spans(alignment, MAX_WORDS)
+        readings = [read_texts(m, texts[:kept], spans) for m in (a, b)]
+        return readings, cross_cka_matrix(readings[0].words, readings[1].words)
+
+    readings, _ = request("cross CKA", cka)
 
     def curves():
         kept_senses, kept_topics = curve_inputs(a, b, senses, topics, budget)
@@ -176,10 +184,8 @@ def main(argv: list[str] | None = None) -> int:
 
     request("depth curves", curves)
 
-    kept = texts_within(a, b, texts, budget)
-
     def maps():
-        vectors = [explorer.embed_corpus(m, texts[:kept]).sentence("mean", "last") for m in (a, b)]
+        vectors = [reading.corpus.sentence("mean", "last") for reading in readings]
         agreement = neighbour_agreement(*vectors, 10)
         paired_maps(*vectors)
         nearest_sets(vectors[0], 10), nearest_sets(vectors[1], 10)

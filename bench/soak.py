@@ -1,7 +1,8 @@
 """Soak test: the largest input each page accepts, from several browser sessions at once.
 
 ``python -m bench.soak [--sessions 8] [--rounds 1] [--pages tokens,projections] [--solo]
-[--model FOLDER | --models A,B,C] [--query KEY=VALUE]`` (the heavy-and-light case is
+[--model FOLDER | --models A,B,C] [--model-b FOLDER] [--query KEY=VALUE]`` (the heavy-and-light
+case is
 :mod:`bench.fairness`)
 starts ``streamlit run app.py`` (:func:`harness.server.streamlit_server`), opens one Chromium tab
 per session and walks every session through the same steps together: each step is started in
@@ -15,8 +16,10 @@ the server (``EXPLORER_MODELS``) and every page link picks it (``?model=``); the
 run when it has a masked-LM head (``python -m bench.model_folders`` writes BERT-base-sized and
 BERT-large-sized ones). ``--models`` offers several folders and gives them to the sessions in
 turn (session 1 the first, session 2 the second...): visitors picking different models of one
-server. ``--query`` adds a bound parameter to every page link (``layers.cka_random=true``: the
-Layers page's CKA beside random weights).
+server. ``--model-b FOLDER`` offers that folder too and makes it model B of the Compare models
+page (``?compare.model_b=``; without it, model A's random weights). ``--query`` adds a bound
+parameter to every page link (``layers.cka_random=true``: the Layers page's CKA beside random
+weights).
 
 For every request it records the seconds from the action to the end of the script run it
 started (the server's ``script_finished`` message, then an idle app), whether the page showed
@@ -89,6 +92,22 @@ def has_head(folder: str | None) -> bool:
     return has_masked_lm_head(AutoConfig.from_pretrained(folder, local_files_only=True))
 
 
+def with_model_b(
+    query: dict[str, str] | list[dict[str, str]], env: dict[str, str], folder: str
+) -> tuple[dict[str, str] | list[dict[str, str]], dict[str, str]]:
+    """``query`` (one, or one per session) and the server's ``env`` with ``folder`` offered
+    beside the models already there (``EXPLORER_MODELS``) and picked as the Compare models
+    page's model B (``compare.model_b``: its label)."""
+    from explorer.server import settings
+
+    offered = [f for f in env.get("EXPLORER_MODELS", "").split(",") if f]
+    environ = {**env, "EXPLORER_MODELS": ",".join([*offered, folder])}
+    label = settings.from_environment(environ).label_of(str(Path(folder).expanduser()))
+    if isinstance(query, list):
+        return [{**q, "compare.model_b": label} for q in query], environ
+    return {**query, "compare.model_b": label}, environ
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bench.soak", description=__doc__.split("\n")[0]
@@ -106,6 +125,11 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument(
         "--models", default="", help="comma-separated model folders, given to the sessions in turn"
+    )
+    parser.add_argument(
+        "--model-b",
+        default=None,
+        help="a model folder for the Compare models page's model B (default: A's random weights)",
     )
     parser.add_argument(
         "--query", action="append", default=[], help="KEY=VALUE added to every page link"
@@ -126,6 +150,8 @@ def main(argv: list[str] | None = None) -> int:
     else:
         query, env = model_query(args.model)
         query.update(extra)
+    if args.model_b:
+        query, env = with_model_b(query, env, args.model_b)
     head = all(has_head(f) for f in folders) if folders else has_head(args.model)
     steps = steps_for([p.strip() for p in args.pages.split(",") if p.strip()], head)
     if not head:
@@ -182,6 +208,7 @@ def main(argv: list[str] | None = None) -> int:
     print("over 30 s:", "; ".join(slow) if slow else "none")
     summary = {
         "model": args.models or args.model or "bundled",
+        "model_b": args.model_b or "random weights",
         "load_start": load_start,
         "peak_rss_mb": round(peak / MB),
         "hwm_mb": round(hwm / MB),

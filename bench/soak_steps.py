@@ -150,6 +150,13 @@ def goto(path: str, **params: str) -> Start:
     return start
 
 
+def open_compare(session: Session, url: str, rng: random.Random) -> None:
+    """Open Compare models against the session's model B (``compare.model_b`` of its query,
+    ``bench.soak --model-b``), or model A's random weights."""
+    model_b = session.query.get("compare.model_b", "random weights")
+    goto("compare", **{"compare.model_b": model_b})(session, url, rng)
+
+
 SET_VALUE = """(element, value) => {
     const proto = Object.getPrototypeOf(element);
     Object.getOwnPropertyDescriptor(proto, "value").set.call(element, value);
@@ -322,9 +329,9 @@ STEPS = (
     ),
     Step(
         "Compare models",
-        "against random weights",
+        "against model B",
         "open: tokens, CKA, curves, maps, search",
-        goto("compare", **{"compare.model_b": "random weights"}),
+        open_compare,
     ),
     Step("Compare models", "search", "a query", type_into("compare.query", lambda r: prose(r, 60))),
 )

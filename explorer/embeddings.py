@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -77,6 +77,7 @@ def embed_corpus(
     max_batch_size: int = MAX_BATCH_SIZE,
     max_batch_tokens: int = MAX_BATCH_TOKENS,
     workers: int | None = None,
+    also: Callable[[Batch, list[torch.Tensor]], None] | None = None,
 ) -> CorpusEmbeddings:
     """Embed ``texts`` once, keeping ``cls``, ``mean`` and ``max`` pooled vectors of every layer.
 
@@ -88,6 +89,8 @@ def embed_corpus(
     out of mean and max pooling. ``precision="bfloat16"`` runs the encoder under CPU
     autocast (about 2-3x faster on CPUs with AMX or AVX512-BF16; cosine to the float32
     vectors above 0.9999 on MiniLM). ``workers`` is passed to :func:`forward_batches`.
+    ``also(batch, states)``, when given, reads each batch's hidden states too, after pooling
+    (another result of the same pass, e.g. :func:`explorer.compare.read_texts`' word vectors).
     Raises ``ValueError`` for an empty list, a text with no tokens or an unknown precision.
     """
     model.autocast(precision)  # validates precision before any work
@@ -100,6 +103,8 @@ def embed_corpus(
 
     def pool(batch: Batch, states: list[torch.Tensor]) -> None:
         _pool_batch(states, batch, exclude_special, pooled)
+        if also is not None:
+            also(batch, states)
 
     forward_batches(model, batches, pool, precision, progress, workers)
     truncated = np.array([row["truncated"] for row in encoded], dtype=bool)

@@ -97,3 +97,14 @@ def test_the_heavy_and_light_case_uploads_the_most_vectors_the_server_accepts(tm
     data = vectorfiles.read_table(npy.read_bytes(), csv.read_bytes(), None).select("text", None)
     assert data.vectors.shape == (limits.MAX_POINTS, fairness.DIMENSIONS)
     assert len(fairness.LIGHT_SENTENCES.splitlines()) == 3  # Similarity's fewest
+
+
+def test_the_soak_offers_model_b_and_picks_it_on_the_compare_page(tmp_path):
+    from bench import soak as run
+
+    a, b = str(tmp_path / "base-a"), str(tmp_path / "base-b")
+    query, env = run.with_model_b({"model": "base-a (local)"}, {"EXPLORER_MODELS": a}, b)
+    assert env == {"EXPLORER_MODELS": f"{a},{b}"}
+    assert query == {"model": "base-a (local)", "compare.model_b": "base-b (local)"}
+    queries, env = run.with_model_b([{}, {}], {}, b)  # the bundled model A
+    assert env == {"EXPLORER_MODELS": b} and queries == [{"compare.model_b": "base-b (local)"}] * 2

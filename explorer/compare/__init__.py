@@ -11,6 +11,8 @@
   Procrustes); :func:`paired_maps`: PCA maps of both, B's turned onto A's.
 * :func:`depth_curves`: the sense gap, self-similarity, the anisotropy baseline and probe
   accuracy of both models over relative depth (layer / number of layers).
+* :func:`read_texts`: one model's sentence vectors of some texts and word vectors of the
+  first ones, from one forward pass (the maps' and the CKA's, :class:`Reading`).
 * :func:`texts_within`, :func:`cka_texts` and :func:`curve_inputs`: the first texts one
   comparison reads within a budget of tokens through each model.
 * :func:`estimated_weight_bytes` and :func:`pair_refusal`: whether two models fit a server's
@@ -20,7 +22,14 @@
 from __future__ import annotations
 
 from explorer.compare._budget import cka_texts, curve_inputs, pair_token_counts, texts_within
-from explorer.compare._cka import MAX_WORDS, best_matches, cross_cka, cross_cka_matrix
+from explorer.compare._cka import (
+    MAX_WORDS,
+    best_matches,
+    check_words,
+    cka_spans,
+    cross_cka,
+    cross_cka_matrix,
+)
 from explorer.compare._curves import (
     MEASURES,
     depth_curves,
@@ -36,17 +45,21 @@ from explorer.compare._neighbours import (
     pca_map,
 )
 from explorer.compare._pair import estimated_weight_bytes, pair_refusal
+from explorer.compare._reading import Reading, read_texts
 from explorer.compare._tokens import TokenStats, token_stats
 from explorer.compare._words import WordAlignment, align_words, specials_left_out, word_states
 
 __all__ = [
     "MAX_WORDS",
     "MEASURES",
+    "Reading",
     "TokenStats",
     "WordAlignment",
     "align_map",
     "align_words",
     "best_matches",
+    "check_words",
+    "cka_spans",
     "cka_texts",
     "cross_cka",
     "cross_cka_matrix",
@@ -62,6 +75,7 @@ __all__ = [
     "pair_refusal",
     "paired_maps",
     "pca_map",
+    "read_texts",
     "texts_within",
     "specials_left_out",
     "token_stats",

@@ -3,9 +3,10 @@
 and for the curves over relative depth.
 
 A first visit to the Compare models page runs every section, so the budget is shared out: the
-maps read up to the whole budget, the CKA up to :data:`CKA_SHARE` of it and each corpus of the
-curves :data:`CURVES_SHARE` (the sense sentences and the topic texts, each read once), about
-2.2 budgets in all."""
+maps read up to the whole budget, the CKA up to :data:`CKA_SHARE` of it (the first of the
+maps' texts, read in the same pass: :func:`explorer.compare.read_texts`) and each corpus of
+the curves :data:`CURVES_SHARE` (the sense sentences and the topic texts, each read once),
+about 1.7 budgets in all (2.2 when the CKA read its texts on its own)."""
 
 from __future__ import annotations
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from explorer.compare._words import Progress, WordAlignment, align_words, word_states
+from explorer.compare._words import Progress, Span, WordAlignment, align_words, word_states
 from explorer.model import Model
 
 MAX_WORDS = 1000
@@ -78,16 +78,8 @@ def cross_cka(
         raise ValueError(f"max_words must be at least 2, not {max_words}.")
     texts = [texts] if isinstance(texts, str) else list(texts)
     alignment = alignment or align_words(model_a, model_b, texts)
-    spans, kept = [], 0
-    for text_spans in alignment.spans:
-        take = text_spans[: max(0, max_words - kept)]
-        spans.append(take)
-        kept += len(take)
-    if kept < 2:
-        raise ValueError(
-            "Comparing layers needs at least 2 words that both tokenizers read alike; "
-            f"these texts have {kept}."
-        )
+    spans = list(cka_spans(alignment, max_words))
+    check_words(spans)
     used = [i for i, s in enumerate(spans) if s]
     texts, spans = [texts[i] for i in used], [spans[i] for i in used]
     total = 2 * len(texts)
@@ -98,6 +90,27 @@ def cross_cka(
     states_a = word_states(model_a, texts, spans, report(0))
     states_b = word_states(model_b, texts, spans, report(len(texts)))
     return cross_cka_matrix(states_a, states_b)
+
+
+def cka_spans(alignment: WordAlignment, max_words: int) -> tuple[tuple[Span, ...], ...]:
+    """The spans of ``alignment`` that :func:`explorer.compare.cross_cka` compares: the first
+    ``max_words`` words, text by text (texts past them get none)."""
+    spans, kept = [], 0
+    for text_spans in alignment.spans:
+        take = tuple(text_spans[: max(0, max_words - kept)])
+        spans.append(take)
+        kept += len(take)
+    return tuple(spans)
+
+
+def check_words(spans: Sequence[Sequence[Span]]) -> None:
+    """``ValueError`` when ``spans`` (each text's words) hold fewer than the 2 words CKA needs."""
+    kept = sum(len(s) for s in spans)
+    if kept < 2:
+        raise ValueError(
+            "Comparing layers needs at least 2 words that both tokenizers read alike; "
+            f"these texts have {kept}."
+        )
 
 
 def best_matches(matrix: np.ndarray) -> np.ndarray:

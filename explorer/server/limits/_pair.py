@@ -8,10 +8,11 @@ from explorer.server.limits._scale import work_factor
 MAX_PAIR_TOKENS = 16_000
 """Tokens of the bundled model's work one comparison may run, both models together: 8,000
 tokens through each when both are the bundled model, 1,777 through each for a BERT-base-sized
-model beside it (work 8 + 1). A first visit to the Compare models page reads about 2.2 such
+model beside it (work 8 + 1). A first visit to the Compare models page read about 2.2 such
 budgets (:mod:`explorer.compare._budget`): ``python -m bench.compare`` measured 28.6 s of CPU
 for it with 20,000 (bundled vs BERT-base-sized, loaded machine), so 16,000 keeps the whole
-visit within 30 s alone."""
+visit within 30 s alone. Since the CKA's texts are read in the maps' pass it reads about 1.7
+(23.1 s of CPU at 16,000, loaded machine)."""
 
 
 def pair_tokens(model_a, model_b, budget: int = MAX_PAIR_TOKENS) -> int:

@@ -23,7 +23,7 @@ from explorer.layers import layer_choices
 from explorer.similarity import neighbors
 from explorer.ui import compute, messages
 from explorer.ui.compare_models._pair import Pair
-from explorer.ui.compare_models._sections import capped
+from explorer.ui.compare_models._sections import capped, readings
 from explorer.ui.widgets import URL, layers_select, pooling_select, show_code
 
 MAPS_KEY = "compare.maps"
@@ -37,10 +37,9 @@ SEARCH_K = 5
 
 
 def _vectors(pair: Pair, texts: tuple[str, ...], pooling: str, layers: str):
-    """Both models' sentence vectors of ``texts`` (cached corpora, progress bars)."""
-    return tuple(
-        compute.embed_corpus(side.ref, texts).sentence(pooling, layers) for side in (pair.a, pair.b)
-    )
+    """Both models' sentence vectors of the maps' texts, the first of the page corpus
+    ``texts`` (read once per model with the CKA's words, :func:`readings`)."""
+    return tuple(reading.corpus.sentence(pooling, layers) for reading in readings(pair, texts))
 
 
 def maps_section(pair: Pair, texts: tuple[str, ...]) -> None:
@@ -58,11 +57,12 @@ def maps_section(pair: Pair, texts: tuple[str, ...]) -> None:
         bind=URL,
         help="How many nearest texts (cosine, in the full space) each model gives each text.",
     )
-    texts, note = capped(pair, texts)
+    corpus = texts
+    texts, note = capped(pair, corpus)
     if note:
         messages.info(note)
     try:
-        vectors_a, vectors_b = _vectors(pair, texts, pooling, layers)
+        vectors_a, vectors_b = _vectors(pair, corpus, pooling, layers)
         agreement = neighbour_agreement(vectors_a, vectors_b, k)
     except ValueError as error:
         messages.error(error)

@@ -10,10 +10,14 @@ import streamlit as st
 from explorer.codegen.compare import cross_cka_snippet, tokens_compare_snippet
 from explorer.compare import (
     MAX_WORDS,
+    Reading,
     WordAlignment,
+    check_words,
+    cka_spans,
     cka_texts,
-    cross_cka,
+    cross_cka_matrix,
     interleaved,
+    read_texts,
     texts_within,
     token_stats,
 )
@@ -27,7 +31,7 @@ from explorer.figures.compare import (
 from explorer.figures.tokens import token_chips_html
 from explorer.server import limits
 from explorer.ui import compute, messages
-from explorer.ui.compare_models._pair import Pair
+from explorer.ui.compare_models._pair import Pair, Side
 from explorer.ui.model_in_use import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
@@ -108,15 +112,45 @@ def _shared_words(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], 
     return tuple(used), alignment
 
 
-def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
-    """CKA of every layer of A with every layer of B over the words of ``texts``, B's
-    best-matching layer for each layer of A, and the code."""
-    st.subheader("Layers across the two models", anchor=False)
-    used, alignment = compute.cached(
+def shared_words(pair: Pair, texts: tuple[str, ...]) -> tuple[tuple[str, ...], WordAlignment]:
+    """:func:`_shared_words`, cached."""
+    return compute.cached(
         "states",
         ("shared words", pair.a.ref, pair.b.ref, texts),
         lambda: _shared_words(pair, texts),
     )
+
+
+def readings(pair: Pair, texts: tuple[str, ...]) -> tuple[Reading, Reading]:
+    """Both models' one reading of the page corpus ``texts``
+    (:func:`explorer.compare.read_texts`): the sentence vectors of the maps' texts
+    (:func:`capped`) and the word vectors of the CKA's (:func:`shared_words`, the first of
+    them), so the two sections run one forward pass per model. Cached in the results pool
+    (bytes counted: about 40 MB for a BERT-base-sized model at its caps)."""
+    kept, _ = capped(pair, texts)
+    _, alignment = shared_words(pair, texts)
+    spans = cka_spans(alignment, MAX_WORDS)[: len(kept)]  # the CKA's texts are the first kept
+
+    def read(side: Side, name: str) -> Reading:
+        with progress_bar(f"Reading {len(kept):,} texts through model {name}…") as report:
+            return read_texts(load(side.ref), kept, spans, report)
+
+    return tuple(
+        compute.cached(
+            "corpora",
+            ("compare reading", side.ref, kept, spans),
+            lambda side=side, name=name: read(side, name),
+            heavy=True,
+        )
+        for side, name in ((pair.a, "A"), (pair.b, "B"))
+    )
+
+
+def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
+    """CKA of every layer of A with every layer of B over the words of ``texts``, B's
+    best-matching layer for each layer of A, and the code."""
+    st.subheader("Layers across the two models", anchor=False)
+    used, alignment = shared_words(pair, texts)
     words = min(MAX_WORDS, alignment.shared)
     if words < MAX_WORDS and len(used) < len(texts):  # a costly pair reads fewer words
         messages.info(
@@ -125,14 +159,14 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
             "through each model (fewer for larger models), so it answers within seconds."
         )
 
-    def compute_cka() -> np.ndarray:
-        model_a, model_b = pair.models()
-        with progress_bar(f"Reading {len(used):,} texts through both models…") as report:
-            return cross_cka(model_a, model_b, used, alignment=alignment, progress=report)
-
     try:
-        matrix = compute.cached(
-            "states", ("cross cka", pair.a.ref, pair.b.ref, used), compute_cka, heavy=True
+        check_words(alignment.spans)
+        matrix = compute.cached_from(
+            "states",
+            ("cross cka", pair.a.ref, pair.b.ref, used),
+            lambda: readings(pair, texts),  # one pass per model, shared with the maps
+            lambda both: cross_cka_matrix(both[0].words, both[1].words),
+            heavy=lambda _: True,
         )
     except ValueError as error:
         messages.error(error)
