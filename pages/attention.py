@@ -74,7 +74,7 @@ floor = right.slider(
     key="attention.floor",
 )
 shown = table[table[statistic] >= floor].sort_values(statistic, ascending=False)
-st.dataframe(
+presentation.table(
     shown,
     hide_index=True,
     key="attention.stats",
