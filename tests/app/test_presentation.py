@@ -147,3 +147,20 @@ def test_a_static_table_reads_as_the_grid_would():
     assert ">0.123<" in shown and ">0.25<" in shown and ">nan<" not in shown
     assert ">✓<" in shown and ">1.5<" in shown and ">2<" in shown
     assert "linear-gradient" in shown  # the progress column's bar
+
+
+def test_every_table_is_drawn_through_presentation_table():
+    # a data grid drawn directly would keep its small font in presentation mode (issue 33.8)
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    sources = [root / "app.py", *root.glob("pages/*.py"), *(root / "explorer").rglob("*.py")]
+    direct = [
+        f"{path.relative_to(root)}:{number}"
+        for path in sources
+        if path.name != "presentation.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\.(dataframe|data_editor)\(", line)
+    ]
+    assert direct == []
