@@ -32,7 +32,10 @@ SIDEBAR_LINK = (
 )
 """A link of the sidebar's page menu: Streamlit's own navigation, or page links in the sidebar
 (the router's menu when the built-in one is hidden)."""
-CHART_OR_TABLE = '[data-testid="stPlotlyChart"], [data-testid="stDataFrame"]'
+CHART_OR_TABLE = (
+    '[data-testid="stPlotlyChart"], [data-testid="stDataFrame"], [data-testid="stTable"]'
+)
+"""A chart, a data grid or (presentation mode: explorer.ui.presentation.table) a static table."""
 PAGE_LINK = '[data-testid="stPageLink"]'
 EXCEPTION = '[data-testid="stException"]'
 # st.error is an stAlert around an stAlertContentError. An uncaught exception wraps the same

@@ -74,7 +74,7 @@ floor = right.slider(
     key="attention.floor",
 )
 shown = table[table[statistic] >= floor].sort_values(statistic, ascending=False)
-st.dataframe(
+presentation.table(
     shown,
     hide_index=True,
     key="attention.stats",
@@ -83,8 +83,10 @@ st.dataframe(
         label: st.column_config.NumberColumn(label, format="%.3f") for label in names.values()
     },
 )
-st.caption(
-    f"{len(shown)} of {len(table)} heads. Click a column header to sort. Shares are the mean "
+messages.caption(  # escaped whole: the statistics name the model's specials ("on <s>")
+    f"{len(shown)} of {len(table)} heads, sorted by {statistic} (highest first)"
+    + ("." if presentation.is_on() else "; click a column header to sort another way.")
+    + " Shares are the mean "
     "over attending tokens; entropy 0 = one token gets everything, "
     f"{np.log2(n):.1f} bits = spread evenly over all {n}."
 )

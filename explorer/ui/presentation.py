@@ -6,27 +6,44 @@ opens in it. app.py draws it right after the page menu and passes :func:`sidebar
 
 On, :func:`toggle` adds one fixed style sheet (:data:`STYLE`, no user text in it). It scales the
 root font size, and Streamlit sizes almost everything from it (Streamlit 1.67): text, headings,
-metric values and captions are in ``rem``; the data-grid tables and the Plotly theme's fonts
-(titles, ticks, legends) convert ``rem`` to pixels with the root font size when they are drawn
-(``convertRemToPx`` in the frontend). Help icons and download buttons are hidden; "Show code"
-expanders stay collapsed, as they open; :func:`explorer.ui.widgets.header` folds the page's
-introduction into an expander, and each page draws its settings in :func:`controls`, a folded
-"Settings" expander (the Projections map takes the full width, its panel under it).
+metric values and captions are in ``rem``; the Plotly theme's fonts (titles, ticks, legends)
+convert ``rem`` to pixels with the root font size when they are drawn (``convertRemToPx`` in
+the frontend); tables are drawn by :func:`table` (below). Help icons and download buttons are
+hidden; "Show code" expanders stay collapsed, as they open; :func:`explorer.ui.widgets.header`
+folds the page's introduction into an expander, and each page draws its settings in
+:func:`controls`, a folded "Settings" expander (the Projections map takes the full width, its
+panel under it).
 ``tests/app/test_presentation.py`` and ``tests/browser/test_presentation_mode.py`` fail when
 any of this stops working.
 
 A chart already on screen when the toggle is turned keeps its font size until it is drawn
 again (the frontend keeps a chart's themed figure by element id): the shared link, or a reload,
-opens with everything at the new size. A data grid (``st.dataframe``) keeps the font size of
-the moment it mounts, which comes before this style sheet, also from the shared link: a table
-that must grow is an HTML table in presentation mode (the Layers summary;
-``tests/browser/test_presentation_tables.py``). In both modes :data:`WHOLE_LABELS` keeps labels
-whole (``tests/browser/test_cut_labels.py``).
+opens with everything at the new size. In both modes :data:`WHOLE_LABELS` keeps labels whole
+(``tests/browser/test_cut_labels.py``).
+
+Tables: every page draws them with :func:`table`. The data grid (``st.dataframe``) paints its
+cells on a canvas with fonts in pixels, which it works out once, when it mounts: a
+``useMemo`` keyed on the app's theme object converts ``fontSizes.sm`` (0.875rem) with the
+root font size of that moment. The theme object changes only with the server's ``[theme]``
+config (``theme.baseFontSize`` sets the root size for every visitor; it is sent with each
+run, there is no per-session theme and no per-table font option), so the grid never sees this
+style sheet unless it happens to be in the document first: it is committed in the same render
+as the grid or later, which is why a first load once drew 18.9 px and the reload 14 px. In
+presentation mode :func:`table` draws ``st.table`` instead, whose cells are HTML sized in
+``rem``: they grow with the style sheet whenever it arrives, and show every row (no inner
+scroll). ``tests/browser/test_presentation_tables.py`` measures the tables as drawn.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
 import streamlit as st
+from pandas.io.formats.style import Styler
+
+from explorer.ui.messages import escape
 
 KEY = "present"
 """Widget key of the toggle, and its query parameter (``?present=true``)."""
@@ -103,3 +120,79 @@ def controls(key: str, label: str = "Settings"):
 def sidebar_state(on: bool) -> str:
     """``initial_sidebar_state`` for ``st.set_page_config``: folded away when presenting."""
     return "collapsed" if on else "auto"
+
+
+BAR = "#4c78a855"
+"""Colour of a progress column's bar in presentation mode."""
+
+
+def table(
+    data: pd.DataFrame,
+    *,
+    column_config: Mapping[str, object] | None = None,
+    hide_index: bool | None = None,
+    width: str | int = "stretch",
+    height: str | int = "auto",
+    key: str | None = None,
+    container=st,
+) -> None:
+    """``data`` as a table in ``container``: the interactive data grid (``st.dataframe`` with
+    these arguments: sorting, column widths) normally; in presentation mode a static
+    ``st.table`` that grows with the page's font and shows every row (``height`` is the grid's
+    only), its columns titled and numbers formatted as ``column_config`` says (see
+    :func:`static_table`)."""
+    if not is_on():
+        container.dataframe(
+            data,
+            width=width,
+            height=height,
+            hide_index=hide_index,
+            column_config=column_config,
+            key=key,
+        )
+        return
+    container.table(static_table(data, column_config or {}), hide_index=hide_index, width=width)
+
+
+def static_table(data: pd.DataFrame, column_config: Mapping[str, object]) -> Styler:
+    """``data`` styled for ``st.table`` as ``column_config`` (``st.column_config`` values or
+    plain titles, by column) has the grid show it: each column's title (``st.table`` shows
+    the data's column names, not a Styler's), a number column's printf ``format``, a progress
+    column's bar (from ``min_value`` to ``max_value``), booleans as ticks, missing values
+    empty, other floats with up to 4 decimals. Every text, title and index value is escaped
+    (``st.table`` reads them as Markdown)."""
+    titles, formats, bars = [], [], {}
+    for column in data.columns:
+        config = column_config.get(column)
+        config = {"label": config} if isinstance(config, str) else dict(config or {})
+        kind = dict(config.get("type_config") or {})
+        titles.append(escape(str(config.get("label") or column)))
+        formats.append(_formatter(kind.get("format")))
+        if kind.get("type") == "progress":
+            bars[titles[-1]] = (kind.get("min_value"), kind.get("max_value"))
+    frame = data.set_axis(titles, axis=1)
+    styled = frame.style.format_index(lambda v: escape(str(v)), axis=0)
+    for number, shown in enumerate(formats):
+        styled = styled.format(shown, subset=frame.columns[[number]])
+    for title, (low, high) in bars.items():
+        styled = styled.bar(subset=[title], vmin=low, vmax=high, color=BAR)
+    return styled
+
+
+def _formatter(printf: str | None):
+    """How a grid column's cells read as text (see :func:`static_table`)."""
+
+    def shown(value) -> str:
+        if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
+            return ""
+        if isinstance(value, bool | np.bool_):
+            return "✓" if value else ""
+        if isinstance(value, int | float | np.number):
+            if printf and "%" in printf:
+                return printf % value
+            if isinstance(value, float | np.floating):
+                return f"{value:.4f}".rstrip("0").rstrip(".")
+            return str(value)
+        return escape(str(value))
+
+    return shown

@@ -90,10 +90,77 @@ def test_presentation_mode_folds_each_pages_settings_away(fresh_app, name):
     assert "About this page" in [e.label for e in at.expander]  # the introduction folds too
     assert not folded.proto.expanded
     assert getattr(folded, kind)(key=key) is not None
-    assert at.get("plotly_chart") or at.get("arrow_data_frame") or at.get("html")
+    assert at.get("plotly_chart") or at.get("table") or at.get("html")
+    assert not at.get("arrow_data_frame")  # issue 33.8: a grid would keep its small font
 
 
 def test_without_presentation_mode_the_settings_stand_open(page):
     at = page("similarity")
     assert "Settings" not in [e.label for e in at.expander]
     assert at.text_area(key="similarity.text").value
+
+
+def test_tables_are_grids_normally_and_static_tables_when_presenting(page):
+    # issue 33.8: a data grid keeps the font size of the moment it mounts (a canvas, pixels);
+    # presentation mode draws every table as st.table (HTML in rem) with every row
+    at = page("tokens")
+    (grid,) = at.dataframe
+    assert not at.table and "segment_id" in grid.value.columns
+    at.sidebar.toggle(key=KEY).set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert not at.dataframe
+    (table,) = at.table
+    assert len(table.value) == len(grid.value)
+    assert "segment" in table.value.columns and "segment_id" not in table.value.columns
+
+
+def test_a_static_table_reads_as_the_grid_would():
+    import pandas as pd
+    import streamlit as st
+
+    from explorer.ui.presentation import static_table
+
+    frame = pd.DataFrame(
+        {
+            "token": ["[x](javascript:alert(1))", "*bold*"],
+            "id": pd.array([101, None], dtype="Int64"),
+            "cosine": [0.123456, 0.5],
+            "change": [0.25, float("nan")],
+            "special": [True, False],
+            "other": [1.5, 2.0],
+        }
+    )
+    config = {
+        "token": st.column_config.TextColumn("the token", help="not shown"),
+        "id": st.column_config.NumberColumn("id", format="%d"),
+        "cosine": st.column_config.NumberColumn("cos", format="%.3f"),
+        "change": st.column_config.ProgressColumn(
+            "change", format="%.2f", min_value=0.0, max_value=1.0
+        ),
+        "special": "is special",
+    }
+    styled = static_table(frame, config)
+    assert list(styled.data.columns) == ["the token", "id", "cos", "change", "is special", "other"]
+    shown = styled.to_html()
+    assert "\\[x\\]\\(javascript\\:alert\\(1\\)\\)" in shown and "\\*bold\\*" in shown
+    assert ">101<" in shown and "<NA>" not in shown and "&lt;NA&gt;" not in shown
+    assert ">0.123<" in shown and ">0.25<" in shown and ">nan<" not in shown
+    assert ">✓<" in shown and ">1.5<" in shown and ">2<" in shown
+    assert "linear-gradient" in shown  # the progress column's bar
+
+
+def test_every_table_is_drawn_through_presentation_table():
+    # a data grid drawn directly would keep its small font in presentation mode (issue 33.8)
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    sources = [root / "app.py", *root.glob("pages/*.py"), *(root / "explorer").rglob("*.py")]
+    direct = [
+        f"{path.relative_to(root)}:{number}"
+        for path in sources
+        if path.name != "presentation.py"
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\.(dataframe|data_editor)\(", line)
+    ]
+    assert direct == []

@@ -18,7 +18,7 @@ from explorer.figures.ablation import (
 from explorer.model.ablation import check_heads
 from explorer.model.ref import ModelRef
 from explorer.server import limits
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, presentation
 from explorer.ui.model_in_use import load
 from explorer.ui.progress import progress_bar
 from explorer.ui.widgets import show_code
@@ -90,7 +90,7 @@ def ablation_section(model_ref: ModelRef, text: str, pair: str | None) -> None:
         messages.error(error)
         return
     st.info(ablation_notice(full, ablated, layers * heads), icon=":material/lightbulb:")
-    st.dataframe(
+    presentation.table(
         comparison_table(full, ablated),
         hide_index=True,
         key="attention.ablation_table",

@@ -11,7 +11,7 @@ from explorer.data.examples import MASKED
 from explorer.figures.attention import lens_figure, lens_table
 from explorer.model.ref import ModelRef
 from explorer.server import limits
-from explorer.ui import messages
+from explorer.ui import messages, presentation
 from explorer.ui.attention_heads._analysis import layer_predictions, masked_lm
 from explorer.ui.widgets import URL, show_code
 
@@ -63,5 +63,5 @@ def lens_section(model_ref: ModelRef) -> None:
         )
         st.plotly_chart(lens_figure(found, number, k), key=f"attention.lens{number}")
         with st.expander(f"Top {k} at every layer, as a table"):
-            st.dataframe(lens_table(found, number).iloc[:, :k])
+            presentation.table(lens_table(found, number).iloc[:, :k])
     show_code(lens_snippet(model_ref.snippet, masked, k))

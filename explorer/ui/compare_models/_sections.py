@@ -30,7 +30,7 @@ from explorer.figures.compare import (
 )
 from explorer.figures.tokens import token_chips_html
 from explorer.server import limits
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, presentation
 from explorer.ui.compare_models._pair import Pair, Side
 from explorer.ui.model_in_use import load
 from explorer.ui.progress import progress_bar
@@ -87,7 +87,7 @@ def tokens_section(pair: Pair, text: str, texts: tuple[str, ...]) -> None:
     ]
     messages.info(token_stats_notice(*stats, pair.a.label, pair.b.label, pair.b.ref.random))
     table = token_stats_table(stats, [f"A: {pair.a.label}", f"B: {pair.b.label}"])
-    st.dataframe(table, hide_index=True, width="stretch", key="compare.token_stats")
+    presentation.table(table, hide_index=True, width="stretch", key="compare.token_stats")
     st.caption(
         f"Over the {len(texts):,} texts of the built-in corpus. Words are each tokenizer's own "
         "that hold a letter or a digit (punctuation is left out); a word is split when it "
@@ -177,7 +177,7 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
     )
     best = matrix.argmax(axis=1)
     depth_a, depth_b = matrix.shape[0] - 1, matrix.shape[1] - 1
-    st.dataframe(
+    presentation.table(
         pd.DataFrame(
             {
                 "A's layer": range(depth_a + 1),

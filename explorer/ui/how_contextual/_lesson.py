@@ -26,11 +26,11 @@ Rows = tuple[tuple[str, str, str], ...]
 """Labelled sentences as ``(word, sense, text)`` rows: hashable, so they key the caches."""
 
 WORD_COLUMNS = {
-    "self_similarity": "self-similarity",
-    "mev": "max. explainable variance",
-    "sense_accuracy": "sense accuracy",
+    "self_similarity": st.column_config.NumberColumn("self-similarity", format="%.3f"),
+    "mev": st.column_config.NumberColumn("max. explainable variance", format="%.3f"),
+    "sense_accuracy": st.column_config.NumberColumn("sense accuracy", format="%.0f%%"),
 }
-"""Headings of the one-word table's columns."""
+"""Headings and formats of the one-word table's columns (sense accuracy in percent)."""
 
 Result = tuple[pd.DataFrame, pd.DataFrame]
 """``(measures, senses)``: :func:`explorer.explain.classic_measures` and
@@ -159,7 +159,7 @@ def measured(trained: Result, rows: Rows) -> None:
             f"sentences; the baseline uses {measures.attrs['pairs']:,} random pairs of tokens "
             "from different sentences. Word senses: each ambiguous word in its own sentences."
         )
-        st.dataframe(frame_of(rows), hide_index=True, width="stretch", key="contextual.rows")
+        presentation.table(frame_of(rows), hide_index=True, width="stretch", key="contextual.rows")
         table = measures.join(senses.add_prefix("sense_"))
         csv_download(
             st, "Numbers per layer (.csv)", table.reset_index(), "contextual.csv", "contextual.csv"
@@ -187,8 +187,8 @@ def one_word(model_ref: ModelRef, rows: Rows) -> None:
         messages.error(error)
         return
     table = word_measures(vectors, [senses[o.text_index] for o in occurrences])
-    st.dataframe(
-        table.style.format("{:.3f}").format("{:.0%}", subset=["sense_accuracy"]),
+    presentation.table(
+        table.assign(sense_accuracy=100 * table["sense_accuracy"]),
         column_config=WORD_COLUMNS,
         width="content",
         key="contextual.word_table",

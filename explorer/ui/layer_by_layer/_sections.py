@@ -27,7 +27,7 @@ def statistics(hidden: np.ndarray, include_special: bool, special: Sequence[bool
         if any(special) and not all(special):
             series["without special tokens"] = layerstats.layer_statistics(hidden, False, special)
         st.plotly_chart(statistics_chart(series), width="stretch", key="layers.stats_chart")
-        st.dataframe(
+        presentation.table(
             table,
             hide_index=True,
             width="stretch",
@@ -107,7 +107,7 @@ def outliers(
             key="layers.dimensions",
         )
         if not found.empty:
-            st.dataframe(
+            presentation.table(
                 found.drop(columns="positions"),
                 hide_index=True,
                 width="stretch",
@@ -123,26 +123,8 @@ def outliers(
 
 def summary_table(summary: pd.DataFrame, token: str) -> None:
     """The page's summary of every layer (:func:`explorer.layerstats.layer_summary`), its
-    columns explained; ``token`` is the chosen token's text. In presentation mode an HTML
-    table: the data grid keeps the font size of the moment it was mounted, which came before
-    the presentation style sheet (tests/browser/test_presentation_tables.py)."""
-    if presentation.is_on():
-        from explorer.figures.tables import text_table_html
-
-        titles = {"top sigmas": "its |value| / std", "token norm": f"norm of {token!r}"}
-        titles["change"] = f"{token!r}: cosine to previous layer"
-        st.html(
-            text_table_html(
-                summary,
-                "layers.summary",
-                titles=titles,
-                text_columns=(),
-                bars={"change": (0.0, 1.0)},
-                digits={"mean norm": 2, "top sigmas": 1, "token norm": 2, "change": 2},
-            )
-        )
-        return
-    st.dataframe(
+    columns explained; ``token`` is the chosen token's text."""
+    presentation.table(
         summary,
         hide_index=True,
         width="stretch",

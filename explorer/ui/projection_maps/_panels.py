@@ -14,7 +14,7 @@ from explorer._markup import shorten
 from explorer.context import highlight_html
 from explorer.figures.tables import marked_html, text_table_html
 from explorer.maps import ProjectionParams, Projector
-from explorer.ui import messages
+from explorer.ui import messages, presentation
 from explorer.ui.compute import cached
 from explorer.ui.projection_maps._fit import inspect
 from explorer.ui.projection_maps._points import Points
@@ -81,7 +81,7 @@ def selected(
     if labels is not None:
         chosen[shorten(title).lower()] = [labels[i] for i in rows]
     st.markdown(f"**{len(rows)} selected point(s)**")
-    st.dataframe(pd.DataFrame(chosen, index=list(rows)), width="stretch")
+    presentation.table(pd.DataFrame(chosen, index=list(rows)), width="stretch")
 
 
 def inspector(

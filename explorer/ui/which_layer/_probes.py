@@ -18,6 +18,7 @@ from explorer.probing.sample import ProbeSample, probe_sample
 from explorer.probing.scores import score_layers
 from explorer.probing.stored import stored_stack
 from explorer.server import limits
+from explorer.ui import presentation
 from explorer.ui.compute import (
     cached,
     embed_corpus,
@@ -238,7 +239,7 @@ def best_table(best: pd.DataFrame, labels: dict[str, str]) -> None:
     """The best layer of every pooling or subword mode (from
     :func:`explorer.probing.scores.best_layers`), as a table."""
     number = st.column_config.NumberColumn
-    st.dataframe(
+    presentation.table(
         best.assign(features=best["features"].map(lambda s: labels.get(s, s))),
         hide_index=True,
         width="stretch",

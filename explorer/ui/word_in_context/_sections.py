@@ -110,7 +110,7 @@ def pairs_table(per_layer: np.ndarray, strategies: Sequence, means, kinds: Seque
     st.subheader("Every pair under every layer strategy", anchor=False)
     table = context.layers_table(per_layer, strategies, means)
     table.insert(0, "Kind", kinds)
-    st.dataframe(
+    presentation.table(
         table,
         width="stretch",
         height="content" if len(table) <= 60 else "auto",  # every pair, no inner scroll

@@ -7,6 +7,7 @@ import streamlit as st
 
 from explorer.figures.tokens import tokens_table
 from explorer.model import Tokenization
+from explorer.ui import presentation
 
 COLUMNS = {
     "position": st.column_config.NumberColumn("#", help="Position in the model input"),
@@ -59,10 +60,10 @@ def count_metrics(counts) -> None:
 
 def token_table(tokenization: Tokenization, rows: int) -> None:
     """Every token of ``tokenization`` with its id, segment, offsets and word: every row
-    shown (in presentation mode too, whose rows are taller), up to ``rows`` rows; beyond, the
-    table scrolls."""
+    shown, up to ``rows`` rows; beyond, the grid scrolls (in presentation mode a static table
+    shows them all)."""
     st.subheader("Token table")
-    st.dataframe(
+    presentation.table(
         tokens_table(tokenization),
         width="stretch",
         hide_index=True,

@@ -10,7 +10,7 @@ from explorer import vocabulary
 from explorer.codegen.vocabulary import vocabulary_snippet
 from explorer.figures.vocabulary import vocabulary_figure, vocabulary_notice
 from explorer.model.ref import ModelRef
-from explorer.ui import compute, messages
+from explorer.ui import compute, messages, presentation
 from explorer.ui.model_in_use import load
 from explorer.ui.widgets import show_code
 
@@ -51,8 +51,9 @@ def vocabulary_section(model_ref: ModelRef, text: str) -> None:
     messages.info(vocabulary_notice(frame, piece, near, context))
     left, right = st.columns(2)
     left.caption("Nearest pieces in the static input table: before any context.")
-    left.dataframe(
+    presentation.table(
         pd.DataFrame(near, columns=["piece", "cosine"]),
+        container=left,
         hide_index=True,
         key="tokens.vocab_near",
         column_config={"cosine": st.column_config.NumberColumn("cosine", format="%.3f")},
@@ -64,8 +65,9 @@ def vocabulary_section(model_ref: ModelRef, text: str) -> None:
             "Nearest tokens of the text above at the last layer (contextual), with the cosine of "
             "the same two pieces in the static table: what context adds."
         )
-        right.dataframe(
+        presentation.table(
             context,
+            container=right,
             hide_index=True,
             key="tokens.vocab_context",
             column_config={
