@@ -8,7 +8,7 @@ indices`, :meth:`VectorChoice.dim`).
 
 The rules stay where their names live: the parts of a pooling (``mean_max`` is ``mean`` then
 ``max``) in :mod:`explorer.pooling`, the hidden states a layer choice takes and how many blocks
-it puts side by side in :mod:`explorer.layers`, the subword modes in :mod:`explorer.words`, the
+it puts side by side in :mod:`explorer.layers`, the subword modes in :mod:`explorer.subwords`, the
 torch expressions in :mod:`explorer.codegen.expressions`. The value asks them.
 """
 
@@ -31,7 +31,7 @@ from explorer.layers import (
     layers_width,
 )
 from explorer.pooling import Pooling, pooling_parts, validate_pooling
-from explorer.words import SubwordMode, validate_subwords
+from explorer.subwords import SubwordMode, validate_subwords
 
 if TYPE_CHECKING:
     from explorer.model import Model

@@ -9,10 +9,10 @@ from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
 from explorer.layers import layer_choices
 from explorer.server import limits
+from explorer.subwords import SUBWORD_LABELS
 from explorer.ui import compute, messages, presentation, sources, word_in_context
 from explorer.ui.model_in_use import current_model
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
-from explorer.words import SUBWORD_LABELS
 
 DEFAULT_STRATEGY = "last"
 

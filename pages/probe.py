@@ -10,10 +10,10 @@ from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import POOLING_LABELS, pooling_labels
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
+from explorer.subwords import SUBWORD_LABELS
 from explorer.ui import compute, messages, presentation, which_layer
 from explorer.ui.model_in_use import current_model
 from explorer.ui.widgets import URL, header, pooling_select, subwords_select
-from explorer.words import SUBWORD_LABELS
 
 header("pages/probe.py")
 notice = st.container()  # what to notice, filled once the numbers are known

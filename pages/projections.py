@@ -76,7 +76,7 @@ except ValueError as error:
 by_vectors = st.session_state.get("projections.source") == "vectors"  # also while awaited
 
 # -- how to project ---------------------------------------------------------------------------
-pooling, layers, compare, post = projection_maps.embedding_controls(
+choice, compare = projection_maps.embedding_controls(
     middle, bottom, words=words, uploaded=by_vectors
 )
 params = projection_maps.projection_controls("projections", middle[2:], bottom[:2])
@@ -99,7 +99,7 @@ if source is None:
     st.stop()
 try:
     points, texts, labels, legend_title, note = projection_maps.source_points(
-        model.ref, source, layers, pooling, word, params, post
+        model.ref, source, choice, word, params
     )
 except ValueError as error:
     messages.error(error)

@@ -32,7 +32,7 @@ from explorer.figures.similarity import agreement_figure
 from explorer.layers import layer_choices, layers_label
 from explorer.model import attentions
 from explorer.pooling import POOLINGS, pooling_labels
-from explorer.words import SUBWORD_LABELS
+from explorer.subwords import SUBWORD_LABELS
 from tests.notice_checks import (
     SENTENCES,
     at_extreme,

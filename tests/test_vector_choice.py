@@ -12,7 +12,7 @@ from explorer.choice import POSTPROCESSING, VectorChoice, vector_choice
 from explorer.codegen.expressions import pooled_lines
 from explorer.layers import LAYER_CHOICES, layer_choices
 from explorer.pooling import POOLINGS
-from explorer.words import SUBWORD_MODES
+from explorer.subwords import SUBWORD_MODES
 
 TEXTS = ["The bank raised its rates.", "We sat on the river bank.", "A short one."]
 
