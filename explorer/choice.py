@@ -43,6 +43,15 @@ them. Named here, below the vector machinery that :mod:`explorer.explain` import
 choice can check a mode without importing it."""
 
 
+POST_NAMES = {
+    "none": "",
+    "center": "mean-centred",
+    "standardize": "standardized",
+    "abtt": "all-but-the-top",
+}
+"""What a sentence about post-processed numbers says of each mode (nothing for none)."""
+
+
 def validate_post(post: str) -> str:
     """Return ``post`` if it is one of :data:`POSTPROCESSING`, else raise ``ValueError``."""
     if post not in POSTPROCESSING:
@@ -90,6 +99,12 @@ class VectorChoice:
         """The pooling and layers as a snippet's or a figure's heading writes them:
         ``"mean pooling · Last layer"``."""
         return f"{self.pooling} pooling · {layers_label(self.layers)}"
+
+    @property
+    def post_name(self) -> str:
+        """What a sentence about the vectors' numbers says of the post-processing
+        (:data:`POST_NAMES`: ``"mean-centred"``; empty for none)."""
+        return POST_NAMES[self.post]
 
     def indices(self, num_layers: int) -> list[int]:
         """The hidden states (0 = embedding output, ``num_layers`` = last) the layer choice
