@@ -112,7 +112,7 @@ def _probe(model_ref: ModelRef) -> None:
     data = which_layer.ProbeData(texts, labels, words, 5)
     features = which_layer.word_features(model_ref, texts, words)
     for strategy in ["mean"] if features.num_split == 0 else ["first", "mean", "max"]:
-        which_layer.layer_scores(model_ref, data, strategy)
+        which_layer.layer_scores(model_ref, data, data.choice(strategy))
 
 
 def _similarity(model_ref: ModelRef) -> None:
