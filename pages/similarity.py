@@ -105,7 +105,7 @@ else:
         if uploaded.note:
             messages.info(uploaded.note)
         corpus_texts, corpus_labels = list(uploaded.texts), uploaded.labels
-    elif source is not None:
+    elif source is not None and source.ready:
         kept = compute.cap_tokens(model.ref, source.data)
         if kept.note:
             messages.info(kept.note)

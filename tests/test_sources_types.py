@@ -12,6 +12,7 @@ import pytest
 from explorer.data import uploads
 from explorer.data.vectorfiles import UploadedVectors
 from explorer.ui.sourcetypes import (
+    AwaitedVectors,
     BuiltinSet,
     PastedLines,
     SavedCorpus,
@@ -94,3 +95,13 @@ def test_a_saved_corpus_reads_its_columns_from_its_store(tiny, tmp_path):
 
 def test_a_damaged_store_offers_no_columns(tmp_path):
     assert SavedCorpus(str(tmp_path / "missing")).columns() == []
+
+
+def test_awaited_vectors_are_not_ready_and_take_the_uploaded_vectors_controls():
+    """A page asks the source whether vectors are awaited (issue 34), not the radio's state."""
+    awaited = AwaitedVectors()
+    assert not awaited.ready and awaited.uploaded_vectors
+    assert awaited.columns() == [] and awaited.vectors is None and awaited.data is None
+    assert VectorFile.of(_vectors(), ["v.npy"]).uploaded_vectors
+    for source in (BuiltinSet(DATA), PastedLines(DATA), UploadedCsv(DATA), SavedCorpus("x")):
+        assert source.ready and not source.uploaded_vectors

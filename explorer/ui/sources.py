@@ -16,6 +16,7 @@ from explorer.data.store.catalog import Catalog, find_stores
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.sourcetypes import (
+    AwaitedVectors,
     BuiltinSet,
     PastedLines,
     SavedCorpus,
@@ -64,12 +65,14 @@ def text_source(
     :class:`~explorer.ui.sourcetypes.SavedCorpus`, which names the store and carries no texts.
     With ``vectors``, also precomputed vectors uploaded with their texts
     (:mod:`explorer.ui.vectors`): a :class:`~explorer.ui.sourcetypes.VectorFile`, which carries
-    them beside their texts and labels. Each kind is its own type
+    them beside their texts and labels (an
+    :class:`~explorer.ui.sourcetypes.AwaitedVectors`, not ``ready``, while the files are
+    awaited). Each kind is its own type
     (:mod:`explorer.ui.sourcetypes`); the pages ask it what they need.
 
     Draws a radio in ``columns[0]`` and the chosen source's widgets in ``columns[1]`` (the page
-    by default). Returns None while an upload is awaited (after saying what to upload) or when
-    no saved corpus can be opened (after saying so).
+    by default). Returns None while a CSV upload is awaited (after saying what to upload) or
+    when no saved corpus can be opened (after saying so).
     Raises ``ValueError`` from the library for a bad paste or file: show it with
     :func:`explorer.ui.messages.error`."""
     kinds = (
@@ -101,7 +104,7 @@ def text_source(
         if kind == "vectors":
             uploaded = upload_vectors(prefix)
             if uploaded is None:
-                return None
+                return AwaitedVectors()
             return VectorFile.of(*uploaded)
         if kind == "builtin":
             names = list(builtins)
