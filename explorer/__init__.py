@@ -45,7 +45,7 @@ if TYPE_CHECKING:
     from explorer.similarity import Neighbors as Neighbors
     from explorer.similarity import cosine_similarity as cosine_similarity
     from explorer.similarity import neighbors as neighbors
-    from explorer.words import SUBWORD_MODES as SUBWORD_MODES
+    from explorer.subwords import SUBWORD_MODES as SUBWORD_MODES
     from explorer.words import Occurrence as Occurrence
     from explorer.words import find_occurrences as find_occurrences
     from explorer.words import token_vectors as token_vectors

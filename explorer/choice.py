@@ -8,7 +8,7 @@ indices`, :meth:`VectorChoice.dim`).
 
 The rules stay where their names live: the parts of a pooling (``mean_max`` is ``mean`` then
 ``max``) in :mod:`explorer.pooling`, the hidden states a layer choice takes and how many blocks
-it puts side by side in :mod:`explorer.layers`, the subword modes in :mod:`explorer.words`, the
+it puts side by side in :mod:`explorer.layers`, the subword modes in :mod:`explorer.subwords`, the
 torch expressions in :mod:`explorer.codegen.expressions`. The value asks them.
 """
 
@@ -31,7 +31,7 @@ from explorer.layers import (
     layers_width,
 )
 from explorer.pooling import Pooling, pooling_parts, validate_pooling
-from explorer.words import SubwordMode, validate_subwords
+from explorer.subwords import SubwordMode, validate_subwords
 
 if TYPE_CHECKING:
     from explorer.model import Model
@@ -41,6 +41,15 @@ POSTPROCESSING: tuple[str, ...] = get_args(Postprocessing)
 """Every post-processing mode (:func:`explorer.explain.postprocess`), in the order a page lists
 them. Named here, below the vector machinery that :mod:`explorer.explain` imports, so that the
 choice can check a mode without importing it."""
+
+
+POST_NAMES = {
+    "none": "",
+    "center": "mean-centred",
+    "standardize": "standardized",
+    "abtt": "all-but-the-top",
+}
+"""What a sentence about post-processed numbers says of each mode (nothing for none)."""
 
 
 def validate_post(post: str) -> str:
@@ -90,6 +99,12 @@ class VectorChoice:
         """The pooling and layers as a snippet's or a figure's heading writes them:
         ``"mean pooling · Last layer"``."""
         return f"{self.pooling} pooling · {layers_label(self.layers)}"
+
+    @property
+    def post_name(self) -> str:
+        """What a sentence about the vectors' numbers says of the post-processing
+        (:data:`POST_NAMES`: ``"mean-centred"``; empty for none)."""
+        return POST_NAMES[self.post]
 
     def indices(self, num_layers: int) -> list[int]:
         """The hidden states (0 = embedding output, ``num_layers`` = last) the layer choice

@@ -1,55 +1,32 @@
 """Words in context: find every occurrence of a word and take its contextual vectors.
 
 The one owner of word vectors: finding occurrences (:func:`find_occurrences`,
-:func:`first_occurrences`), combining an occurrence's subwords (:func:`aggregate_subwords`)
-and taking every layer's vectors of given occurrences in one batched forward pass
-(:func:`occurrence_layer_vectors`). The contexts page, the projections page and the probe's
-word features (:mod:`explorer.probing.features`) all come through here.
+:func:`first_occurrences`) and taking every layer's vectors of given occurrences in one
+batched forward pass (:func:`occurrence_layer_vectors`), an occurrence's subwords combined by
+:func:`explorer.subwords.aggregate_subwords`. The contexts page, the projections page and the
+probe's word features (:mod:`explorer.probing.features`) all come through here.
 
 Naming: ``subwords`` is how an occurrence's subword vectors become one
-(:data:`SUBWORD_MODES`), ``layers`` how the layers become one
-(:data:`explorer.layers.LAYER_CHOICES`).
+(:data:`explorer.subwords.SUBWORD_MODES`), ``layers`` how the layers become one
+(:data:`explorer.layers.LAYER_CHOICES`); :func:`word_vectors` takes both in one
+:class:`explorer.VectorChoice`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Literal
 
 import numpy as np
 import torch
 
+from explorer.choice import VectorChoice
 from explorer.layers import Layers, combine_layers, validate_layers
 from explorer.model import Batch, Model, Tokenization
 from explorer.model.forward import forward_batches
-
-SUBWORD_MODES = ("first", "last", "mean", "max", "sum")
-
-SUBWORD_LABELS = dict(
-    zip(
-        SUBWORD_MODES,
-        (
-            "First subword",
-            "Last subword",
-            "Mean of subwords",
-            "Max over subwords",
-            "Sum of subwords",
-        ),
-        strict=True,
-    )
-)
-"""How pages name each subword mode."""
-SubwordMode = Literal["first", "last", "mean", "max", "sum"]
+from explorer.subwords import SUBWORD_MODES, aggregate_subwords, validate_subwords
 
 Progress = Callable[[int, int], None]
-
-
-def validate_subwords(subwords: str) -> str:
-    """Return ``subwords`` if it is one of :data:`SUBWORD_MODES`, else raise ``ValueError``."""
-    if subwords not in SUBWORD_MODES:
-        raise ValueError(f"Unknown subword mode {subwords!r}; choose one of {SUBWORD_MODES}")
-    return subwords
 
 
 @dataclass(frozen=True)
@@ -173,24 +150,6 @@ def first_occurrences(
     return found  # type: ignore[return-value]
 
 
-def aggregate_subwords(vectors: np.ndarray, subwords: str = "mean") -> np.ndarray:
-    """One vector from a word's subword vectors: ``(..., k, dim)`` in, ``(..., dim)`` float32
-    out (``(k, dim) -> (dim,)``; ``(layers, k, dim) -> (layers, dim)`` for every layer at once).
-
-    ``subwords`` is one of :data:`SUBWORD_MODES`.
-    """
-    subwords = validate_subwords(subwords)
-    vectors = np.asarray(vectors)
-    if vectors.ndim < 2 or vectors.shape[-2] == 0:
-        raise ValueError(f"Expected (..., k, dim) subword vectors, k >= 1; got {vectors.shape}.")
-    if subwords == "first":
-        return vectors[..., 0, :].astype(np.float32)
-    if subwords == "last":
-        return vectors[..., -1, :].astype(np.float32)
-    reduce = {"mean": np.mean, "max": np.max, "sum": np.sum}[subwords]
-    return reduce(vectors, axis=-2).astype(np.float32)
-
-
 def occurrence_layer_vectors(
     model: Model,
     texts: Sequence[str],
@@ -274,19 +233,33 @@ def word_vectors(
     model: Model,
     texts: str | Sequence[str],
     word: str,
-    layers: Layers = "sum_last4",
-    subwords: str = "mean",
+    layers: VectorChoice | Layers = "sum_last4",
+    subwords: str | None = None,
 ) -> tuple[list[Occurrence], np.ndarray]:
     """Contextual vectors of every occurrence of ``word`` in ``texts``.
 
     Returns ``(occurrences, array)``, array ``(n_occurrences, dim)`` float32: subwords are
-    combined per layer with ``subwords`` (first, last, mean, max, sum), then the layers with
-    ``layers`` (a named layer choice or a layer number).
-    Raises ``ValueError`` for an unknown mode or a word that does not occur.
+    combined per layer by the choice's ``subwords`` (first, last, mean, max, sum), then the
+    layers by its ``layers``. ``layers`` is a :class:`explorer.VectorChoice` (its pooling does
+    not apply: a word is its own subwords) or a layer choice or number, with ``subwords``
+    beside it (``"mean"`` when left out). Raises ``ValueError`` for an unknown mode, a
+    choice with ``subwords`` beside it, a layer this model lacks or a word that does not occur.
     """
-    validate_layers(layers, model.num_layers)
-    occurrences, per_layer = word_layer_vectors(model, texts, word, subwords)
-    return occurrences, combine_layers(per_layer, layers)
+    choice = _word_choice(layers, subwords)
+    choice.indices(model.num_layers)
+    occurrences, per_layer = word_layer_vectors(model, texts, word, choice.subwords)
+    return occurrences, combine_layers(per_layer, choice.layers)
+
+
+def _word_choice(layers: VectorChoice | Layers, subwords: str | None) -> VectorChoice:
+    if isinstance(layers, VectorChoice):
+        if subwords is not None:
+            raise ValueError(
+                f"Give a VectorChoice or a layer choice with subwords, not both: "
+                f"{layers!r} with subwords={subwords!r}."
+            )
+        return layers
+    return VectorChoice(layers=layers, subwords="mean" if subwords is None else subwords)
 
 
 def occurrence_points(

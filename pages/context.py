@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import context, explain
+from explorer import context
+from explorer.choice import VectorChoice
 from explorer.codegen.context import context_snippet
 from explorer.data import corpora, uploads
 from explorer.layers import layer_choices
 from explorer.server import limits
+from explorer.subwords import SUBWORD_LABELS
 from explorer.ui import compute, messages, presentation, sources, word_in_context
 from explorer.ui.model_in_use import current_model
 from explorer.ui.widgets import header, layers_select, show_code, subwords_select
-from explorer.words import SUBWORD_LABELS
 
 DEFAULT_STRATEGY = "last"
 
@@ -65,7 +66,9 @@ subwords = subwords_select(
     "context.subwords",
     help="A word split into several tokens (em ##bed ##ding ##s) gets one vector from these.",
 )
-post = word_in_context.post_select(options[2])
+choice = VectorChoice(
+    layers=strategy, subwords=subwords, post=word_in_context.post_select(options[2])
+)  # its pooling does not apply: a word is its own subwords
 
 try:
     lines, senses = context.parse_labelled_sentences(text)
@@ -75,7 +78,7 @@ try:
     sentences = list(kept.data.texts)
     senses = senses[: len(sentences)]
     occurrences, per_layer, _ = compute.word_layer_vectors(
-        model.ref, tuple(sentences), word, subwords
+        model.ref, tuple(sentences), word, choice.subwords
     )
     token_states = compute.context_token_states(model.ref, tuple(sentences))
 except ValueError as error:
@@ -93,16 +96,16 @@ if len(occurrences) > context.MAX_OCCURRENCES:
     )
     occurrences, per_layer = context.cap_occurrences(occurrences, per_layer)
 raw = per_layer
-key = (model.ref, tuple(sentences), word, subwords, len(occurrences))
-per_layer, token_states = word_in_context.postprocessed(key, per_layer, token_states, post)
+key = (model.ref, tuple(sentences), word, choice.subwords, len(occurrences))
+per_layer, token_states = word_in_context.postprocessed(key, per_layer, token_states, choice)
 if len(occurrences) >= 2:  # what to notice comes first
     pairs = context.pair_labels(len(occurrences))
     kinds = context.pair_kinds(occurrences, senses)
     by_layer = context.pair_similarities(per_layer)
-    matrix = context.similarity_matrix(per_layer, strategy)
-    split = SUBWORD_LABELS[subwords] if any(o.num_tokens > 1 for o in occurrences) else None
+    matrix = context.similarity_matrix(per_layer, choice.layers)
+    split = SUBWORD_LABELS[choice.subwords] if any(o.num_tokens > 1 for o in occurrences) else None
     said = context.what_to_notice(
-        word, by_layer, kinds, pairs, strategy, matrix, explain.NAMES[post], split
+        word, by_layer, kinds, pairs, choice.layers, matrix, choice.post_name, split
     )
     messages.info(said, notice)
 
@@ -114,13 +117,13 @@ if len(occurrences) < 2:
     )
     st.stop()
 baseline = context.anisotropy_baseline(token_states)
-centred_note = word_in_context.TITLES[post]
+centred_note = word_in_context.TITLES[choice.post]
 
 word_in_context.sense_gap(by_layer, kinds, baseline, word, centred_note)
-if post == "none":
+if choice.post == "none":
     messages.caption(context.layer_zero_note(by_layer, word))
 else:
-    messages.info(word_in_context.rogue_note(raw, per_layer, post, strategy, word))
+    messages.info(word_in_context.rogue_note(raw, per_layer, choice, word))
 
 word_in_context.pair_charts(
     matrix,
@@ -129,7 +132,7 @@ word_in_context.pair_charts(
     occurrences,
     sentences,
     senses,
-    strategy,
+    choice.layers,
     kinds,
     token_states.shape[1],
     centred_note,
@@ -146,6 +149,12 @@ if word.strip().lower() in corpora.SENSE_WORDS:
     )
 show_code(
     context_snippet(
-        model.ref.snippet, sentences, word, strategy, subwords, post=post, senses=senses
+        model.ref.snippet,
+        sentences,
+        word,
+        choice.layers,
+        choice.subwords,
+        post=choice.post,
+        senses=senses,
     )
 )

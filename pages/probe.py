@@ -10,10 +10,10 @@ from explorer.figures.probe import layer_accuracy_figure
 from explorer.pooling import POOLING_LABELS, pooling_labels
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
+from explorer.subwords import SUBWORD_LABELS
 from explorer.ui import compute, messages, presentation, which_layer
 from explorer.ui.model_in_use import current_model
 from explorer.ui.widgets import URL, header, pooling_select, subwords_select
-from explorer.words import SUBWORD_LABELS
 
 header("pages/probe.py")
 notice = st.container()  # what to notice, filled once the numbers are known
@@ -47,7 +47,7 @@ except ValueError as error:
 for note in plan.notes:
     messages.info(note)
 
-# -- strategies ------------------------------------------------------------------------------
+# -- what is probed: poolings or subword modes, each one VectorChoice --------------------------
 try:
     if task == "word":
         features = which_layer.word_features(model.ref, texts, words)
@@ -58,16 +58,16 @@ except ValueError as error:
     st.stop()
 
 if saved is not None:
-    strategies, labels_for = which_layer.stored_poolings(settings[1], saved), POOLING_LABELS
+    probed, labels_for = which_layer.stored_poolings(settings[1], saved), POOLING_LABELS
 elif task == "word":
     if features.num_split == 0:
-        strategies = ["mean"]
+        probed = ["mean"]
         settings[1].caption(
             f"All {len(texts)} target words are single tokens for this model, so every "
             "subword mode gives the same vector: one line is shown."
         )
     else:
-        strategies = subwords_select(
+        probed = subwords_select(
             settings[1],
             "probe.subwords",
             multi=True,
@@ -76,19 +76,19 @@ elif task == "word":
         )
     labels_for = SUBWORD_LABELS
 else:
-    strategies = pooling_select(
+    probed = pooling_select(
         settings[1],
         "probe.poolings",
         multi=True,
         help="How a text's token vectors become one vector, at every layer.",
     )
     labels_for = pooling_labels(model.tokenizer.cls_token)  # the model's own token
-if not strategies:
-    st.info("Choose at least one strategy to probe.")
+if not probed:
+    st.info("Choose at least one pooling or subword mode to probe.")
     st.stop()
 
 scores = pd.concat(
-    [which_layer.layer_scores(model.ref, data, strategy) for strategy in strategies],
+    [which_layer.layer_scores(model.ref, data, data.choice(name)) for name in probed],
     ignore_index=True,
 )
 best = probing.best_layers(scores)
@@ -136,4 +136,4 @@ which_layer.best_table(best, labels_for)
 
 # -- one layer: linear probe vs CNN, downloads, code -----------------------------------------
 spans = [(o.char_start, o.char_end) for o in features.occurrences] if task == "word" else None
-which_layer.one_layer(model.ref, rows, data, plan, scores, top_row, strategies, labels_for, spans)
+which_layer.one_layer(model.ref, rows, data, plan, scores, top_row, probed, labels_for, spans)

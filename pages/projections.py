@@ -73,11 +73,10 @@ try:
     )
 except ValueError as error:
     source, failed = None, error
-by_vectors = st.session_state.get("projections.source") == "vectors"  # also while awaited
 
 # -- how to project ---------------------------------------------------------------------------
-pooling, layers, compare, post = projection_maps.embedding_controls(
-    middle, bottom, words=words, uploaded=by_vectors
+choice, compare = projection_maps.embedding_controls(
+    middle, bottom, words=words, uploaded=source is not None and source.uploaded_vectors
 )
 params = projection_maps.projection_controls("projections", middle[2:], bottom[:2])
 colours = projection_maps.colour_choices(source, words=words)
@@ -95,11 +94,11 @@ colour = choose(
 )
 if failed is not None:
     messages.error(failed)
-if source is None:
+if source is None or not source.ready:
     st.stop()
 try:
     points, texts, labels, legend_title, note = projection_maps.source_points(
-        model.ref, source, layers, pooling, word, params, post
+        model.ref, source, choice, word, params
     )
 except ValueError as error:
     messages.error(error)

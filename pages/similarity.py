@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from explorer import explain
 from explorer.data import corpora, uploads
 from explorer.data.examples import SIMILARITY_QUERY, SIMILARITY_SENTENCES
 from explorer.layers import layer_choices
@@ -72,7 +71,7 @@ except ValueError as error:
     messages.error(error)
 else:
     sentences = lines
-    said = similarity_notice(matrices, labels, layers, explain.NAMES[post])
+    said = similarity_notice(matrices, labels, choices[0])
     messages.info(said, notice)
     if rogue:
         messages.info(rogue)
@@ -106,7 +105,7 @@ else:
         if uploaded.note:
             messages.info(uploaded.note)
         corpus_texts, corpus_labels = list(uploaded.texts), uploaded.labels
-    elif source is not None:
+    elif source is not None and source.ready:
         kept = compute.cap_tokens(model.ref, source.data)
         if kept.note:
             messages.info(kept.note)

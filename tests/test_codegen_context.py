@@ -98,7 +98,7 @@ def test_snippet_rejects_unknown_modes():
 def test_snippet_prints_the_headline(bundled, labelled, layers, post):
     # issue 33.5: the snippet printed only the matrix, not the means, gaps or extremes the
     # page's headline quotes
-    from explorer.explain._postprocess import NAMES
+    from explorer.choice import POST_NAMES
 
     text = ctx.DEFAULT_TEXT if labelled else "\n".join(SENTENCES)
     sentences, senses = ctx.parse_labelled_sentences(text)
@@ -115,7 +115,7 @@ def test_snippet_prints_the_headline(bundled, labelled, layers, post):
         ctx.pair_labels(len(occurrences)),
         layers,
         ctx.similarity_matrix(per_layer, layers),
-        NAMES[post],
+        POST_NAMES[post],
     )
     source = context_snippet(
         bundled.name, sentences, ctx.DEFAULT_WORD, layers, post=post, senses=senses

@@ -14,7 +14,7 @@ from explorer.choice import VectorChoice
 from explorer.codegen import expressions
 from explorer.layers import LAYER_CHOICES, combine_layers
 from explorer.pooling import BASE_POOLINGS, POOLINGS, pool_hidden
-from explorer.words import SUBWORD_MODES, aggregate_subwords
+from explorer.subwords import SUBWORD_MODES, aggregate_subwords
 
 L = 5  # encoder layers of the random stacks
 

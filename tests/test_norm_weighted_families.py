@@ -174,11 +174,11 @@ def test_albert_with_inner_layers_counts_every_run_as_a_layer(tmp_path):
     import explorer
     from explorer.attention import value_norms
     from explorer.model.attentions import attention_pass
-    from tests.conftest import _save_random
+    from tests.tiny_models import save_random
 
     config = _albert_inner_config()
     config.vocab_size = 30522
-    model = explorer.load_model(_save_random(tmp_path, config, AlbertModel, BertTokenizer))
+    model = explorer.load_model(save_random(tmp_path, config, AlbertModel, BertTokenizer))
     found = attention_pass(model, "The bank was closed on Sunday.")
     assert model.num_layers == 8 == len(found.attentions) == len(found.hidden_states) - 1
     assert model.hidden_states("The bank was closed on Sunday.").shape[0] == 9

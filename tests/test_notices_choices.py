@@ -19,11 +19,11 @@ from explorer import context as ctx
 from explorer import layerstats
 from explorer import similarity as search
 from explorer.attention import _weights as weights
+from explorer.choice import POST_NAMES, VectorChoice
 from explorer.context.sentences import TUTORIAL_SENTENCES
 from explorer.data.examples import TUTORIAL
 from explorer.explain import explain_similarity, postprocess
 from explorer.explain._cka import cka_matrix
-from explorer.explain._postprocess import NAMES as POST_NAMES
 from explorer.figures.attention import statistic_labels, statistics_table
 from explorer.figures.attention_notices import influence_notice, what_to_notice
 from explorer.figures.explain_notices import cka_notice, explanation_notice
@@ -32,7 +32,7 @@ from explorer.figures.similarity import agreement_figure
 from explorer.layers import layer_choices, layers_label
 from explorer.model import attentions
 from explorer.pooling import POOLINGS, pooling_labels
-from explorer.words import SUBWORD_LABELS
+from explorer.subwords import SUBWORD_LABELS
 from tests.notice_checks import (
     SENTENCES,
     at_extreme,
@@ -74,7 +74,7 @@ def test_similarity_notice_under_every_layer_choice_and_pooling(model, sentences
         for first in POOLINGS:
             poolings = (first, *(p for p in POOLINGS if p != first))
             matrices = search.similarity_matrices(corpus, poolings, layers)
-            sentence = search.similarity_notice(matrices, labels, layers)
+            sentence = search.similarity_notice(matrices, labels, VectorChoice(layers=layers))
             check_similarity_notice(matrices, labels, sentence, layers)
             check_specials(model, sentence)
         agreement = search.spearman_agreement(matrices)
@@ -87,7 +87,7 @@ def test_similarity_notice_under_every_layer_choice_and_pooling(model, sentences
         p: search.cosine_similarity(postprocess(corpus.sentence(p, "last"), "center"))
         for p in POOLINGS
     }
-    sentence = search.similarity_notice(centred, labels, "last", POST_NAMES["center"])
+    sentence = search.similarity_notice(centred, labels, VectorChoice(post="center"))
     check_similarity_notice(centred, labels, sentence, "last", POST_NAMES["center"])
 
 
@@ -100,7 +100,7 @@ def test_a_pooling_that_scores_every_pair_alike_cannot_rank() -> None:
     matrices = {"cls": cls, "mean": mean}
     assert search.spearman_agreement(matrices).isna().loc["cls", "mean"]
     labels = pooling_labels("[CLS]")
-    sentence = search.similarity_notice(matrices, labels, "second_to_last")
+    sentence = search.similarity_notice(matrices, labels, VectorChoice(layers="second_to_last"))
     assert "every pair of sentences scores 1.00" in sentence
     assert "cannot rank the pairs" in sentence and "ρ" in sentence
     check_similarity_notice(matrices, labels, sentence, "second_to_last")

@@ -138,6 +138,7 @@ def test_the_pages_sentences_read_their_own_numbers(request, which):
     neighbouring layers with the lowest CKA, and Word in context's rogue sentence quotes the
     shares of the occurrences' cosines before and after."""
     from explorer import context as ctx
+    from explorer.choice import VectorChoice
     from explorer.explain import cka_matrix
     from explorer.figures.explain_notices import cka_notice
     from explorer.layers import combine_layers
@@ -163,7 +164,7 @@ def test_the_pages_sentences_read_their_own_numbers(request, which):
     states = ctx.content_token_states(model, sentences)
     processed = postprocess_layers(per_layer, "abtt" if which == "bundled" else "center", states)
     mode = "abtt" if which == "bundled" else "center"
-    note = rogue_note(per_layer, processed, mode, "last", "bank")
+    note = rogue_note(per_layer, processed, VectorChoice(post=mode), "bank")
     before = rogue_share(combine_layers(per_layer, "last"))
     after = rogue_share(combine_layers(processed, "last"), dimensions=before.dimensions)
     assert f"the {per_layer.shape[1]} occurrences of “bank”" in note

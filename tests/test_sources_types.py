@@ -12,6 +12,7 @@ import pytest
 from explorer.data import uploads
 from explorer.data.vectorfiles import UploadedVectors
 from explorer.ui.sourcetypes import (
+    AwaitedVectors,
     BuiltinSet,
     PastedLines,
     SavedCorpus,
@@ -94,3 +95,39 @@ def test_a_saved_corpus_reads_its_columns_from_its_store(tiny, tmp_path):
 
 def test_a_damaged_store_offers_no_columns(tmp_path):
     assert SavedCorpus(str(tmp_path / "missing")).columns() == []
+
+
+def test_awaited_vectors_are_not_ready_and_take_the_uploaded_vectors_controls():
+    """A page asks the source whether vectors are awaited (issue 34), not the radio's state."""
+    awaited = AwaitedVectors()
+    assert not awaited.ready and awaited.uploaded_vectors
+    assert awaited.columns() == [] and awaited.vectors is None and awaited.data is None
+    assert VectorFile.of(_vectors(), ["v.npy"]).uploaded_vectors
+    for source in (BuiltinSet(DATA), PastedLines(DATA), UploadedCsv(DATA), SavedCorpus("x")):
+        assert source.ready and not source.uploaded_vectors
+
+
+def _probe_source_script() -> None:
+    import streamlit as st
+
+    from explorer.ui import sources
+
+    source = sources.labelled_source("probe", st.columns(2))
+    st.session_state["kind"] = type(source).__name__
+    st.session_state["table"] = sources.probe_table(source)
+
+
+def test_the_probe_pages_labelled_source_is_a_source_type():
+    """labelled_source returned a (frame, task, store) tuple (issue 34); now a source type whose
+    table holds the word column of a word task."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_probe_source_script, default_timeout=60)
+    at.query_params["probe.dataset"] = "Word senses (token level)"
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert at.session_state["kind"] == "BuiltinSet"
+    table = at.session_state["table"]
+    assert list(table.columns) == ["text", "label", "word"] and len(table) > 10
+    at.selectbox(key="probe.dataset").set_value("topics").run()
+    assert list(at.session_state["table"].columns) == ["text", "label"]

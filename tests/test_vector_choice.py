@@ -12,7 +12,7 @@ from explorer.choice import POSTPROCESSING, VectorChoice, vector_choice
 from explorer.codegen.expressions import pooled_lines
 from explorer.layers import LAYER_CHOICES, layer_choices
 from explorer.pooling import POOLINGS
-from explorer.words import SUBWORD_MODES
+from explorer.subwords import SUBWORD_MODES
 
 TEXTS = ["The bank raised its rates.", "We sat on the river bank.", "A short one."]
 
@@ -193,3 +193,10 @@ def test_the_widget_helper_gives_values():
     assert chosen("cls", "sum_all", post="center") == VectorChoice("cls", "sum_all", post="center")
     assert chosen(["cls", "max"], 2) == (VectorChoice("cls", 2), VectorChoice("max", 2))
     assert chosen([], "last") == ()
+
+
+def test_post_name_is_what_a_sentence_says_of_the_post_processing():
+    # issue 34: the words live beside the modes (choice.py), so a notice takes the choice
+    assert VectorChoice().post_name == ""
+    assert VectorChoice(post="center").post_name == "mean-centred"
+    assert {VectorChoice(post=p).post_name for p in POSTPROCESSING} >= {"standardized"}

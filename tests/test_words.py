@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 import explorer
+from explorer.subwords import aggregate_subwords
 from explorer.words import (
-    aggregate_subwords,
     first_occurrences,
     occurrence_layer_vectors,
     words_in,
@@ -83,6 +83,20 @@ def test_layer_vectors_serve_every_layer_choice(bundled):
     for layers in explorer.LAYER_CHOICES:
         _, direct = explorer.word_vectors(bundled, PAIR, "bank", layers=layers)
         np.testing.assert_allclose(explorer.combine_layers(per_layer, layers), direct, atol=1e-5)
+
+
+def test_word_vectors_take_a_vector_choice(bundled):
+    """One VectorChoice carries the layers and the subword mode (issue 34): the same vectors as
+    the names, a layer this depth lacks refused, and no second subword mode beside it."""
+    choice = explorer.VectorChoice(layers=2, subwords="max")
+    occurrences, vectors = explorer.word_vectors(bundled, PAIR, "bank", choice)
+    _, by_names = explorer.word_vectors(bundled, PAIR, "bank", 2, subwords="max")
+    np.testing.assert_array_equal(vectors, by_names)
+    assert len(occurrences) == 2
+    with pytest.raises(ValueError, match="not both"):
+        explorer.word_vectors(bundled, PAIR, "bank", choice, subwords="mean")
+    with pytest.raises(ValueError, match="layer"):
+        explorer.word_vectors(bundled, PAIR, "bank", explorer.VectorChoice(layers=40))
 
 
 def test_missing_word_lists_the_words_there(bundled):

@@ -4,7 +4,7 @@ A snippet reproduces a library computation in plain torch, so each layer choice,
 subword mode needs its expression. They live here, once each, in tables keyed by the
 library's own constants (:data:`explorer.layers.LAYER_CHOICES`,
 :data:`explorer.pooling.BASE_POOLINGS` with :func:`explorer.pooling.pooling_parts`,
-:data:`explorer.words.SUBWORD_MODES`); ``tests/test_codegen_expressions.py`` checks that every
+:data:`explorer.subwords.SUBWORD_MODES`); ``tests/test_codegen_expressions.py`` checks that every
 name has one, so a new choice cannot be added to the library and forgotten here.
 
 Expressions use ``L`` for the number of encoder layers (:data:`NUM_LAYERS` defines it in a
@@ -17,7 +17,7 @@ from collections.abc import Sequence
 
 from explorer.layers import LAYER_CHOICES, Layers
 from explorer.pooling import pooling_parts
-from explorer.words import SUBWORD_MODES
+from explorer.subwords import validate_subwords
 
 NUM_LAYERS = "L = model.config.num_hidden_layers  # hidden states: 0 = embeddings, L = last layer\n"
 """The snippet line that defines ``L`` for :func:`layers_expression`."""
@@ -127,8 +127,7 @@ def pooled_layers_expression(pooling: str, layers: Layers) -> str:
 def subwords_expression(subwords: str, span: str = "span", token_axis: int = 0) -> str:
     """Expression combining one word's subword vectors (subwords on ``token_axis``).
 
-    ``subwords`` is one of :data:`explorer.words.SUBWORD_MODES` (``ValueError`` otherwise).
+    ``subwords`` is one of :data:`explorer.subwords.SUBWORD_MODES` (``ValueError`` otherwise).
     """
-    if subwords not in SUBWORD_EXPRESSIONS:
-        raise ValueError(f"Unknown subword mode {subwords!r}; choose one of {SUBWORD_MODES}")
+    validate_subwords(subwords)
     return SUBWORD_EXPRESSIONS[subwords].format(x=span, t=token_axis, lead=":, " * token_axis)

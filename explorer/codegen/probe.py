@@ -23,7 +23,7 @@ from explorer.codegen import batch_loop, literal, model_preamble
 from explorer.codegen.datafile import data_file, inline, read_lines
 from explorer.codegen.expressions import pooling_expression, subwords_expression
 from explorer.pooling import validate_pooling
-from explorer.words import SUBWORD_MODES
+from explorer.subwords import validate_subwords
 
 DATA_FILE = "probe_data.json"
 """The file a snippet of more than :data:`explorer.codegen.datafile.INLINE_ROWS` rows reads."""
@@ -112,8 +112,7 @@ def probe_snippet(
         features = _sentence_features(mode)
         what = f"{mode} pooling"
     else:
-        if mode not in SUBWORD_MODES:
-            raise ValueError(f"Unknown subword mode {mode!r}; choose one of {SUBWORD_MODES}")
+        validate_subwords(mode)
         if spans is None or len(spans) != len(texts) or len(words) != len(texts):
             raise ValueError("A word task needs one word and one (start, end) span per text.")
         if inline(len(texts)):

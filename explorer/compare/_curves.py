@@ -13,7 +13,8 @@ from explorer.context import pair_kinds, pair_similarities, sense_gap
 from explorer.explain import classic_measures
 from explorer.model import Model
 from explorer.probing import layer_scores
-from explorer.words import aggregate_subwords, find_occurrences, word_layer_vectors
+from explorer.subwords import aggregate_subwords
+from explorer.words import find_occurrences, word_layer_vectors
 
 MEASURES = {
     "sense_gap": "Sense gap (same − different sense cosine)",

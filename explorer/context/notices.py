@@ -32,7 +32,7 @@ def choice_phrase(strategy: Layers, last: int, post: str = "", subwords: str | N
     """How a sentence opens on the numbers of a layer choice: ``"At the last layer (layer
     6)"``, ``"At layer 3"``, ``"Under the sum of last four layers"``, followed by the
     post-processing ``post`` (``"mean-centred"``) and the subword mode ``subwords`` (a label of
-    :data:`explorer.words.SUBWORD_LABELS`, given when the word is split into pieces)."""
+    :data:`explorer.subwords.SUBWORD_LABELS`, given when the word is split into pieces)."""
     extras = []
     if strategy == "last":
         text, extras = "At the last layer", [f"layer {last}"]

@@ -19,7 +19,7 @@
 
 from __future__ import annotations
 
-from explorer.choice import POSTPROCESSING
+from explorer.choice import POST_NAMES, POSTPROCESSING
 from explorer.explain._cka import cka_matrix, layer_cka, linear_cka
 from explorer.explain._classic import (
     MAX_CONTEXTS,
@@ -32,7 +32,6 @@ from explorer.explain._classic import (
 from explorer.explain._isoscore import dimensions_used, isoscore
 from explorer.explain._postprocess import (
     LABELS,
-    NAMES,
     RogueShare,
     postprocess,
     postprocess_layers,
@@ -45,7 +44,7 @@ from explorer.explain._similarity import Explanation, explain_similarity
 __all__ = [
     "LABELS",
     "MAX_CONTEXTS",
-    "NAMES",
+    "POST_NAMES",
     "POSTPROCESSING",
     "REFERENCES",
     "Explanation",

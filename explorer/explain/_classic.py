@@ -34,7 +34,8 @@ from explorer.context.baseline import BASELINE_PAIRS, sample_pairs
 from explorer.data import corpora
 from explorer.explain._isoscore import isoscore
 from explorer.model import Model
-from explorer.words import Occurrence, aggregate_subwords, find_occurrences, word_layer_vectors
+from explorer.subwords import aggregate_subwords
+from explorer.words import Occurrence, find_occurrences, word_layer_vectors
 
 
 @dataclass(frozen=True)

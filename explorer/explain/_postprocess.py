@@ -36,14 +36,6 @@ LABELS = {
 }
 """Menu names of the modes."""
 
-NAMES = {
-    "none": "",
-    "center": "mean-centred",
-    "standardize": "standardized",
-    "abtt": "all-but-the-top",
-}
-"""What a sentence about post-processed numbers says of each mode (nothing for none)."""
-
 ROGUE_K = 3
 """Dimensions :func:`rogue_share` counts by default ("often just 1-3", Timkey and van
 Schijndel 2021, abstract)."""

@@ -149,10 +149,11 @@ def custom_axes(
     return Axes(coords, u, v, (x_label, y_label), y_from_pair, cosine)
 
 
-def text_vector(model, text: str, pooling: str = "mean", layers="last") -> np.ndarray:
-    """The ``(dim,)`` vector of ``text`` embedded on its own, pooled with ``pooling`` and
-    ``layers`` combined, exactly as a sentence map's points (:func:`explorer.embed_corpus`).
-    Raises ``ValueError`` for an empty text."""
+def text_vector(model, text: str, pooling="mean", layers=None) -> np.ndarray:
+    """The ``(dim,)`` vector of ``text`` embedded on its own under ``pooling`` (an
+    :class:`explorer.VectorChoice`, or a pooling name with ``layers`` beside it), exactly as
+    a sentence map's points (:func:`explorer.embed_corpus`). Raises ``ValueError`` for an
+    empty text."""
     from explorer.embeddings import embed_corpus
 
     if not text or not text.strip():
@@ -160,11 +161,11 @@ def text_vector(model, text: str, pooling: str = "mean", layers="last") -> np.nd
     return embed_corpus(model, [text]).sentence(pooling, layers)[0]
 
 
-def word_vector(model, word: str, layers="last", subwords: str = "mean") -> np.ndarray:
+def word_vector(model, word: str, layers="last", subwords: str | None = None) -> np.ndarray:
     """The ``(dim,)`` vector of ``word`` embedded on its own (the word alone is the whole
-    text), its subwords combined with ``subwords`` and ``layers`` combined, as the points of
-    a word-occurrence map (:func:`explorer.word_vectors`). Raises ``ValueError`` for an empty
-    word."""
+    text) under ``layers`` (an :class:`explorer.VectorChoice`, or a layer choice with
+    ``subwords`` beside it), as the points of a word-occurrence map
+    (:func:`explorer.word_vectors`). Raises ``ValueError`` for an empty word."""
     from explorer.words import word_vectors
 
     word = (word or "").strip()

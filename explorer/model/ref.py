@@ -142,10 +142,8 @@ class ModelRef:
             # unread.
             size = None if key in cache else expected_weight_bytes(self.source)
             build = lambda: load_model(self.source, max_parameters=max_parameters)  # noqa: E731
-        if key in cache:
-            return cache.get(key, build, self.random, size)
-        with waiting(self):
-            return cache.get(key, build, self.random, size)
+        with contextlib.nullcontext() if key in cache else waiting(self):
+            return cache.get(key, build, self.random, size)  # the one way into the cache
 
 
 def twin_refusal(weight_bytes: int, max_bytes: int) -> str | None:

@@ -8,6 +8,7 @@ import pandas as pd
 import plotly.graph_objects as go
 from tqdm.auto import tqdm
 
+from explorer.choice import VectorChoice
 from explorer.embeddings import CorpusEmbeddings, embed_corpus
 from explorer.figures.probe import layer_accuracy_figure
 from explorer.figures.similarity import similarity_heatmaps
@@ -64,7 +65,7 @@ def similarity(
         POOLING_LABELS,
         title=f"Cosine similarity of every pair of sentences · {layers_label(layers)}",
     )
-    return with_notice(figure, similarity_notice(matrices, labels, layers, ""))
+    return with_notice(figure, similarity_notice(matrices, labels, VectorChoice(layers=layers)))
 
 
 def probe(

@@ -28,7 +28,8 @@ from explorer.figures.tokens import token_chips_html, tokens_notice, tokens_tabl
 from explorer.layers import Layers, layers_label
 from explorer.model import Model, Tokenization
 from explorer.plot._common import as_model, as_texts, with_notice
-from explorer.words import SUBWORD_LABELS, word_layer_vectors
+from explorer.subwords import SUBWORD_LABELS
+from explorer.words import word_layer_vectors
 
 DEFAULT_LAYER = 5
 """The layer the Layers page marks first (or the last layer of a smaller model)."""

@@ -12,7 +12,7 @@ Two kinds of task:
   (:data:`explorer.pooling.POOLINGS`), all layers from one forward pass
   (:func:`explorer.embed_corpus`);
 * **word tasks** (``text, word, label``): the vector of the first occurrence of ``word`` in
-  each text, its subwords combined by a mode of :data:`explorer.words.SUBWORD_MODES`.
+  each text, its subwords combined by a mode of :data:`explorer.subwords.SUBWORD_MODES`.
   When the word differs between rows, each word gets its own probe on its own rows (see
   :func:`plan_folds`).
 

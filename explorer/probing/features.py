@@ -19,12 +19,8 @@ import torch
 from explorer.layers import validate_layers
 from explorer.model import Batch, Model
 from explorer.model.forward import forward_batches
-from explorer.words import (
-    SUBWORD_MODES,
-    Occurrence,
-    first_occurrences,
-    occurrence_layer_vectors,
-)
+from explorer.subwords import SUBWORD_MODES
+from explorer.words import Occurrence, first_occurrences, occurrence_layer_vectors
 
 Progress = Callable[[int, int], None]
 

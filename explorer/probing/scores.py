@@ -6,7 +6,7 @@
 
 In the score tables the ``features`` column says how the features were made: a pooling
 (:data:`explorer.pooling.POOLINGS`) for a sentence task, a subword mode
-(:data:`explorer.words.SUBWORD_MODES`) for a word task.
+(:data:`explorer.subwords.SUBWORD_MODES`) for a word task.
 """
 
 from __future__ import annotations

@@ -151,14 +151,14 @@ def corpus_texts(frame: pd.DataFrame) -> list[str]:
 def similarity_notice(
     matrices: dict[str, np.ndarray],
     labels: dict[str, str] | None = None,
-    layers: Layers | None = None,
-    post: str = "",
+    choice: VectorChoice | None = None,
 ) -> str:
     """The page's opening sentence from the similarity matrices it shows (plain text).
 
-    ``matrices[pooling]`` ``(n, n)`` under the layer choice ``layers`` (named in the sentence
-    when given) after the post-processing named by ``post`` (e.g. ``"mean-centred"``; empty
-    for none). For the first pooling: the most and the least similar pair (sentences numbered
+    ``matrices[pooling]`` ``(n, n)`` under the layers and post-processing of ``choice`` (a
+    :class:`VectorChoice` whose pooling each key replaces; its layers and post-processing
+    named in the sentence when given, e.g. ``"(last layer, mean-centred)"``). For the first
+    pooling: the most and the least similar pair (sentences numbered
     from 1; pairs that tie at the two decimals shown are named together); for every pooling,
     the range of its off-diagonal values, so a pooling that makes every pair look alike stands
     out; a pooling whose pairs all show the same value cannot rank them, and the sentence says
@@ -176,7 +176,12 @@ def similarity_notice(
     values = matrix[rows, cols]
     name = labels.get(first, first)
     where = ", ".join(
-        part for part in (layers_label(layers).lower() if layers is not None else "", post) if part
+        part
+        for part in (
+            layers_label(choice.layers).lower() if choice is not None else "",
+            choice.post_name if choice is not None else "",
+        )
+        if part
     )
     under = f"Under {name}" + (f" ({where})" if where else "")
     if all_tie(values):

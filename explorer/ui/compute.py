@@ -18,6 +18,7 @@ import numpy as np
 import streamlit as st
 
 import explorer
+from explorer.choice import VectorChoice
 from explorer.data import uploads
 from explorer.embeddings import CorpusEmbeddings
 from explorer.model import Tokenization
@@ -229,26 +230,26 @@ def word_layer_vectors(
 
 
 def word_vectors(
-    model_ref: ModelRef, texts: tuple[str, ...], word: str, subwords: str, layers: str | int
+    model_ref: ModelRef, texts: tuple[str, ...], word: str, choice: VectorChoice
 ) -> tuple[list[Occurrence], np.ndarray, str | None]:
-    """:func:`word_layer_vectors` with ``layers`` combined
-    (:func:`explorer.layers.combine_layers`): the occurrences, their vectors ``(occurrences,
-    dim)`` (read-only) and the cap's note, cached on their own. Every layer of 5,000
-    BERT-base-sized occurrences is 200 MB, more than the results pool keeps beside the model's
-    weights, so a map that asked for them recomputed every forward pass on every rerun (15-18
-    s, issue 32); one layer choice of them is 15 MB (60 MB concatenating the last four)."""
-    from explorer.choice import VectorChoice
+    """:func:`word_layer_vectors` under ``choice``'s subword mode with its layers combined
+    (:func:`explorer.layers.combine_layers`; its pooling does not apply to a word): the
+    occurrences, their vectors ``(occurrences, dim)`` (read-only) and the cap's note, cached
+    on their own. Every layer of 5,000 BERT-base-sized occurrences is 200 MB, more than the
+    results pool keeps beside the model's weights, so a map that asked for them recomputed
+    every forward pass on every rerun (15-18 s, issue 32); one layer choice of them is 15 MB
+    (60 MB concatenating the last four)."""
     from explorer.layers import combine_layers
 
-    choice = VectorChoice(layers=layers, subwords=subwords)  # the key: checked, hashable
+    key = VectorChoice(layers=choice.layers, subwords=choice.subwords)  # what the vectors are
 
     def compute():
-        occurrences, per_layer, note = word_layer_vectors(model_ref, texts, word, subwords)
-        return occurrences, _read_only(combine_layers(per_layer, layers)), note
+        occurrences, per_layer, note = word_layer_vectors(model_ref, texts, word, key.subwords)
+        return occurrences, _read_only(combine_layers(per_layer, key.layers)), note
 
     return cached(
         "words",
-        ("layer choice", model_ref, texts, word, choice),
+        ("layer choice", model_ref, texts, word, key),
         compute,
         "Running the model…",
         heavy_texts(texts),

@@ -112,7 +112,7 @@ def _probe(model_ref: ModelRef) -> None:
     data = which_layer.ProbeData(texts, labels, words, 5)
     features = which_layer.word_features(model_ref, texts, words)
     for strategy in ["mean"] if features.num_split == 0 else ["first", "mean", "max"]:
-        which_layer.layer_scores(model_ref, data, strategy)
+        which_layer.layer_scores(model_ref, data, data.choice(strategy))
 
 
 def _similarity(model_ref: ModelRef) -> None:
@@ -126,12 +126,12 @@ def _similarity(model_ref: ModelRef) -> None:
     compute.embed_corpus(model_ref, (examples.SIMILARITY_QUERY.strip(),))
     # "Why are these two close?" opens on the query and its best result (mean pooling, last
     # layer, the page's defaults): one forward pass of the two texts
+    from explorer.choice import VectorChoice
     from explorer.ui import cosine_split, similarity_search
 
     query = examples.SIMILARITY_QUERY.strip()
-    results, _ = similarity_search.search_texts(
-        model_ref, kept.data.texts, query, "mean", "last", 5
-    )
+    choice = VectorChoice("mean", "last")
+    results, _ = similarity_search.search_texts(model_ref, kept.data.texts, query, choice, 5)
     cosine_split.explanation(model_ref, query, results["text"].iloc[0], "mean", "last")
 
 

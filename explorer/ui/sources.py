@@ -8,6 +8,7 @@ import hashlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+import pandas as pd
 import streamlit as st
 
 from explorer import context
@@ -16,6 +17,7 @@ from explorer.data.store.catalog import Catalog, find_stores
 from explorer.ui import messages
 from explorer.ui.compute import cached
 from explorer.ui.sourcetypes import (
+    AwaitedVectors,
     BuiltinSet,
     PastedLines,
     SavedCorpus,
@@ -64,12 +66,14 @@ def text_source(
     :class:`~explorer.ui.sourcetypes.SavedCorpus`, which names the store and carries no texts.
     With ``vectors``, also precomputed vectors uploaded with their texts
     (:mod:`explorer.ui.vectors`): a :class:`~explorer.ui.sourcetypes.VectorFile`, which carries
-    them beside their texts and labels. Each kind is its own type
+    them beside their texts and labels (an
+    :class:`~explorer.ui.sourcetypes.AwaitedVectors`, not ``ready``, while the files are
+    awaited). Each kind is its own type
     (:mod:`explorer.ui.sourcetypes`); the pages ask it what they need.
 
     Draws a radio in ``columns[0]`` and the chosen source's widgets in ``columns[1]`` (the page
-    by default). Returns None while an upload is awaited (after saying what to upload) or when
-    no saved corpus can be opened (after saying so).
+    by default). Returns None while a CSV upload is awaited (after saying what to upload) or
+    when no saved corpus can be opened (after saying so).
     Raises ``ValueError`` from the library for a bad paste or file: show it with
     :func:`explorer.ui.messages.error`."""
     kinds = (
@@ -101,7 +105,7 @@ def text_source(
         if kind == "vectors":
             uploaded = upload_vectors(prefix)
             if uploaded is None:
-                return None
+                return AwaitedVectors()
             return VectorFile.of(*uploaded)
         if kind == "builtin":
             names = list(builtins)
@@ -245,9 +249,11 @@ def labelled_source(prefix: str, columns: Sequence):
     ``text,word,label`` CSV or, when the operator named folders (``EXPLORER_CORPORA``), a saved
     corpus (radio in ``columns[0]``, the rest in ``columns[1]``).
 
-    Returns ``(frame, task, None)`` (task ``"word"`` or ``"sentence"``) or, for a saved corpus,
-    ``(None, "saved", folder)``; None while an upload is awaited or when no saved corpus can
-    be opened. Raises ``ValueError`` for a bad file."""
+    Returns a :class:`~explorer.ui.sourcetypes.BuiltinSet` or
+    :class:`~explorer.ui.sourcetypes.UploadedCsv` whose data holds the texts, labels and, for
+    a word task, a ``word`` column (:func:`probe_table` reads it back), or a
+    :class:`~explorer.ui.sourcetypes.SavedCorpus`; None while an upload is awaited or when no
+    saved corpus can be opened. Raises ``ValueError`` for a bad file."""
     from explorer import probing
 
     catalog = saved_corpora()
@@ -262,11 +268,13 @@ def labelled_source(prefix: str, columns: Sequence):
         path = saved_corpus(catalog, columns[1], prefix)
         if path is None:
             return None
-        columns[1].caption(
+        source = SavedCorpus(
+            path,
             "Embedded ahead of time with `explorer embed`: the probe reads its stored vectors, "
-            "nothing runs the model."
+            "nothing runs the model.",
         )
-        return None, "saved", path
+        columns[1].caption(source.description)
+        return source
     if kind == "builtin":
         dataset = columns[1].selectbox(
             "Example set",
@@ -277,8 +285,7 @@ def labelled_source(prefix: str, columns: Sequence):
             help="Word senses: sentences using bank, bat, bark, crane, spring, match, mouse and "
             "plant, labelled by sense. Topics and sentiment: 240 short remarks.",
         )
-        frame = corpora.load_dataset(PROBE_SETS[dataset][1])
-        return frame, "word" if "word" in frame.columns else "sentence", None
+        return BuiltinSet(_probe_data(corpora.load_dataset(PROBE_SETS[dataset][1])))
     uploaded = columns[1].file_uploader(
         "CSV with columns text,label (sentences) or text,word,label (word senses)",
         type=["csv"],
@@ -295,8 +302,22 @@ def labelled_source(prefix: str, columns: Sequence):
         return None
     data = uploaded.getvalue()
     digest = hashlib.sha256(data).hexdigest()
-    read = cached("corpora", ("probe csv", digest), lambda: probing.read_labelled_csv(data))
-    return (*read, None)
+    frame, _ = cached("corpora", ("probe csv", digest), lambda: probing.read_labelled_csv(data))
+    return UploadedCsv(_probe_data(frame))
+
+
+def _probe_data(frame) -> uploads.LabelledTexts:
+    """A probe's ``text,label`` or ``text,word,label`` table as a source's data (the word, when
+    there is one, a column)."""
+    words = (("word", tuple(frame["word"])),) if "word" in frame.columns else ()
+    return uploads.LabelledTexts(tuple(frame["text"]), tuple(frame["label"]), 0, words)
+
+
+def probe_table(source: Source) -> pd.DataFrame:
+    """The ``text``, ``label`` (and ``word``) table of a :func:`labelled_source` source with
+    texts (not a saved corpus's)."""
+    data = source.data
+    return pd.DataFrame({"text": data.texts, "label": data.labels, **dict(data.columns)})
 
 
 def saved_corpora() -> Catalog:
@@ -327,7 +348,7 @@ def saved_corpus(catalog: Catalog, where, prefix: str) -> str | None:
     chosen = where.selectbox(
         "Saved corpus",
         labels,
-        format_func=lambda label: shown.get(label, label),
+        format_func=shown.__getitem__,
         key=f"{prefix}.store",
         bind=URL,
     )

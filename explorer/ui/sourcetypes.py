@@ -35,6 +35,17 @@ class Source:
         """Whether the source carries a model's vectors already (nothing runs the model)."""
         return False
 
+    @property
+    def ready(self) -> bool:
+        """Whether there is something to draw or search (not while an upload is awaited)."""
+        return True
+
+    @property
+    def uploaded_vectors(self) -> bool:
+        """Whether the texts come with vectors of their own, uploaded or awaited: no pooling,
+        layers or post-processing applies to them."""
+        return False
+
     def columns(self) -> list[str]:
         """The columns a map can be coloured by, besides the texts and labels."""
         return [name for name, _ in self.data.columns] if self.data is not None else []
@@ -92,6 +103,25 @@ class VectorFile(Source):
 
     @property
     def embedded(self) -> bool:
+        return True
+
+    @property
+    def uploaded_vectors(self) -> bool:
+        return True
+
+
+@dataclass(frozen=True)
+class AwaitedVectors(Source):
+    """Uploaded vectors chosen, their files not uploaded yet (the upload widget says what to
+    upload): nothing to draw or search until they are, and the controls are those of uploaded
+    vectors."""
+
+    @property
+    def ready(self) -> bool:
+        return False
+
+    @property
+    def uploaded_vectors(self) -> bool:
         return True
 
 

@@ -225,8 +225,8 @@ def layers_select(
 
 def subwords_select(container, key: str, *, multi: bool = False, help: str = ""):
     """Choose how the subwords of a split word become one vector (one mode, default mean, or
-    several), labelled by :data:`explorer.words.SUBWORD_LABELS`."""
-    from explorer.words import SUBWORD_LABELS, SUBWORD_MODES
+    several), labelled by :data:`explorer.subwords.SUBWORD_LABELS`."""
+    from explorer.subwords import SUBWORD_LABELS, SUBWORD_MODES
 
     label, default = (
         ("Subword modes", ["first", "mean", "max"]) if multi else ("Subwords of a word", "mean")

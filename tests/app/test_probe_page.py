@@ -53,6 +53,23 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     assert "Data for the program (probe_data.json)" in labels
 
 
+def test_a_link_naming_the_features_chooses_them(fresh_app):
+    """The selectbox was renamed probe.strategy -> probe.features (issue 34): a link with the
+    new name chooses the option (test_url_query_parameters_restore_the_view: the old too)."""
+    at = fresh_app
+    at.query_params.update(
+        {
+            "probe.dataset": "Sentiment (sentence level)",
+            "probe.poolings": ["[CLS] token", "Mean of tokens"],
+            "probe.features": "[CLS] token",
+        }
+    )
+    at.run()
+    at.switch_page("pages/probe.py").run()
+    _ok(at)
+    assert at.selectbox(key="probe.features").value == "cls"
+
+
 def test_url_query_parameters_restore_the_view(fresh_app):
     """A shared link: Streamlit's bound widgets put their displayed labels in the URL."""
     at = fresh_app
@@ -73,7 +90,7 @@ def test_url_query_parameters_restore_the_view(fresh_app):
     assert at.multiselect(key="probe.poolings").value == ["cls", "mean"]
     assert at.slider(key="probe.folds").value == 3
     assert at.selectbox(key="probe.layer").value == 2
-    assert at.selectbox(key="probe.strategy").value == "cls"
+    assert at.selectbox(key="probe.features").value == "cls"  # the old name still chooses
     layers, heads = _figures(at)
     assert [t["name"] for t in layers["data"]][:2] == ["[CLS] token", "Mean of tokens"]
     assert "3-fold" in layers["layout"]["title"]["text"]

@@ -71,7 +71,7 @@ def test_a_saved_corpus_is_probed_on_its_stored_layers(page, monkeypatch, corpor
     page_text = " ".join(plain(m.value) for m in (*at.markdown, *at.caption, *at.info))
     assert str(corpora_folder) not in page_text
     # issue 27.7: a saved corpus keeps pooled sentence vectors; no subword mode is named
-    strategy = at.selectbox(key="probe.strategy")
+    strategy = at.selectbox(key="probe.features")
     assert strategy.options == ["Mean of tokens"] and strategy.value == "mean"
     assert "subword" not in (page_text + " ".join(plain(i.value) for i in at.info)).lower()
 

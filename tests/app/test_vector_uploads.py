@@ -64,6 +64,17 @@ def _choose_vectors(at, prefix: str):
     return at
 
 
+def test_while_vectors_are_awaited_the_pages_offer_their_controls_and_draw_nothing(page):
+    # issue 34: the source says it awaits vectors (AwaitedVectors), not the radio's state
+    at = _choose_vectors(page("projections"), "projections")
+    keys = {w.key for w in at.get("selectbox")}
+    assert "projections.pooling" not in keys and "projections.layers" not in keys
+    assert not at.get("plotly_chart") and not at.error
+    at.switch_page("pages/similarity.py").run()
+    at = _choose_vectors(at, "similarity.corpus")
+    assert not at.error and _results(at) is None
+
+
 def test_projections_draw_an_uploaded_npy_with_its_csv(page):
     at = _choose_vectors(page("projections"), "projections")
     at.file_uploader(key="projections.vectors").set_value(

@@ -113,6 +113,7 @@ def test_cls_attribution_of_long_texts_is_refused_with_what_to_do(page):
 def _panel_script() -> None:
     import streamlit as st
 
+    from explorer.choice import VectorChoice
     from explorer.maps import ProjectionParams
     from explorer.model.ref import ModelRef
     from explorer.ui.projection_maps import _map as mapview
@@ -121,7 +122,8 @@ def _panel_script() -> None:
 
     texts, word = tuple(st.session_state["texts"]), st.session_state["word"]
     post = st.session_state.get("post", "none")
-    points = Points(ModelRef(st.session_state["model"]), texts, "last", "mean", word, post=post)
+    choice = VectorChoice("mean", "last", post=post)
+    points = Points(ModelRef(st.session_state["model"]), texts, choice, word)
     params = ProjectionParams("pca", 2)
     shown = mapview.MapPoints(list(texts), None, None, "Label", "A map")
     if word is not None:

@@ -43,8 +43,8 @@ def custom_axes(
 
     def end(text: str) -> np.ndarray:
         if points.word is not None:
-            return maps.word_vector(model, text, points.layers, points.subwords)
-        return maps.text_vector(model, text, points.pooling, points.layers)
+            return maps.word_vector(model, text, points.choice)
+        return maps.text_vector(model, text, points.choice)
 
     result = maps.custom_axes(
         points.vectors(),

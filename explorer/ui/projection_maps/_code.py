@@ -36,8 +36,8 @@ def _clusters_snippet(points: Points) -> str:
     return clusters_snippet(
         points.ref.snippet,
         points.texts,
-        points.pooling,
-        points.layers,
+        points.choice.pooling,
+        points.choice.layers,
         "kmeans",
         None,
         word=points.word,
@@ -119,12 +119,23 @@ def map_code(
     ending, values = _map_file(shown, params, kept_share, contours, spans is not None, many)
     if spans is not None:
         snippet = projections.word_projection_snippet(
-            points.ref.snippet, points.texts, spans, points.word, points.layers, used, points.post
+            points.ref.snippet,
+            points.texts,
+            spans,
+            points.word,
+            points.choice.layers,
+            used,
+            points.choice.post,
         )
         data = projections.word_projection_data(points.texts, spans, values)
     else:
         snippet = projections.projection_snippet(
-            points.ref.snippet, points.texts, points.pooling, points.layers, used, points.post
+            points.ref.snippet,
+            points.texts,
+            points.choice.pooling,
+            points.choice.layers,
+            used,
+            points.choice.post,
         )
         data = projections.projection_data(points.texts, values)
     _show(points, snippet + ending, clusters, data)
@@ -149,8 +160,8 @@ def axes_code(
         points.texts,
         x_ends,
         y_ends,
-        points.pooling,
-        points.layers,
+        points.choice.pooling,
+        points.choice.layers,
         word=points.word,
         spans=spans,
     )

@@ -40,7 +40,7 @@ def colour_choices(source, *, words: bool) -> dict[str, str]:
     choices = {key: label for key, label in COLOURS.items() if words or key != "sentences"}
     for name in data_columns(source):
         choices[COLUMN + name] = f"Column: {shorten(name)}"
-    if source is not None:
+    if source is not None and source.ready:
         choices[TEXT_LENGTH] = "Text length (words)"
     return choices
 

@@ -123,7 +123,10 @@ def pooling_comparison(
     method = maps.LABELS[params.method]
     try:
         with st.spinner(f"Running {method} for each pooling…"):
-            fitted = {p: fit(dataclasses.replace(points, pooling=p), flat) for p in POOLINGS}
+            fitted = {
+                p: fit(dataclasses.replace(points, choice=points.choice.replace(pooling=p)), flat)
+                for p in POOLINGS
+            }
     except ValueError as error:
         messages.warning(error)
         return
@@ -134,7 +137,8 @@ def pooling_comparison(
             texts,
             labels,
             method=params.method,
-            title=f"{method} of the same texts under each pooling · {layers_label(points.layers)}",
+            title=f"{method} of the same texts under each pooling · "
+            f"{layers_label(points.choice.layers)}",
             axes={
                 p: axis_titles(params.method, 2, f.explained_variance_ratio_)
                 for p, f in fitted.items()
@@ -183,11 +187,11 @@ def second_map(
             LAYER_CHOICES,
             layers_label,
             "projections.compare_layers",
-            contrast_layers(points.layers),
+            contrast_layers(points.choice.layers),
             "The layer choice of the second map (it opens on another one than this map's).",
         )
-        other = dataclasses.replace(points, layers=other_layers)
-        titles = (layers_label(points.layers).lower(), layers_label(other_layers).lower())
+        other = dataclasses.replace(points, choice=points.choice.replace(layers=other_layers))
+        titles = (layers_label(points.choice.layers).lower(), layers_label(other_layers).lower())
     try:
         comparison(points, other, params, rows, texts, labels, titles)
     except ValueError as error:

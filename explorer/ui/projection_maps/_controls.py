@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer import maps
+from explorer.choice import VectorChoice
 from explorer.layers import LAYER_CHOICES
 from explorer.maps import ProjectionParams
 from explorer.ui import messages
@@ -85,13 +86,14 @@ def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> Project
 
 def embedding_controls(middle: Sequence, bottom: Sequence, *, words: bool, uploaded: bool):
     """Pooling (sentence maps) in ``middle[0]``, layers and post-processing in ``middle[1]``
-    and the map to compare with in ``bottom[2]``: ``(pooling, layers, compare, post)``.
-    Uploaded vectors have none of them (``(None, None, "none", "none")``, saying why in
-    ``middle[0]``)."""
+    and the map to compare with in ``bottom[2]``: ``(choice, compare)``, the
+    :class:`explorer.VectorChoice` of the points (a word map's keeps the default pooling,
+    which does not apply to it). Uploaded vectors have none of them (``(None, "none")``,
+    saying why in ``middle[0]``)."""
     if uploaded:
         messages.caption(LIMITS_NOTE, middle[0])
-        return None, None, "none", "none"
-    pooling = None if words else pooling_select(middle[0], "projections.pooling")
+        return None, "none"
+    pooling = "mean" if words else pooling_select(middle[0], "projections.pooling")
     layers = layers_select(
         middle[1],
         "projections.layers",
@@ -117,4 +119,4 @@ def embedding_controls(middle: Sequence, bottom: Sequence, *, words: bool, uploa
         "dominate raw cosines and distances. Texts embedded here only: a saved corpus is drawn "
         "as it was saved.",
     )
-    return pooling, layers, compare, post
+    return VectorChoice(pooling, layers, post=post), compare

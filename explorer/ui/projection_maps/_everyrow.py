@@ -57,13 +57,13 @@ def every_row_map(points, params: ProjectionParams, axes: list[str]) -> None:
     or a selection reruns only them)."""
     whole = saved_map_of(points, params)
     title = projection_title(
-        params.method, len(whole.rows), layers=points.layers, pooling=points.pooling
+        params.method, len(whole.rows), layers=points.choice.layers, pooling=points.choice.pooling
     )
     _every_row_fragment(points, params, axes, title)
 
 
 def _every_row(points, params: ProjectionParams, axes: list[str], title: str) -> None:
-    method, pooling, layers = params.method, points.pooling, points.layers
+    method, pooling, layers = params.method, points.choice.pooling, points.choice.layers
     colour = st.session_state.get(COLOUR_KEY, "labels")
     try:
         data = big_data(points.path, method, pooling, layers)
@@ -125,8 +125,17 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
     saved = saved_map_of(points, params)
     found = cached(
         "projections",
-        ("big inspect", points.path, params.method, points.pooling, points.layers, position),
-        lambda: inspect_saved(corpus, saved, position, DEFAULT_K, points.pooling, points.layers),
+        (
+            "big inspect",
+            points.path,
+            params.method,
+            points.choice.pooling,
+            points.choice.layers,
+            position,
+        ),
+        lambda: inspect_saved(
+            corpus, saved, position, DEFAULT_K, points.choice.pooling, points.choice.layers
+        ),
     )
     every = cached("corpora", ("store texts", points.path), corpus.text_columns)
     frame = every.iloc[[found.row, *map(int, found.indices)]]
@@ -178,7 +187,14 @@ def _selection_panel(points, params: ProjectionParams, data: BigData, picked: di
         geometry = (picked["kind"], tuple(map(float, picked["x"])), tuple(map(float, picked["y"])))
         inside = cached(
             "projections",
-            ("big selection", points.path, params.method, points.pooling, points.layers, geometry),
+            (
+                "big selection",
+                points.path,
+                params.method,
+                points.choice.pooling,
+                points.choice.layers,
+                geometry,
+            ),
             lambda: selected_positions(data, picked).astype(np.int32),
         )
     except (KeyError, TypeError, ValueError) as error:

@@ -8,6 +8,7 @@ import numpy as np
 import streamlit as st
 
 from explorer import maps
+from explorer.choice import VectorChoice
 from explorer.maps import ProjectionParams, Projector
 from explorer.model.ref import ModelRef
 from explorer.server.memo import checkpoint
@@ -19,31 +20,31 @@ from explorer.ui.projection_maps._saved import saved_map_of, saved_points
 def source_points(
     model_ref: ModelRef,
     source,
-    layers,
-    pooling: str | None,
+    choice: VectorChoice | None,
     word: str | None,
     params: ProjectionParams | None = None,
-    post: str = "none",
 ):
     """What the Projections page draws of ``source`` (an :class:`explorer.ui.sourcetypes.Source`):
     ``(points, texts, labels, legend title, note)``. Uploaded vectors and saved corpora need no
     forward pass (a saved corpus's own map under ``params`` is drawn when it has one) and are
     drawn as they are; other texts are capped (:func:`explorer.server.limits.cap_tokens`),
-    ``note`` saying what was kept, and post-processed with ``post`` (``note`` then says what
-    the top rogue dimensions carried before and after). Raises ``ValueError`` for texts the
-    tokenizer cannot read or points too few for ``post``."""
+    ``note`` saying what was kept, and taken under ``choice`` (None for uploaded vectors),
+    post-processed by its ``post`` (``note`` then says what the top rogue dimensions carried
+    before and after). Raises ``ValueError`` for texts the tokenizer cannot read or points too
+    few for the post-processing."""
     if source.vectors is not None:
         data = source.vectors
         return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
     if source.store is not None:
+        drawn = choice.replace(post="none")  # a saved corpus is drawn as it was saved
         if params is None:
-            return saved_points(source.store, layers, pooling)
-        return saved_points(source.store, layers, pooling, params.method, params.n_components)
+            return saved_points(source.store, drawn)
+        return saved_points(source.store, drawn, params.method, params.n_components)
     kept = cap_tokens(model_ref, source.data)
     texts = kept.data.texts
-    points = Points(model_ref, texts, layers, pooling, word, post=post)
+    points = Points(model_ref, texts, choice, word)
     note = kept.note
-    if post != "none":
+    if choice.post != "none":
         note = " ".join(filter(None, (note, rogue_note(points))))
     return points, texts, kept.data.labels, source.label_title, note
 
@@ -59,10 +60,10 @@ def rogue_note(points: Points) -> str:
         after = rogue_share(processed, dimensions=before.dimensions)
         subject = "texts" if points.word is None else f"occurrences of “{points.word}”"
         lead = (
-            f"{LABELS[points.post].split(' (')[0]}, with the statistics of the {len(raw)} "
+            f"{LABELS[points.choice.post].split(' (')[0]}, with the statistics of the {len(raw)} "
             f"{subject} on the map"
         )
-        return rogue_sentence(before, after, points.post, lead)
+        return rogue_sentence(before, after, points.choice.post, lead)
 
     return cached_from(
         "projections",

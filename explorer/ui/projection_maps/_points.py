@@ -11,40 +11,32 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from explorer.choice import VectorChoice
-from explorer.layers import Layers
 from explorer.model.ref import ModelRef
 from explorer.ui.compute import cached, embed_corpus, open_store, word_layer_vectors, word_vectors
 
 
 @dataclass(frozen=True)
 class Points:
-    """What a map draws: every text of ``texts`` (``word`` None, sentence vectors under
-    ``pooling``) or every occurrence of ``word`` (subwords combined with ``subwords``), with
-    ``layers`` combined; vectors of the model ``ref``, post-processed with ``post``
-    (:func:`explorer.explain.postprocess`, the points their own reference: the statistics of
-    the texts on the map)."""
+    """What a map draws: every text of ``texts`` (``word`` None: sentence vectors under
+    ``choice``) or every occurrence of ``word`` (its subwords and layers combined by
+    ``choice``, whose pooling does not apply); vectors of the model ``ref``, post-processed by
+    the choice's ``post`` (:func:`explorer.explain.postprocess`, the points their own
+    reference: the statistics of the texts on the map)."""
 
     ref: ModelRef
     texts: tuple[str, ...]
-    layers: Layers
-    pooling: str | None = "mean"
+    choice: VectorChoice = VectorChoice()
     word: str | None = None
-    subwords: str = "mean"
-    post: str = "none"
 
     def vectors(self) -> np.ndarray:
         """The points' full-space vectors ``(n, dim)`` (cached forward passes), post-processed
         (cached too: all-but-the-top's SVD of 5,000 vectors would run at every click)."""
-        if self.post == "none":
+        post = self.choice.post
+        if post == "none":
             return self.raw_vectors()
         from explorer.explain import postprocess
 
-        return cached("corpora", ("post", self), lambda: postprocess(self.raw_vectors(), self.post))
-
-    @property
-    def choice(self) -> VectorChoice:
-        """The points' choice of vectors (the pooling is that of a sentence map)."""
-        return VectorChoice(self.pooling or "mean", self.layers, self.subwords, self.post)
+        return cached("corpora", ("post", self), lambda: postprocess(self.raw_vectors(), post))
 
     def raw_vectors(self) -> np.ndarray:
         """The points' vectors before post-processing ``(n, dim)``."""
@@ -55,31 +47,31 @@ class Points:
     def occurrences(self):
         """For a word map: ``(occurrences, vectors (n, dim) under the layer choice, note)``,
         cached without every layer (:func:`explorer.ui.compute.word_vectors`)."""
-        return word_vectors(self.ref, self.texts, self.word, self.subwords, self.layers)
+        return word_vectors(self.ref, self.texts, self.word, self.choice)
 
     def per_layer(self, rows: np.ndarray | None = None) -> np.ndarray:
         """The points (those of ``rows``, default all) at every layer ``(L + 1, n, dim)``
         (layer choice ignored), each layer post-processed on its own."""
         if self.word is None:
-            stack = embed_corpus(self.ref, self.texts).per_layer(self.pooling)
+            stack = embed_corpus(self.ref, self.texts).per_layer(self.choice)
         else:
-            stack = word_layer_vectors(self.ref, self.texts, self.word, self.subwords)[1]
-        if self.post != "none":
+            stack = word_layer_vectors(self.ref, self.texts, self.word, self.choice.subwords)[1]
+        if self.choice.post != "none":
             from explorer.explain import postprocess_layers
 
-            stack = postprocess_layers(stack, self.post)
+            stack = postprocess_layers(stack, self.choice.post)
         return stack if rows is None else stack[:, rows]
 
 
 @dataclass(frozen=True)
 class StorePoints:
-    """Rows ``rows`` of the saved corpus at ``path``, as sentence vectors under ``pooling`` and
-    ``layers`` read from the store (no forward pass)."""
+    """Rows ``rows`` of the saved corpus at ``path``, as sentence vectors under ``choice`` read
+    from the store (no forward pass; a saved corpus is drawn as it was saved, so the choice
+    has no post-processing)."""
 
     path: str
     rows: tuple[int, ...]
-    layers: Layers
-    pooling: str | None = "mean"
+    choice: VectorChoice = VectorChoice()
     word: None = None
     saved: str | None = None
     """The method of the store's saved map these rows come from (drawn, not fitted), if any."""
@@ -88,7 +80,7 @@ class StorePoints:
         """``(len(rows), dim)`` float32 vectors of the rows, read once per server while they
         stay in the "corpora" memo (a click on the map asks for them again: reading 20,000
         rows from the store took 80 ms of its 0.2 s)."""
-        choice = VectorChoice(self.pooling, self.layers)
+        choice = self.choice
         return cached(
             "corpora",
             ("store vectors", self.path, self.rows, choice),
@@ -104,7 +96,7 @@ class StorePoints:
             raise ValueError("Layers in motion need every layer: embed with --layers all.")
         return np.stack(
             [
-                corpus.sentence(self.pooling, layer, rows=rows)
+                corpus.sentence(self.choice.replace(layers=layer), rows=rows)
                 for layer in range(corpus.num_layers + 1)
             ]
         )
@@ -121,8 +113,7 @@ class VectorPoints:
 
     digest: str
     source: weakref.ref = field(compare=False, repr=False)
-    layers: None = None
-    pooling: None = None
+    choice: None = None
     word: None = None
 
     @classmethod

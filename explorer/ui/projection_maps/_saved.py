@@ -6,19 +6,18 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from explorer.choice import VectorChoice
 from explorer.maps import ProjectionParams
 from explorer.ui.projection_maps._points import StorePoints
 
 
-def saved_map(path: str, method: str, pooling: str, layers):
-    """:func:`explorer.data.store.saved_maps.saved_map` of the saved corpus at ``path`` (cached), or
-    ``None`` when ``explorer project`` saved no such map."""
-    from explorer.choice import VectorChoice
+def saved_map(path: str, method: str, choice: VectorChoice):
+    """:func:`explorer.data.store.saved_maps.saved_map` of the saved corpus at ``path`` under
+    ``choice`` (cached), or ``None`` when ``explorer project`` saved no such map."""
     from explorer.data.store import saved_maps
     from explorer.server.limits import MAX_POINTS
     from explorer.ui.compute import cached, open_store
 
-    choice = VectorChoice(pooling, layers)
     return cached(
         "projections",
         ("saved map", path, method, choice),
@@ -32,7 +31,7 @@ def saved_map_of(points, params: ProjectionParams):
     saved = getattr(points, "saved", None)
     if saved != params.method or params.n_components != 2:
         return None
-    return saved_map(points.path, saved, points.pooling, points.layers)
+    return saved_map(points.path, saved, points.choice)
 
 
 def saved_density(points, params: ProjectionParams):
@@ -44,7 +43,7 @@ def saved_density(points, params: ProjectionParams):
     return found.coords
 
 
-def saved_points(path: str, layers, pooling: str, method: str | None = None, dims: int = 2):
+def saved_points(path: str, choice: VectorChoice, method: str | None = None, dims: int = 2):
     """What a map draws of the saved corpus at ``path``: the rows of its saved ``method`` map
     (``explorer project``, 2-D only) when there is one, else at most
     :data:`explorer.server.limits.MAX_POINTS` rows (a random sample beyond), as
@@ -56,8 +55,8 @@ def saved_points(path: str, layers, pooling: str, method: str | None = None, dim
 
     from explorer.ui.compute import cached
 
-    key = ("saved points", path, layers, pooling, method, dims)
-    found = cached("projections", key, lambda: _saved_points(path, layers, pooling, method, dims))
+    key = ("saved points", path, choice, method, dims)
+    found = cached("projections", key, lambda: _saved_points(path, choice, method, dims))
     points = found[0]
     whole_drawn = st.session_state.get("projections.every_row", True)
     if (
@@ -65,18 +64,18 @@ def saved_points(path: str, layers, pooling: str, method: str | None = None, dim
         and whole_drawn
         and st.session_state.get("projections.compare") in (None, "none")
     ):
-        whole = saved_map(path, method, pooling, layers)
+        whole = saved_map(path, method, choice)
         if len(whole.rows) > len(points.rows):  # drawn whole by the big map (._everyrow)
             return (*found[:4], whole.whole_note)
     return found
 
 
-def _saved_points(path: str, layers, pooling: str, method: str | None, dims: int):
+def _saved_points(path: str, choice: VectorChoice, method: str | None, dims: int):
     from explorer.server import limits
     from explorer.ui.compute import open_store, store_rows
 
     corpus = open_store(path)
-    saved = saved_map(path, method, pooling, layers) if method and dims == 2 else None
+    saved = saved_map(path, method, choice) if method and dims == 2 else None
     if saved is not None:
         rows, note = saved.shown, saved.note
     else:
@@ -84,14 +83,14 @@ def _saved_points(path: str, layers, pooling: str, method: str | None, dims: int
         if note and method:
             note += (
                 f" It is fitted now on the sample; the command explorer project "
-                f"{Path(path).name} --method {method} --pooling {pooling} --layer {layers} saves "
-                "a map of every row, drawn at once."
+                f"{Path(path).name} --method {method} --pooling {choice.pooling} "
+                f"--layer {choice.layers} saves a map of every row, drawn at once."
             )
     frame = store_rows(path, tuple(rows.tolist()))
     texts = tuple(frame[corpus.text_column].astype(str))
     column = corpus.label_column
     labels = tuple(frame[column].astype(str)) if column else None
     points = StorePoints(
-        path, tuple(rows.tolist()), layers, pooling, saved=method if saved is not None else None
+        path, tuple(rows.tolist()), choice, saved=method if saved is not None else None
     )
     return points, texts, labels, column or "Label", note

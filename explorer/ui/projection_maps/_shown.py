@@ -57,7 +57,7 @@ def shown_points(
         legend_title = legend_title if by_label else "Sentence"
         text_rows = [o.text_index for o in occurrences]
         title = projection_title(
-            params.method, len(occurrences), layers=points.layers, word=points.word
+            params.method, len(occurrences), layers=points.choice.layers, word=points.word
         )
     else:
         if isinstance(points, Points):
@@ -68,7 +68,10 @@ def shown_points(
             uploaded_title(params.method, source.vectors)
             if source.vectors is not None
             else projection_title(
-                params.method, len(texts), layers=points.layers, pooling=points.pooling
+                params.method,
+                len(texts),
+                layers=points.choice.layers,
+                pooling=points.choice.pooling,
             )
         )
     params, flat_note = limits.cap_3d(params, len(point_texts))

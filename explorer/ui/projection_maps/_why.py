@@ -21,7 +21,7 @@ NOBODY = -1
 
 def explainable(points) -> bool:
     """Whether the map's points are sentence vectors the explorer computed with a model."""
-    return isinstance(points, Points) and points.word is None and points.pooling is not None
+    return isinstance(points, Points) and points.word is None
 
 
 def pick(points, found, texts: Sequence[str]) -> int | None:
@@ -54,7 +54,7 @@ def explain_pair(points: Points, row: int, other: int, texts: Sequence[str]) -> 
     """The explanation of ``cos(texts[row], texts[other])`` under the map's pooling and
     layers, full width under it."""
     st.subheader(f"Why are point {row} and point {other} close?")
-    if points.post != "none":
+    if points.choice.post != "none":
         st.caption(
             "This splits the model's own cosine of the two texts: the post-processing the map "
             "uses is not applied here, so the cosine differs from the panel's."
@@ -63,8 +63,8 @@ def explain_pair(points: Points, row: int, other: int, texts: Sequence[str]) -> 
         points.ref,
         texts[row],
         texts[other],
-        points.pooling,
-        points.layers,
+        points.choice.pooling,
+        points.choice.layers,
         KEY,
         names=(f"Point {row} (inspected)", f"Point {other} (its neighbour)"),
     )

@@ -13,7 +13,14 @@ from explorer.model.ref import ModelRef
 from explorer.ui.which_layer._probes import ProbeData, cnn_comparison, layer_vectors
 from explorer.ui.which_layer._rows import ProbeRows
 from explorer.ui.which_layer._saved import show_saved_code
-from explorer.ui.widgets import URL, csv_download, option_labels, show_code, vector_downloads
+from explorer.ui.widgets import (
+    URL,
+    choose,
+    csv_download,
+    option_labels,
+    show_code,
+    vector_downloads,
+)
 
 CNN = (
     "A linear probe reads one pooled vector per text. A small **1-D CNN** reads every "
@@ -55,13 +62,14 @@ def one_layer(
         key="probe.layer",
         bind=URL,
     )
-    strategy = pick[1].selectbox(
-        "Strategy for the linear probe",
-        tuple(strategies),
-        index=list(strategies).index(top_row["features"]),
-        format_func=labels_for.get,
-        key="probe.strategy",
-        bind=URL,
+    strategy = choose(
+        pick[1],
+        "Features for the linear probe",
+        strategies,
+        labels_for.get,
+        "probe.features",
+        top_row["features"],
+        old_key="probe.strategy",  # links made before the rename
     )
     linear = scores[(scores["features"] == strategy) & (scores["layer"] == layer)].iloc[0]
     if saved:
@@ -71,7 +79,7 @@ def one_layer(
             model_ref, data, layer, linear, labels_for[strategy], plan.baseline, rows.task
         )
 
-    vectors = layer_vectors(model_ref, data, strategy, layer)
+    vectors = layer_vectors(model_ref, data, data.choice(strategy), layer)
     download = export.vectors_frame(vectors, rows.texts, rows.labels, rows.words)
     buttons = st.columns(3)
     vector_downloads(

@@ -11,6 +11,7 @@ import streamlit as st
 
 import explorer.probing.features
 import explorer.probing.heads
+from explorer.choice import VectorChoice
 from explorer.model.ref import ModelRef
 from explorer.probing.features import MAX_TOKENS, token_sequences
 from explorer.probing.folds import plan_folds
@@ -57,6 +58,16 @@ class ProbeData:
         plan = plan_folds(self.labels, self.words, folds, self.random_state, texts=self.texts)
         return plan if note is None else replace(plan, notes=(note, *plan.notes))
 
+    def choice(self, features: str) -> VectorChoice:
+        """The :class:`explorer.VectorChoice` a probe of these rows reads for ``features``: a
+        subword mode for a word probe, a pooling for a sentence probe (every layer)."""
+        return VectorChoice(subwords=features) if self.words is not None else VectorChoice(features)
+
+    def features(self, choice: VectorChoice) -> str:
+        """What the probe varies in ``choice``, as the scores' ``features`` column names it:
+        its subword mode for a word probe, its pooling for a sentence probe."""
+        return choice.subwords if self.words is not None else choice.pooling
+
 
 def sample_rows(
     model_ref: ModelRef,
@@ -93,41 +104,46 @@ def word_features(model_ref: ModelRef, texts: tuple[str, ...], words: tuple[str,
 
 
 def _stack(
-    model_ref: ModelRef, data: ProbeData, strategy: str
+    model_ref: ModelRef, data: ProbeData, choice: VectorChoice
 ) -> tuple[tuple[int, ...] | None, np.ndarray]:
     """``(layer numbers or None for 0 … L, (layers, n, d) features)`` of ``data``."""
     if data.store is not None:
-        return stored_stack(open_store(data.store), strategy, data.rows)
+        return stored_stack(open_store(data.store), choice.pooling, data.rows)
     if data.words is None:
-        return None, embed_corpus(model_ref, data.texts).per_layer(strategy)
-    return None, word_features(model_ref, data.texts, data.words).vectors[strategy]
+        return None, embed_corpus(model_ref, data.texts).per_layer(choice)
+    return None, word_features(model_ref, data.texts, data.words).vectors[choice.subwords]
 
 
-def layer_scores(model_ref: ModelRef, data: ProbeData, strategy: str) -> pd.DataFrame:
-    """Cached :func:`explorer.probing.scores.score_layers` for one pooling (sentence probes and
-    saved corpora) or subword mode (word probes; one probe per word), with a progress bar, and
-    the control task beside it (``control_mean``, ``selectivity``). Features come from the
-    cached forward pass or the store, so a new strategy or fold count runs no model. ``layer``
-    holds the real layer numbers (a store may keep only some)."""
+def layer_scores(model_ref: ModelRef, data: ProbeData, choice: VectorChoice) -> pd.DataFrame:
+    """Cached :func:`explorer.probing.scores.score_layers` under ``choice`` at every layer: its
+    pooling (sentence probes and saved corpora) or subword mode (word probes; one probe per
+    word), with a progress bar, and the control task beside it (``control_mean``,
+    ``selectivity``); ``features`` names what varies (:meth:`ProbeData.features`). Features
+    come from the cached forward pass or the store, so a new choice or fold count runs no
+    model. ``layer`` holds the real layer numbers (a store may keep only some)."""
+    features = data.features(choice)
 
     def compute() -> pd.DataFrame:
-        layers, stack = _stack(model_ref, data, strategy)
+        layers, stack = _stack(model_ref, data, choice)
         with progress_bar(
-            f"Probing every layer and its control task ({strategy})… layer"
+            f"Probing every layer and its control task ({features})… layer"
         ) as report:
             scores = score_layers(stack, data.plan(), report, layers=layers, control=True)
-            return scores.assign(features=strategy)
+            return scores.assign(features=features)
 
     model = None if data.store is not None else model_ref  # a store needs no model
-    return cached("probes", ("scores", model, data, strategy), compute, heavy=_heavy(data)).copy()
+    return cached("probes", ("scores", model, data, choice), compute, heavy=_heavy(data)).copy()
 
 
-def layer_vectors(model_ref: ModelRef, data: ProbeData, strategy: str, layer: int) -> np.ndarray:
-    """``(n, d)`` float32 features of ``data`` at layer ``layer`` under ``strategy`` (what the
+def layer_vectors(
+    model_ref: ModelRef, data: ProbeData, choice: VectorChoice, layer: int
+) -> np.ndarray:
+    """``(n, d)`` float32 features of ``data`` at layer ``layer`` under ``choice`` (what the
     probe of that layer reads)."""
     if data.store is not None:
-        return open_store(data.store).sentence(strategy, int(layer), rows=np.array(data.rows))
-    return _stack(model_ref, data, strategy)[1][layer]
+        rows = np.array(data.rows)
+        return open_store(data.store).sentence(choice.replace(layers=int(layer)), rows=rows)
+    return _stack(model_ref, data, choice)[1][layer]
 
 
 def cnn_scores(model_ref: ModelRef, data: ProbeData, layer: int) -> pd.DataFrame:
@@ -244,7 +260,7 @@ def best_table(best: pd.DataFrame, labels: dict[str, str]) -> None:
         hide_index=True,
         width="stretch",
         column_config={
-            "features": "Strategy",
+            "features": "Features",
             "layer": number("Best layer", format="%d"),
             "within_noise": st.column_config.TextColumn(
                 "Within noise", help="Layers within one standard deviation of the best"

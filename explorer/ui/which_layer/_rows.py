@@ -57,21 +57,24 @@ def probe_rows(model_ref: ModelRef, columns: Sequence) -> ProbeRows:
     (notes say what a cap left out). Stops the page while a file is awaited, or after saying
     why the data cannot be probed."""
     try:
-        chosen = sources.labelled_source("probe", columns[:2])
-        is_saved = chosen is not None and chosen[1] == "saved"
-        saved = saved_rows(chosen[2], columns[2]) if is_saved else None
+        source = sources.labelled_source("probe", columns[:2])
+        store = source.store if source is not None else None
+        saved = saved_rows(store, columns[2]) if store is not None else None
     except ValueError as error:
         messages.error(error)
         st.stop()
-    if chosen is None:
+    if source is None:
         st.stop()
-    frame, task, store = chosen
     if saved is not None:
+        task = "saved"
         if saved.note:
             messages.info(saved.note)
         frame = pd.DataFrame({"text": saved.texts, "label": saved.labels})
-    elif task == "word":
-        frame = _word(frame, columns[2])
+    else:
+        frame = sources.probe_table(source)
+        task = "word" if "word" in frame.columns else "sentence"
+        if task == "word":
+            frame = _word(frame, columns[2])
     try:
         kept = None
         if saved is None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from explorer.choice import VectorChoice
 from explorer.explain import LABELS, postprocess_layers, rogue_sentence, rogue_share
 from explorer.layers import combine_layers, layers_label
 from explorer.ui import compute
@@ -39,12 +40,13 @@ def post_select(container) -> str:
 
 
 def postprocessed(
-    key: tuple, per_layer: np.ndarray, token_states: np.ndarray, post: str
+    key: tuple, per_layer: np.ndarray, token_states: np.ndarray, choice: VectorChoice
 ) -> tuple[np.ndarray, np.ndarray]:
-    """``(per_layer, token_states)`` (``(L + 1, n, H)`` and ``(L + 1, tokens, H)``) after
-    ``post``, each layer with the statistics of ``token_states``' same layer; cached under
-    ``key`` (what the arrays were computed from): all-but-the-top's SVDs of 4,000 tokens at
-    every layer would run at every rerun."""
+    """``(per_layer, token_states)`` (``(L + 1, n, H)`` and ``(L + 1, tokens, H)``) after the
+    post-processing of ``choice``, each layer with the statistics of ``token_states``' same
+    layer; cached under ``key`` (what the arrays were computed from): all-but-the-top's SVDs
+    of 4,000 tokens at every layer would run at every rerun."""
+    post = choice.post
     if post == "none":
         return per_layer, token_states
 
@@ -60,9 +62,11 @@ def postprocessed(
     return compute.cached("states", ("context post", *key, post), compute_both)
 
 
-def rogue_note(raw: np.ndarray, processed: np.ndarray, post: str, strategy, word: str) -> str:
+def rogue_note(raw: np.ndarray, processed: np.ndarray, choice: VectorChoice, word: str) -> str:
     """What the top rogue dimensions carried of the cosines between the occurrences
-    (``raw`` and ``processed`` ``(L + 1, n, H)``, combined under ``strategy``)."""
+    (``raw`` and ``processed`` ``(L + 1, n, H)``, combined under ``choice``'s layers) before
+    and after its post-processing."""
+    post, strategy = choice.post, choice.layers
     before = rogue_share(combine_layers(raw, strategy))
     after = rogue_share(combine_layers(processed, strategy), dimensions=before.dimensions)
     what = LABELS[post].split(" (")[0]
