@@ -17,10 +17,12 @@ RANDOM = "random"
 
 
 def _default_texts() -> list[str]:
-    """The page's default texts: the built-in corpus of short remarks on four topics."""
+    """The page's default texts: the built-in corpus of short remarks on four topics, taken in
+    turn from each topic as the page takes them (:func:`explorer.compare.interleaved`)."""
+    from explorer.compare import interleaved
     from explorer.data import corpora
 
-    return corpora.load_topics()["text"].tolist()
+    return interleaved(corpora.load_topics(), ["topic"])["text"].tolist()
 
 
 def compare(

@@ -84,13 +84,16 @@ def _contextual(model_ref: ModelRef) -> None:
 
 
 def _projections(model_ref: ModelRef) -> None:
+    from explorer.choice import VectorChoice
     from explorer.maps import ProjectionParams
     from explorer.server import limits
     from explorer.ui import compute, projection_maps, sources
     from explorer.ui.sourcetypes import BuiltinSet
 
     source = BuiltinSet(sources.dataset("Topics").load())  # the page's default set
-    points, texts, *_ = projection_maps.source_points(model_ref, source, "last", "mean", None)
+    points, texts, *_ = projection_maps.source_points(
+        model_ref, source, VectorChoice("mean", "last"), None
+    )
     compute.embed_corpus(model_ref, texts)
     params, _ = limits.cap_3d(ProjectionParams("pca", 2), len(texts))
     projection_maps.fit(points, params)
