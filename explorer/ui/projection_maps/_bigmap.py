@@ -92,11 +92,12 @@ class BigColours:
 
 def big_data(path: str, method: str, pooling: str, layers) -> BigData:
     """:class:`BigData` of the saved ``method`` map of the store at ``path``, cached."""
+    from explorer.choice import VectorChoice
     from explorer.ui.compute import cached
     from explorer.ui.projection_maps._saved import saved_map
 
     def build() -> BigData:
-        saved = saved_map(path, method, pooling, layers)
+        saved = saved_map(path, method, VectorChoice(pooling, layers))
         coords = np.ascontiguousarray(saved.coords, dtype=np.float32)
         order = maps.draw_order(coords).astype(np.int32)
         grid, bounds = maps.density_grid(coords)
