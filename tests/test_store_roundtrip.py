@@ -78,7 +78,7 @@ def test_search_and_neighbors_go_through_the_one_knn(bundled, bundled_store):
     got = corpus.neighbors(3, 4)
     np.testing.assert_array_equal(got.indices, want.indices)
     np.testing.assert_allclose(got.scores, want.scores, atol=1e-6)
-    combined = corpus.neighbors(0, 2, pooling="mean_max", layers="sum_last4")
+    combined = corpus.neighbors(0, 2, choice=explorer.VectorChoice("mean_max", "sum_last4"))
     assert combined.indices.shape == (2,)
 
 
