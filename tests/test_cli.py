@@ -69,7 +69,7 @@ def test_info_project_search(store, capsys):
     parent, name = store.resolve().parent, store.name
     assert f"EXPLORER_CORPORA={parent} streamlit run app.py" in out
     assert f"Projections > Saved corpus > {name}" in out
-    coords, rows = open_corpus(store).projection("pca", "mean", 2)
+    coords, rows = open_corpus(store).projection("pca", explorer.VectorChoice("mean", 2))
     assert coords.shape == (10, 2) and rows is None
     assert main(["search", str(store), TEXTS[4]["text"], "-k", "3"]) == 0
     header, *lines = capsys.readouterr().out.strip().splitlines()

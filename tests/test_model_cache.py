@@ -205,7 +205,7 @@ def test_the_refusal_says_what_would_fit(monkeypatch):
 def test_a_baseline_is_refused_when_it_and_its_model_do_not_fit_together():
     # Issue 24: BERT-large's baseline is a second 1.3 GB copy; in a 1 GiB cache the two would
     # push each other out on every comparison. BERT-base's two 0.42 GB copies fit.
-    from explorer.model.ref import twin_refusal as baseline_refusal
+    from explorer.model.loading import twin_refusal as baseline_refusal
     from explorer.server.settings import DEFAULT_MODEL_MEMORY
 
     large = 1_279 * 2**20

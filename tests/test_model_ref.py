@@ -8,6 +8,7 @@ import pytest
 
 from explorer.model.cache import ModelCache
 from explorer.model.hub import DEFAULT_MODEL
+from explorer.model.loading import load_ref
 from explorer.model.ref import RANDOM_PREFIX, ModelRef
 
 
@@ -93,10 +94,10 @@ def test_load_goes_through_the_cache_and_random_weights_load_the_twin(tiny_bert_
         waited.append(which)
         return contextlib.nullcontext()
 
-    model = ref.load(cache, waiting=waiting)
-    assert model.ref == ref and ref.load(cache, waiting=waiting) is model
+    model = load_ref(ref, cache, waiting=waiting)
+    assert model.ref == ref and load_ref(ref, cache, waiting=waiting) is model
     assert waited == [ref]  # the second load was a hit: no spinner
-    twin = ModelRef.parse(RANDOM_PREFIX + tiny_bert_path).load(cache, waiting=waiting)
+    twin = load_ref(ModelRef.parse(RANDOM_PREFIX + tiny_bert_path), cache, waiting=waiting)
     assert twin.ref == ref.random_twin() and twin is not model
     assert waited == [ref, ref.random_twin()]
     assert (ref.random_twin(), None) in cache and (ref, None) in cache
@@ -109,7 +110,7 @@ def test_load_goes_through_the_cache_and_random_weights_load_the_twin(tiny_bert_
 
 def test_random_weights_that_cannot_fit_beside_their_model_are_refused(tiny_bert_path):
     ref = ModelRef(tiny_bert_path)
-    model = ref.load(ModelCache(max_bytes=2**30))
+    model = load_ref(ref, ModelCache(max_bytes=2**30))
     cache = ModelCache(max_bytes=int(model.weight_bytes * 1.5))
     with pytest.raises(ValueError, match="second copy of this model"):
-        ref.random_twin().load(cache)
+        load_ref(ref.random_twin(), cache)

@@ -10,6 +10,7 @@ import pytest
 
 from bench.store import synthetic_store
 from explorer import open_corpus
+from explorer.choice import VectorChoice
 from explorer.cli import main
 from explorer.data.store import placing
 from explorer.data.store.project import save_projection
@@ -31,7 +32,7 @@ def test_pca_fits_the_sample_and_places_the_rest_in_chunks(store, monkeypatch):
         store, "pca", fit_sample=200, random_state=3, progress=lambda d, t: calls.append((d, t))
     )
     corpus = open_corpus(store)
-    coords, rows = corpus.projection("pca", "mean", "last")
+    coords, rows = corpus.projection("pca", VectorChoice("mean", "last"))
     assert rows is None and coords.shape == (1000, 2) and np.isfinite(coords).all()
     fit_rows = np.load(store / entry["fit_rows_file"])
     assert len(fit_rows) == 200 and (np.diff(fit_rows) > 0).all()
@@ -56,7 +57,7 @@ def test_pca_fits_the_sample_and_places_the_rest_in_chunks(store, monkeypatch):
 def test_umap_sample_rows_keep_their_fitted_coordinates(store):
     entry = save_projection(store, "umap", sample=600, fit_sample=150, random_state=0)
     corpus = open_corpus(store)
-    coords, rows = corpus.projection("umap", "mean", "last")
+    coords, rows = corpus.projection("umap", VectorChoice("mean", "last"))
     assert coords.shape == (600, 2) and len(rows) == 600 and np.isfinite(coords).all()
     fit_rows = np.load(store / entry["fit_rows_file"])
     refit = placing.SampleFit("umap", corpus.sentence(rows=rows[fit_rows]), 0)

@@ -8,6 +8,7 @@ import shutil
 import numpy as np
 import pytest
 
+from explorer.choice import VectorChoice
 from explorer.data.store import FORMAT_VERSION, open_corpus, save_projection
 from explorer.data.store.format import NPY_HEADER_BYTES, model_fingerprint, npy_header
 from tests.store_helpers import edit_manifest, small_store
@@ -101,14 +102,14 @@ def test_fingerprint_is_stable_and_tells_models_apart(tiny, bundled):
 def test_save_projection(copy):
     entry = save_projection(copy, "pca", "mean", "last", sample=5)
     corpus = open_corpus(copy)
-    coords, rows = corpus.projection("pca", "mean", "last")
+    coords, rows = corpus.projection("pca", VectorChoice("mean", "last"))
     assert coords.shape == (5, 2) and rows.shape == (5,) and entry["of_rows"] == 7
     save_projection(copy, "pca", "mean", "last")  # replaces the entry
     corpus = open_corpus(copy)
     assert len(corpus.projections) == 1
-    coords, rows = corpus.projection("pca", "mean", "last")
+    coords, rows = corpus.projection("pca", VectorChoice("mean", "last"))
     assert coords.shape == (7, 2) and rows is None
-    assert corpus.projection("tsne", "mean", "last") is None
+    assert corpus.projection("tsne", VectorChoice("mean", "last")) is None
 
 
 @pytest.mark.parametrize(

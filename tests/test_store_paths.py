@@ -9,6 +9,7 @@ import shutil
 import numpy as np
 import pytest
 
+from explorer.choice import VectorChoice
 from explorer.cli import main
 from explorer.data.store import open_corpus, save_projection
 from explorer.data.store.catalog import find_stores
@@ -34,7 +35,7 @@ def copy(store, tmp_path):
 
 
 def _read_projection(corpus):
-    corpus.projection("pca", "mean", "last")
+    corpus.projection("pca", VectorChoice("mean", "last"))
 
 
 def _refused(folder, *, open_it=lambda corpus: None):
@@ -96,7 +97,7 @@ def test_a_symlinked_file_leading_outside_is_refused(copy, file):
     (copy / file).symlink_to(copy.parents[1] / "private/store" / file)
 
     def read_all(corpus):
-        corpus.projection("pca", "mean", "last")
+        corpus.projection("pca", VectorChoice("mean", "last"))
         corpus.norms("mean", 4)
         corpus.num_tokens  # noqa: B018 (cached properties read on first use)
         corpus.truncated  # noqa: B018

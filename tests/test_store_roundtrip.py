@@ -78,8 +78,26 @@ def test_search_and_neighbors_go_through_the_one_knn(bundled, bundled_store):
     got = corpus.neighbors(3, 4)
     np.testing.assert_array_equal(got.indices, want.indices)
     np.testing.assert_allclose(got.scores, want.scores, atol=1e-6)
-    combined = corpus.neighbors(0, 2, pooling="mean_max", layers="sum_last4")
+    combined = corpus.neighbors(0, 2, choice=explorer.VectorChoice("mean_max", "sum_last4"))
     assert combined.indices.shape == (2,)
+
+
+def test_names_become_a_choice_once_at_the_stores_edge(bundled, bundled_store, monkeypatch):
+    """A search by pooling name reads the names once (explorer.choice.vector_choice) and hands
+    the choice on: before, search, embed_query, neighbors and vectors each read them again."""
+    from explorer.choice import vector_choice
+    from explorer.data.store import corpus as module
+
+    calls = []
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return vector_choice(*args, **kwargs)
+
+    monkeypatch.setattr(module, "vector_choice", counted)
+    found = bundled_store.search(bundled, TEXTS[3]["text"], 3, pooling="mean_max", layers=-2)
+    assert found.indices[0] == 3
+    assert calls == [("mean_max", -2)]
 
 
 def test_search_refuses_another_model(tiny, bundled_store):

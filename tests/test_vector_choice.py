@@ -148,7 +148,8 @@ def test_a_saved_map_records_its_choice(projected):
     corpus = open_corpus(store)
     assert projection_choice(corpus.projections[0]) == choice
     assert corpus.projection("pca", choice) is not None
-    assert corpus.projection("pca", "mean", "sum_last4") is not None  # the old arguments
+    with pytest.raises(ValueError, match="VectorChoice"):  # names are read at the edge only
+        corpus.projection("pca", "mean")
     assert corpus.projection("pca", VectorChoice("mean", "last")) is None
 
 
@@ -167,7 +168,7 @@ def test_an_old_manifest_is_still_read(projected, tmp_path):
     assert "choice" not in corpus.projections[0]
     found = saved_map(corpus, "pca", VectorChoice("mean", "sum_last4"))
     assert found is not None and len(found.rows) == len(corpus)
-    assert saved_map(corpus, "pca", "mean", "last") is None
+    assert saved_map(corpus, "pca", VectorChoice("mean", "last")) is None
 
 
 def test_a_saved_map_refuses_post_processing(projected):

@@ -9,9 +9,9 @@
 - :mod:`~explorer.model.size`: parameter count from a configuration
 - :mod:`~explorer.model.hub`: :data:`DEFAULT_MODEL`, the local cache, the offline switch,
   hub metadata
-- :mod:`~explorer.model.loading`: :func:`load_model`, with every check before any weight
-- :mod:`~explorer.model.ref`: :class:`ModelRef`, which model (hub id or folder, trained or
-  random weights), loaded through a :class:`~explorer.model.cache.ModelCache`
+- :mod:`~explorer.model.loading`: :func:`load_model`, with every check before any weight;
+  ``load_ref``, a :class:`ModelRef` through a :class:`~explorer.model.cache.ModelCache`
+- :mod:`~explorer.model.ref`: :class:`ModelRef`, which model (hub id or folder, trained or random)
 
 Everything here is plain Python and PyTorch: no Streamlit. Constants are imported from the
 module they live in.

@@ -1,23 +1,34 @@
 """Loading a model, with every check first: the name, the cache and the network, the model
 type, the weight format and the size (estimated from the configuration and the weight files'
-sizes, before any weight is read or downloaded)."""
+sizes, before any weight is read or downloaded).
+
+:func:`load_ref` is the one way a :class:`~explorer.model.ref.ModelRef` becomes a
+:class:`~explorer.model.Model`: through a :class:`~explorer.model.cache.ModelCache`, with the
+random-weights twin's rules (:func:`twin_refusal`, :func:`random_weights`) beside it.
+:func:`load_model` loads a model by name, uncached."""
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import os
 import warnings
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from numbers import Real
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import torch
 
 from explorer.model.encoder import Model
 from explorer.model.hub import DEFAULT_MODEL, cached_snapshot, hub_reachable, offline, repo_files
-from explorer.model.ref import HUB_ID, check_source
+from explorer.model.ref import HUB_ID, ModelRef, check_source
 from explorer.model.size import check_size, count_parameters, estimate_parameters
+
+if TYPE_CHECKING:
+    from explorer.model.cache import ModelCache
 
 ENCODER_TYPES = (
     "albert",
@@ -37,6 +48,57 @@ ENCODER_TYPES = (
 """``config.model_type`` values accepted by :func:`load_model`."""
 
 _HALF_DTYPES = ("float16", "bfloat16")
+
+
+def _quiet(model_ref: ModelRef) -> AbstractContextManager:
+    return contextlib.nullcontext()
+
+
+def load_ref(
+    model_ref: ModelRef,
+    cache: ModelCache,
+    max_parameters: int | None = None,
+    waiting: Callable[[ModelRef], AbstractContextManager] = _quiet,
+) -> Model:
+    """The model of ``model_ref`` through ``cache`` (keyed ``(model_ref, max_parameters)``):
+    loaded with :func:`load_model` (refused above ``max_parameters``), or for random weights
+    built from the trained model (which loads first; :func:`random_weights`) and dropped first
+    from ``cache``. ``waiting(model_ref)`` surrounds a load that is not already in ``cache`` (a
+    spinner). Raises ``ValueError`` when the model cannot load, when random weights and their
+    trained model do not fit ``cache`` together (:func:`twin_refusal`), or
+    :class:`~explorer.model.cache.NoRoom` when the models in use leave no room."""
+    key = (model_ref, max_parameters)
+    if model_ref.random:
+        trained = load_ref(model_ref.trained(), cache, max_parameters, waiting)
+        refusal = twin_refusal(trained.weight_bytes, cache.max_bytes)
+        if refusal:
+            raise ValueError(refusal)
+        size = trained.weight_bytes  # at most: random weights have no masked-LM head
+        build = lambda: random_weights(trained)  # noqa: E731
+    else:
+        # Known before loading, the weights' bytes let a model that cannot fit be refused
+        # unread.
+        size = None if key in cache else expected_weight_bytes(model_ref.source)
+        build = lambda: load_model(model_ref.source, max_parameters=max_parameters)  # noqa: E731
+    with contextlib.nullcontext() if key in cache else waiting(model_ref):
+        return cache.get(key, build, model_ref.random, size)  # the one way into the cache
+
+
+def twin_refusal(weight_bytes: int, max_bytes: int) -> str | None:
+    """Why a model of ``weight_bytes`` gets no random-weights twin, or ``None``: the twin is a
+    second copy of the weights, and with the trained model it must fit the cache's
+    ``max_bytes`` of models (a server's ``EXPLORER_MODEL_MEMORY``). Else one would push the
+    other out and every comparison would load both again: BERT-large's two 1.3 GB copies
+    (2.7 GB) are over the 1 GiB default and the 3 GB a server with it is given; BERT-base's
+    two 0.42 GB copies fit."""
+    if 2 * weight_bytes <= max_bytes:
+        return None
+    return (
+        f"The comparison with random weights needs a second copy of this model "
+        f"({weight_bytes / 2**20:,.0f} MB of weights), and the two are more than this server "
+        f"keeps loaded ({max_bytes / 2**20:,.0f} MB). The rest of the page works without "
+        "it; a smaller model can be compared with its random weights."
+    )
 
 
 def load_model(

@@ -1,7 +1,7 @@
 """Which model: a hub id or a folder, with its trained weights or random ones.
 
 A :class:`ModelRef` is the one value that names a model from the page to the forward pass: the
-picker makes it, caches key by it, :meth:`ModelRef.load` loads it through a
+picker makes it, caches key by it, :func:`explorer.model.loading.load_ref` loads it through a
 :class:`~explorer.model.cache.ModelCache`, and the loaded :class:`~explorer.model.Model` carries
 it back (``model.ref``). Its text form (:attr:`ModelRef.link`) is what a person types or a link
 holds: the source itself, or ``random-weights:<source>`` for its untrained twin;
@@ -10,16 +10,9 @@ holds: the source itself, or ``random-weights:<source>`` for its untrained twin;
 
 from __future__ import annotations
 
-import contextlib
 import re
 from collections.abc import Callable
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from explorer.model.cache import ModelCache
-    from explorer.model.encoder import Model
 
 RANDOM_PREFIX = "random-weights:"
 """The text form of a model with random weights starts with this (``random-weights:<source>``)."""
@@ -47,16 +40,13 @@ def check_source(source: str) -> None:
         raise ValueError("That model name is too long to be a Hugging Face id or a folder path.")
 
 
-def _quiet(ref: ModelRef) -> AbstractContextManager:
-    return contextlib.nullcontext()
-
-
 @dataclass(frozen=True)
 class ModelRef:
     """A model to load: ``source``, a Hugging Face id or a local folder (as given, without
     surrounding spaces), and ``random``: its architecture and tokenizer with freshly initialised
     weights (:func:`explorer.model.loading.random_weights`, seed 0) instead of its trained ones.
-    Frozen and hashable: caches key by it. Make one from text with :meth:`parse`."""
+    Frozen and hashable: caches key by it. Make one from text with :meth:`parse`; load it with
+    :func:`explorer.model.loading.load_ref`."""
 
     source: str
     random: bool = False
@@ -113,51 +103,3 @@ class ModelRef:
     def trained(self) -> ModelRef:
         """The model with its trained weights (itself when it has them)."""
         return ModelRef(self.source)
-
-    def load(
-        self,
-        cache: ModelCache,
-        max_parameters: int | None = None,
-        waiting: Callable[[ModelRef], AbstractContextManager] = _quiet,
-    ) -> Model:
-        """This model, through ``cache`` (keyed ``(self, max_parameters)``): loaded with
-        :func:`~explorer.model.loading.load_model` (refused above ``max_parameters``), or for
-        random weights built from the trained model (which loads first) and dropped first
-        from ``cache``. ``waiting(ref)`` surrounds a load that is not already in ``cache`` (a
-        spinner). Raises ``ValueError`` when the model cannot load, when random weights and
-        their trained model do not fit ``cache`` together (:func:`twin_refusal`), or
-        :class:`~explorer.model.cache.NoRoom` when the models in use leave no room."""
-        from explorer.model.loading import expected_weight_bytes, load_model, random_weights
-
-        key = (self, max_parameters)
-        if self.random:
-            trained = self.trained().load(cache, max_parameters, waiting)
-            refusal = twin_refusal(trained.weight_bytes, cache.max_bytes)
-            if refusal:
-                raise ValueError(refusal)
-            size = trained.weight_bytes  # at most: random weights have no masked-LM head
-            build = lambda: random_weights(trained)  # noqa: E731
-        else:
-            # Known before loading, the weights' bytes let a model that cannot fit be refused
-            # unread.
-            size = None if key in cache else expected_weight_bytes(self.source)
-            build = lambda: load_model(self.source, max_parameters=max_parameters)  # noqa: E731
-        with contextlib.nullcontext() if key in cache else waiting(self):
-            return cache.get(key, build, self.random, size)  # the one way into the cache
-
-
-def twin_refusal(weight_bytes: int, max_bytes: int) -> str | None:
-    """Why a model of ``weight_bytes`` gets no random-weights twin, or ``None``: the twin is a
-    second copy of the weights, and with the trained model it must fit the cache's
-    ``max_bytes`` of models (a server's ``EXPLORER_MODEL_MEMORY``). Else one would push the
-    other out and every comparison would load both again: BERT-large's two 1.3 GB copies
-    (2.7 GB) are over the 1 GiB default and the 3 GB a server with it is given; BERT-base's
-    two 0.42 GB copies fit."""
-    if 2 * weight_bytes <= max_bytes:
-        return None
-    return (
-        f"The comparison with random weights needs a second copy of this model "
-        f"({weight_bytes / 2**20:,.0f} MB of weights), and the two are more than this server "
-        f"keeps loaded ({max_bytes / 2**20:,.0f} MB). The rest of the page works without "
-        "it; a smaller model can be compared with its random weights."
-    )

@@ -57,7 +57,7 @@ BERT-base-sized bench folder (``python -m bench.model_folders``), all three kept
 them the server stays within the 2 GB a shared demo of 8 visitors is given (``python -m
 bench.soak --sessions 8 --model FOLDER``, bench/README.md, "Real model sizes"). BERT-large
 (1,279 MB) is kept alone, above this budget, and gets no random-weights baseline
-(:func:`explorer.model.ref.twin_refusal`)."""
+(:func:`explorer.model.loading.twin_refusal`)."""
 
 FREE_ENTRY = "*"
 

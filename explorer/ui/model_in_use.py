@@ -17,6 +17,7 @@ import streamlit as st
 
 from explorer.model.cache import ModelCache, NoRoom
 from explorer.model.hub import DEFAULT_MODEL
+from explorer.model.loading import load_ref
 from explorer.model.ref import ModelRef
 from explorer.server import limits
 from explorer.server.settings import DEFAULT_MODEL_MEMORY, Settings, from_environment
@@ -98,15 +99,16 @@ def _waiting(model_ref: ModelRef):
 
 
 def load(model_ref: ModelRef) -> Model:
-    """The model of ``model_ref`` through :data:`MODELS` (:meth:`ModelRef.load`), with the
-    operator's size limit and a spinner while it loads; random weights are built only when a
-    page asks for them, and are the first to leave. Raises ``ValueError`` when it cannot be
-    loaded, :class:`~explorer.model.cache.NoRoom` saying :func:`room_refusal` when it does
-    not fit beside the models in use."""
+    """The model of ``model_ref`` through :data:`MODELS`
+    (:func:`~explorer.model.loading.load_ref`), with the operator's size limit and a spinner
+    while it loads; random weights are built only when a page asks for them, and are the
+    first to leave. Raises ``ValueError`` when it cannot be loaded,
+    :class:`~explorer.model.cache.NoRoom` saying :func:`room_refusal` when it does not fit
+    beside the models in use."""
     config = settings()
     MODELS.max_bytes = config.model_memory
     try:
-        model = model_ref.load(MODELS, config.max_parameters, _waiting)
+        model = load_ref(model_ref, MODELS, config.max_parameters, _waiting)
     except NoRoom as error:
         error.args = (room_refusal(error.key, error, MODELS.max_bytes),)
         raise

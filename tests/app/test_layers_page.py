@@ -216,7 +216,7 @@ def test_layers_compared_by_cka_trained_then_beside_random_weights(page):
 def test_layers_compared_says_why_a_baseline_is_refused(page, monkeypatch):
     """A server that cannot keep a second copy of the weights refuses the baseline: the page
     shows the refusal and still draws the trained model's heatmap."""
-    from explorer.model import ref
+    from explorer.model import loading
     from explorer.ui import compute
 
     compute.clear()  # no random-weights states kept from an earlier test
@@ -224,7 +224,7 @@ def test_layers_compared_says_why_a_baseline_is_refused(page, monkeypatch):
     def refuse(weight_bytes, max_bytes):
         return "The comparison with random weights needs a second copy of this model."
 
-    monkeypatch.setattr(ref, "twin_refusal", refuse)
+    monkeypatch.setattr(loading, "twin_refusal", refuse)
     at = page("layers")
     at.toggle(key="layers.cka_random").set_value(True).run()
     _ok(at)

@@ -7,7 +7,8 @@
   :mod:`~explorer.data.store.engine`: texts of a shard -> vectors (the local engine);
   :mod:`~explorer.data.store.ray_engine` does the same with Ray Data actors (``--engine ray``)
 - :mod:`~explorer.data.store.catalog`: the stores in the operator's ``EXPLORER_CORPORA`` folders
-- :mod:`~explorer.data.store.corpus`: :func:`open_corpus` and the opened :class:`Corpus`
+- :mod:`~explorer.data.store.corpus`: :func:`open_corpus` and the opened :class:`Corpus`;
+  :mod:`~explorer.data.store.rows`: its input columns, read from the shards
 - :mod:`~explorer.data.store.project`: :func:`save_projection` (``explorer project``)
 
 Plain Python: no Streamlit.

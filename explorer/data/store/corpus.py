@@ -2,7 +2,16 @@
 
 :func:`open_corpus` checks the manifest and every vector file (present, readable, the shape
 and dtype the manifest says) and maps the vectors with ``np.load(mmap_mode="r")``: opening a
-store of a million rows reads a few kilobytes, and pages of vectors are read when used.
+store of a million rows reads a few kilobytes, and pages of vectors are read when used. The
+input columns (texts, labels, the others) are read by :mod:`explorer.data.store.rows`.
+
+Which vectors: one :class:`explorer.VectorChoice`. The methods a notebook, the ``explorer``
+command or a "Show code" snippet call with a pooling name and ``layers`` (:meth:`Corpus.vectors`,
+:meth:`~Corpus.sentence`, :meth:`~Corpus.per_layer`, :meth:`~Corpus.embed_query`,
+:meth:`~Corpus.search`) are the store's edge: each turns the names into a choice once
+(:func:`explorer.choice.vector_choice`) and hands the choice on. Everything behind them takes
+the choice itself: :meth:`~Corpus.neighbors`, :meth:`~Corpus.projection_entry`,
+:meth:`~Corpus.projection`, and :mod:`explorer.data.store.saved_maps`.
 """
 
 from __future__ import annotations
@@ -12,9 +21,6 @@ from functools import cached_property
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 
 from explorer.choice import VectorChoice, vector_choice
 from explorer.data.store.format import (
@@ -24,11 +30,14 @@ from explorer.data.store.format import (
     norms_file,
     open_npy,
     read_manifest,
-    store_file,
 )
+from explorer.data.store.rows import StoreRows, open_shards
 from explorer.layers import Layers
 from explorer.pooling import BASE_POOLINGS, normalize_rows
 from explorer.similarity import Metric, Neighbors, neighbors
+
+DEFAULT_CHOICE = VectorChoice()
+"""The vectors a store's methods read when no choice is given: the mean of the last layer."""
 
 BLOCK_ROWS = 16384
 """Rows combined at once by :meth:`Corpus.sentence` (bounded working memory)."""
@@ -53,8 +62,9 @@ def projection_choice(entry: dict) -> VectorChoice:
     return VectorChoice(entry["pooling"], entry["layers"])
 
 
-class Corpus:
-    """A corpus store, opened. ``len(corpus)`` rows; ``manifest`` is the parsed manifest.
+class Corpus(StoreRows):
+    """A corpus store, opened. ``len(corpus)`` rows; ``manifest`` is the parsed manifest; its
+    input columns as :class:`~explorer.data.store.rows.StoreRows` reads them.
 
     Attributes: ``path``, ``model_name``, ``num_layers``, ``hidden_size``, ``poolings``
     (stored base poolings), ``layers`` (stored layer indices), ``dtype`` (stored dtype),
@@ -90,21 +100,7 @@ class Corpus:
             raise ValueError(f"{where}: the shards' rows do not add up to {self._n:,}.")
         if any(p not in BASE_POOLINGS for p in self.poolings):
             raise ValueError(f"{where} names an unknown pooling.")
-        self._shards = []
-        start = 0
-        for folder, rows in shards:
-            relative = f"{folder}/rows.parquet"
-            parquet, real = self.path / relative, store_file(self.path, relative)
-            if not real.is_file():
-                raise ValueError(f"{parquet} is missing: the store is damaged.")
-            try:
-                found = pq.ParquetFile(real).metadata.num_rows
-            except (OSError, pa.ArrowInvalid) as error:
-                raise ValueError(f"{parquet} is not a readable Parquet file: {error}") from None
-            if found != rows:
-                raise ValueError(f"{parquet} has {found:,} rows; the manifest says {rows:,}.")
-            self._shards.append((start, rows, real))
-            start += rows
+        self._shards = open_shards(self.path, shards)
         shape = (self._n, self.hidden_size)
         self._vectors: dict[str, dict[int, np.ndarray]] = {}
         for pooling in self.poolings:
@@ -124,79 +120,6 @@ class Corpus:
         )
 
     # -- rows -------------------------------------------------------------------------------
-
-    def _column(self, name: str) -> pa.ChunkedArray:
-        parts = [pq.read_table(file, columns=[name]).column(name) for _, _, file in self._shards]
-        return pa.chunked_array([c for part in parts for c in part.chunks])
-
-    def column(self, name: str) -> np.ndarray:
-        """One input column of every row ``(n,)``, read now and not kept: numbers as a float64
-        array (missing values NaN), anything else as an object array of ``str`` (``None``
-        for a missing value). ``ValueError`` for a column the store does not have."""
-        if name not in self.manifest["input"]["columns"]:
-            raise ValueError(f"The saved corpus has no column {name!r}.")
-        column = self._column(name)
-        if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
-            return column.to_numpy().astype(np.float64)
-        return np.asarray(column.cast(pa.string()).to_pylist(), dtype=object)
-
-    def text_columns(self) -> pd.DataFrame:
-        """The text column and the label column (when there is one) of every row, read now and
-        not kept: a DataFrame backed by Arrow (``pd.ArrowDtype``, the texts' bytes and their
-        offsets, not a Python object per text), in which ``.iloc`` of a few rows takes
-        microseconds where :meth:`take` reads every shard they are in."""
-        names = [n for n in (self.text_column, self.label_column) if n is not None]
-        table = pa.table({name: self._column(name) for name in names}).combine_chunks()
-        return table.to_pandas(types_mapper=pd.ArrowDtype)
-
-    @cached_property
-    def texts(self) -> list[str]:
-        """Every text, in store order."""
-        return self._column(self.text_column).to_pylist()
-
-    @cached_property
-    def labels(self) -> list | None:
-        """The label column's values, or ``None`` when the input had no label column."""
-        if self.label_column is None:
-            return None
-        return self._column(self.label_column).to_pylist()
-
-    @cached_property
-    def metadata(self) -> pd.DataFrame:
-        """The other input columns (not text, not label), one row per text. Columns read as
-        text from CSV/TSV are turned into numbers when every value is a number."""
-        skip = {self.text_column, self.label_column}
-        frames = []
-        for _, _, file in self._shards:
-            names = [n for n in pq.ParquetFile(file).schema_arrow.names if n not in skip]
-            frames.append(pq.read_table(file, columns=names).to_pandas())
-        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-        for column in frame.columns:
-            if frame[column].dtype == object or pd.api.types.is_string_dtype(frame[column]):
-                numbers = pd.to_numeric(frame[column], errors="coerce")
-                if numbers.notna().sum() == frame[column].notna().sum():
-                    frame[column] = numbers
-        return frame
-
-    def take(self, rows) -> pd.DataFrame:
-        """The input rows ``rows`` (indices, in the order given) with every column, reading
-        only the shards they are in. A ``row`` column gives each row's index."""
-        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
-        if len(rows) and (rows.min() < 0 or rows.max() >= self._n):
-            raise ValueError(f"Rows must be from 0 to {self._n - 1}.")
-        starts = np.array([start for start, _, _ in self._shards])
-        which = np.searchsorted(starts, rows, side="right") - 1
-        parts = []
-        for shard in np.unique(which):
-            start, _, file = self._shards[shard]
-            mine = rows[which == shard]
-            table = pq.read_table(file).take(pa.array(mine - start)).to_pandas()
-            table.insert(0, "row", mine)
-            parts.append(table)
-        if not parts:
-            return pd.DataFrame(columns=["row"])
-        frame = pd.concat(parts, ignore_index=True).set_index("row").loc[rows].reset_index()
-        return frame
 
     @cached_property
     def num_tokens(self) -> np.ndarray:
@@ -235,11 +158,13 @@ class Corpus:
         """``(n, d)`` vectors of one :class:`explorer.VectorChoice` (or pooling name and
         ``layers``), without a copy when they are one stored file (a read-only memory map, of
         the stored dtype); else :meth:`sentence`."""
-        choice = vector_choice(choice, layers)
+        return self._stored(vector_choice(choice, layers))
+
+    def _stored(self, choice: VectorChoice) -> np.ndarray:
         indices = self._needed(choice)
         if len(choice.parts) == 1 and len(indices) == 1:
             return self._vectors[choice.parts[0]][indices[0]]
-        return self.sentence(choice)
+        return self._combined(choice)
 
     def sentence(
         self,
@@ -255,7 +180,11 @@ class Corpus:
         layers are stored; ``ValueError`` saying what to embed otherwise. Combined
         :data:`BLOCK_ROWS` rows at a time (working memory is one block of layers). With
         ``rows`` (indices), only those rows, in that order: ``(len(rows), dim)``."""
-        choice = vector_choice(choice, layers)
+        return self._combined(vector_choice(choice, layers), normalize, rows)
+
+    def _combined(
+        self, choice: VectorChoice, normalize: bool = False, rows: np.ndarray | None = None
+    ) -> np.ndarray:
         indices = self._needed(choice)
         if rows is not None:
             rows = np.asarray(rows, dtype=np.int64).reshape(-1)
@@ -310,16 +239,14 @@ class Corpus:
         query: int | np.ndarray,
         k: int = 10,
         *,
-        pooling: VectorChoice | str = "mean",
-        layers: Layers | None = None,
+        choice: VectorChoice = DEFAULT_CHOICE,
         metric: Metric = "cosine",
     ) -> Neighbors:
         """The ``k`` rows nearest to ``query`` (a row index, row indices, a vector or a batch
-        of vectors) under one :class:`explorer.VectorChoice` (or pooling name and ``layers``):
-        :func:`explorer.similarity.neighbors` over the memory-mapped vectors (with their stored
-        norms when they are one file)."""
-        choice = vector_choice(pooling, layers)
-        vectors = self.vectors(choice)
+        of vectors) under one :class:`explorer.VectorChoice` (the mean of the last layer if
+        not given): :func:`explorer.similarity.neighbors` over the memory-mapped vectors (with
+        their stored norms when they are one file)."""
+        vectors = self._stored(_given(choice))
         norms = None
         indices = self._needed(choice)
         if len(choice.parts) == 1 and len(indices) == 1:
@@ -333,10 +260,12 @@ class Corpus:
         choice of vectors, :class:`explorer.VectorChoice` or pooling name and ``layers``, and
         precision). ``model`` is a loaded :class:`explorer.Model` of the store's model, checked
         against the manifest's fingerprint, or ``None`` to load it."""
+        return self._query_vector(model, text, vector_choice(pooling, layers))
+
+    def _query_vector(self, model, text: str, choice: VectorChoice) -> np.ndarray:
         from explorer.embeddings import embed_corpus
         from explorer.model import load_model
 
-        choice = vector_choice(pooling, layers)
         self._needed(choice)
         if model is None:
             model = load_model(self.model_name)
@@ -362,8 +291,8 @@ class Corpus:
         ``model`` as in :meth:`embed_query`. Rows: ``result.indices``; texts: :meth:`take`."""
         choice = vector_choice(pooling, layers)
         k = min(k, self._n) if isinstance(k, int) and k > 0 else k
-        query = self.embed_query(model, text, choice)
-        return self.neighbors(query, k, pooling=choice, metric=metric)
+        query = self._query_vector(model, text, choice)
+        return self.neighbors(query, k, choice=choice, metric=metric)
 
     # -- projections ------------------------------------------------------------------------
 
@@ -375,24 +304,22 @@ class Corpus:
         when every row is projected), ``points``."""
         return list(self.manifest.get("projections") or [])
 
-    def projection_entry(
-        self, method: str, pooling: VectorChoice | str = "mean", layers: Layers | None = None
-    ) -> dict | None:
+    def projection_entry(self, method: str, choice: VectorChoice) -> dict | None:
         """The manifest's entry of the saved ``method`` projection under one
-        :class:`explorer.VectorChoice` (or pooling name and ``layers``), or ``None``."""
-        choice = vector_choice(pooling, layers)
+        :class:`explorer.VectorChoice`, or ``None``."""
+        _given(choice)
         for entry in self.projections:
             if entry["method"] == method and projection_choice(entry) == choice:
                 return entry
         return None
 
     def projection(
-        self, method: str, pooling: VectorChoice | str = "mean", layers: Layers | None = None
+        self, method: str, choice: VectorChoice
     ) -> tuple[np.ndarray, np.ndarray | None] | None:
         """Saved ``(coordinates (points, 2), rows (points,) or None for all rows)`` of one
         projection (:meth:`projection_entry`), or ``None`` when it was not saved
         (``explorer project``)."""
-        entry = self.projection_entry(method, pooling, layers)
+        entry = self.projection_entry(method, choice)
         if entry is None:
             return None
         points = int(entry["points"])
@@ -401,3 +328,14 @@ class Corpus:
         if entry.get("rows_file"):
             rows = open_npy(self.path, entry["rows_file"], (points,), "int64")
         return coords, rows
+
+
+def _given(choice: VectorChoice) -> VectorChoice:
+    """``choice``, or ``ValueError`` for anything else (a pooling name, say: behind the
+    store's edge, names are turned into a choice already; see the module)."""
+    if not isinstance(choice, VectorChoice):
+        raise ValueError(
+            f"Give one explorer.VectorChoice, not {choice!r} (a pooling name and layers make "
+            "one: VectorChoice(pooling, layers))."
+        )
+    return choice

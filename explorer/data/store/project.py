@@ -71,10 +71,10 @@ def save_projection(
     fit_rows = None
     if 0 < fit_sample < points and method != "tsne":
         fit_rows, coords, trust, notes = _fit_on_sample(
-            corpus, pooling, layers, rows, points, method, fit_sample, random_state, progress
+            corpus, choice, rows, points, method, fit_sample, random_state, progress
         )
     else:
-        vectors = corpus.sentence(pooling, layers, rows=rows)
+        vectors = corpus.sentence(choice, rows=rows)
         projector = Projector(method, 2, random_state=random_state).fit(vectors)
         coords, trust, notes = projector.embedding_, projector.trustworthiness_, projector.notes_
     name = f"{method}-{pooling}-{layers}"
@@ -112,7 +112,7 @@ def save_projection(
     return entry
 
 
-def _fit_on_sample(corpus, pooling, layers, rows, points, method, size, random_state, progress):
+def _fit_on_sample(corpus, choice, rows, points, method, size, random_state, progress):
     """``(fit positions, coordinates (points, 2), trustworthiness, notes)``: a fit on ``size``
     of the ``points`` projected rows (positions among them, sorted) and the rest placed."""
     from explorer.maps import trustworthiness
@@ -121,7 +121,7 @@ def _fit_on_sample(corpus, pooling, layers, rows, points, method, size, random_s
     fit_rows = np.sort(rng.choice(points, size=size, replace=False)).astype(np.int64)
 
     def read(positions: np.ndarray) -> np.ndarray:
-        return corpus.sentence(pooling, layers, rows=positions if rows is None else rows[positions])
+        return corpus.sentence(choice, rows=positions if rows is None else rows[positions])
 
     coords, fit = placing.fit_and_place(read, points, method, fit_rows, random_state, progress)
     # the map's quality over placed and fitted rows alike: a fresh sample of as many rows

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from explorer.choice import VectorChoice, vector_choice
+from explorer.choice import VectorChoice
 from explorer.data.sampling import MAX_POINTS
-from explorer.data.store.corpus import Corpus
-from explorer.layers import Layers
+from explorer.data.store.corpus import DEFAULT_CHOICE, Corpus
 from explorer.maps import (
     LABELS,
     OVERVIEW_POINTS,
@@ -80,17 +79,15 @@ class SavedMap:
 def saved_map(
     corpus: Corpus,
     method: str,
-    pooling: VectorChoice | str = "mean",
-    layers: Layers | None = None,
+    choice: VectorChoice = DEFAULT_CHOICE,
     *,
     max_points: int | None = None,
     seed: int = 0,
 ) -> SavedMap | None:
     """The saved projection of ``corpus`` under ``method`` and one :class:`explorer.VectorChoice`
-    (or ``pooling`` name and ``layers``), or
-    ``None`` when ``explorer project`` did not save one. ``max_points`` (default
-    :data:`MAX_POINTS`; the app passes its own cap) bounds the rows drawn as points."""
-    choice = vector_choice(pooling, layers)
+    (the mean of the last layer if not given), or ``None`` when ``explorer project`` did not
+    save one. ``max_points`` (default :data:`MAX_POINTS`; the app passes its own cap) bounds
+    the rows drawn as points."""
     found = corpus.projection(method, choice)
     if found is None:
         return None
@@ -134,17 +131,16 @@ def inspect_saved(
     saved: SavedMap,
     position: int,
     k: int,
-    pooling: str = "mean",
-    layers: Layers = "last",
+    choice: VectorChoice = DEFAULT_CHOICE,
 ) -> Inspection:
     """The neighbourhood of the saved map's point ``position`` (an index into ``saved.rows``):
-    its ``k`` nearest store rows in the full space over every row of the store
-    (:meth:`Corpus.neighbors`), and its ``k`` nearest rows on the map among every projected
+    its ``k`` nearest store rows in the full space under ``choice`` over every row of the
+    store (:meth:`Corpus.neighbors`), and its ``k`` nearest rows on the map among every projected
     row. ``row``, ``indices`` and ``on_map`` of the :class:`Inspection` are store rows."""
     if not 0 <= position < len(saved.rows):
         raise ValueError(f"No point {position}: the map has points 0 to {len(saved.rows) - 1}.")
     row = int(saved.rows[position])
-    found = corpus.neighbors(row, k, pooling=pooling, layers=layers)
+    found = corpus.neighbors(row, k, choice=choice)
     on_map = saved.rows[map_neighbors(saved.coords, position, k)]
     kept = len(set(found.indices.tolist()) & set(on_map.tolist()))
     return Inspection(row, found.indices, found.scores, np.asarray(on_map, dtype=np.int64), kept)

@@ -133,9 +133,7 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
             points.choice.layers,
             position,
         ),
-        lambda: inspect_saved(
-            corpus, saved, position, DEFAULT_K, points.choice.pooling, points.choice.layers
-        ),
+        lambda: inspect_saved(corpus, saved, position, DEFAULT_K, points.choice),
     )
     every = cached("corpora", ("store texts", points.path), corpus.text_columns)
     frame = every.iloc[[found.row, *map(int, found.indices)]]

@@ -37,9 +37,8 @@ def source_points(
         return VectorPoints.of(data), data.texts, data.labels, data.label_title, data.note
     if source.store is not None:
         drawn = choice.replace(post="none")  # a saved corpus is drawn as it was saved
-        if params is None:
-            return saved_points(source.store, drawn)
-        return saved_points(source.store, drawn, params.method, params.n_components)
+        method, dims = (None, 2) if params is None else (params.method, params.n_components)
+        return saved_points(source.store, drawn, method, dims)
     kept = cap_tokens(model_ref, source.data)
     texts = kept.data.texts
     points = Points(model_ref, texts, choice, word)

@@ -57,17 +57,11 @@ def saved_points(path: str, choice: VectorChoice, method: str | None = None, dim
 
     key = ("saved points", path, choice, method, dims)
     found = cached("projections", key, lambda: _saved_points(path, choice, method, dims))
-    points = found[0]
+    *shown, note, whole_note = found
     whole_drawn = st.session_state.get("projections.every_row", True)
-    if (
-        points.saved
-        and whole_drawn
-        and st.session_state.get("projections.compare") in (None, "none")
-    ):
-        whole = saved_map(path, method, choice)
-        if len(whole.rows) > len(points.rows):  # drawn whole by the big map (._everyrow)
-            return (*found[:4], whole.whole_note)
-    return found
+    if whole_note and whole_drawn and st.session_state.get("projections.compare") in (None, "none"):
+        return (*shown, whole_note)  # drawn whole by the big map (._everyrow)
+    return (*shown, note)
 
 
 def _saved_points(path: str, choice: VectorChoice, method: str | None, dims: int):
@@ -93,4 +87,6 @@ def _saved_points(path: str, choice: VectorChoice, method: str | None, dims: int
     points = StorePoints(
         path, tuple(rows.tolist()), choice, saved=method if saved is not None else None
     )
-    return points, texts, labels, column or "Label", note
+    # the note when the big map draws every row of the saved map: when it has more than these
+    whole_note = saved.whole_note if saved is not None and len(saved.rows) > len(rows) else None
+    return points, texts, labels, column or "Label", note, whole_note

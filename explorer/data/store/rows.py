@@ -1,0 +1,126 @@
+"""The input rows of a corpus store: its text, label and other columns, read from the shards'
+Parquet files (``shard-*/rows.parquet``) only when asked.
+
+:func:`open_shards` checks that each shard's file is there, readable and as long as the
+manifest says; :class:`StoreRows` reads columns and rows from them, and
+:class:`~explorer.data.store.corpus.Corpus` is one (beside its memory-mapped vectors).
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from explorer.data.store.format import store_file
+
+
+def open_shards(path: Path, shards: list[tuple[str, int]]) -> list[tuple[int, int, Path]]:
+    """``(first row, rows, Parquet file)`` of each shard (``(folder, rows)`` as the manifest
+    lists them) of the store at ``path``, in order. Raises ``ValueError`` naming the file when
+    a shard's file is missing, unreadable or of another length than the manifest says."""
+    opened = []
+    start = 0
+    for folder, rows in shards:
+        relative = f"{folder}/rows.parquet"
+        parquet, real = path / relative, store_file(path, relative)
+        if not real.is_file():
+            raise ValueError(f"{parquet} is missing: the store is damaged.")
+        try:
+            found = pq.ParquetFile(real).metadata.num_rows
+        except (OSError, pa.ArrowInvalid) as error:
+            raise ValueError(f"{parquet} is not a readable Parquet file: {error}") from None
+        if found != rows:
+            raise ValueError(f"{parquet} has {found:,} rows; the manifest says {rows:,}.")
+        opened.append((start, rows, real))
+        start += rows
+    return opened
+
+
+class StoreRows:
+    """The input columns of a store's rows, read from its shards (:func:`open_shards`, in
+    ``_shards``) when asked: ``manifest``, ``text_column``, ``label_column`` and ``_n`` (the
+    rows) are set by the store that opens them."""
+
+    manifest: dict
+    text_column: str
+    label_column: str | None
+    _n: int
+    _shards: list[tuple[int, int, Path]]
+
+    def _column(self, name: str) -> pa.ChunkedArray:
+        parts = [pq.read_table(file, columns=[name]).column(name) for _, _, file in self._shards]
+        return pa.chunked_array([c for part in parts for c in part.chunks])
+
+    def column(self, name: str) -> np.ndarray:
+        """One input column of every row ``(n,)``, read now and not kept: numbers as a float64
+        array (missing values NaN), anything else as an object array of ``str`` (``None``
+        for a missing value). ``ValueError`` for a column the store does not have."""
+        if name not in self.manifest["input"]["columns"]:
+            raise ValueError(f"The saved corpus has no column {name!r}.")
+        column = self._column(name)
+        if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
+            return column.to_numpy().astype(np.float64)
+        return np.asarray(column.cast(pa.string()).to_pylist(), dtype=object)
+
+    def text_columns(self) -> pd.DataFrame:
+        """The text column and the label column (when there is one) of every row, read now and
+        not kept: a DataFrame backed by Arrow (``pd.ArrowDtype``, the texts' bytes and their
+        offsets, not a Python object per text), in which ``.iloc`` of a few rows takes
+        microseconds where :meth:`take` reads every shard they are in."""
+        names = [n for n in (self.text_column, self.label_column) if n is not None]
+        table = pa.table({name: self._column(name) for name in names}).combine_chunks()
+        return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+    @cached_property
+    def texts(self) -> list[str]:
+        """Every text, in store order."""
+        return self._column(self.text_column).to_pylist()
+
+    @cached_property
+    def labels(self) -> list | None:
+        """The label column's values, or ``None`` when the input had no label column."""
+        if self.label_column is None:
+            return None
+        return self._column(self.label_column).to_pylist()
+
+    @cached_property
+    def metadata(self) -> pd.DataFrame:
+        """The other input columns (not text, not label), one row per text. Columns read as
+        text from CSV/TSV are turned into numbers when every value is a number."""
+        skip = {self.text_column, self.label_column}
+        frames = []
+        for _, _, file in self._shards:
+            names = [n for n in pq.ParquetFile(file).schema_arrow.names if n not in skip]
+            frames.append(pq.read_table(file, columns=names).to_pandas())
+        frame = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+        for column in frame.columns:
+            if frame[column].dtype == object or pd.api.types.is_string_dtype(frame[column]):
+                numbers = pd.to_numeric(frame[column], errors="coerce")
+                if numbers.notna().sum() == frame[column].notna().sum():
+                    frame[column] = numbers
+        return frame
+
+    def take(self, rows) -> pd.DataFrame:
+        """The input rows ``rows`` (indices, in the order given) with every column, reading
+        only the shards they are in. A ``row`` column gives each row's index."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if len(rows) and (rows.min() < 0 or rows.max() >= self._n):
+            raise ValueError(f"Rows must be from 0 to {self._n - 1}.")
+        starts = np.array([start for start, _, _ in self._shards])
+        which = np.searchsorted(starts, rows, side="right") - 1
+        parts = []
+        for shard in np.unique(which):
+            start, _, file = self._shards[shard]
+            mine = rows[which == shard]
+            table = pq.read_table(file).take(pa.array(mine - start)).to_pandas()
+            table.insert(0, "row", mine)
+            parts.append(table)
+        if not parts:
+            return pd.DataFrame(columns=["row"])
+        frame = pd.concat(parts, ignore_index=True).set_index("row").loc[rows].reset_index()
+        return frame
