@@ -7,10 +7,11 @@ from collections.abc import Sequence
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.expressions import NUM_LAYERS, layers_expression, subwords_expression
 from explorer.layers import Layers, layers_label
+from explorer.model.ref import ModelRef
 
 
 def context_snippet(
-    model_name: str,
+    ref: ModelRef,
     sentences: Sequence[str],
     word: str,
     layers: Layers = "last",
@@ -57,7 +58,7 @@ def context_snippet(
         )
     return (
         "import numpy as np\n"
-        + model_preamble(model_name)
+        + model_preamble(ref)
         + f"\nsentences = [\n{listed}]\n"
         + f"word = {literal(word.strip())}\n"
         + f"senses = {literal(list(senses) if senses is not None else [None] * len(sentences))}"

@@ -27,6 +27,7 @@ from explorer.codegen.expressions import (
 )
 from explorer.layers import Layers, layers_label
 from explorer.maps import ProjectionParams, validate_method
+from explorer.model.ref import ModelRef
 from explorer.pooling import POOLING_LABELS
 
 DATA_FILE = "projection_data.json"
@@ -216,7 +217,7 @@ def _pooling_lines(choice: VectorChoice) -> str:
 
 
 def projection_snippet(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     pooling: VectorChoice | str = "mean",
     layers: Layers | None = None,
@@ -253,11 +254,11 @@ def projection_snippet(
         "    [sentence_vectors(texts[i : i + 32]).numpy() for i in range(0, len(texts), 32)]\n"
         ")  # (texts, dim)\n" + postprocess_lines(post, "vectors", "vectors")
     )
-    return header + model_preamble(model_name) + body + _projection_block(params, len(texts))
+    return header + model_preamble(ref) + body + _projection_block(params, len(texts))
 
 
 def word_projection_snippet(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     spans: Sequence[tuple[int, int, int]],
     word: str,
@@ -302,4 +303,4 @@ def word_projection_snippet(
         + "vectors = np.stack([word_vector(texts[t], a, b).numpy() for t, a, b in occurrences])\n"
         + postprocess_lines(post, "vectors", "vectors")
     )
-    return header + model_preamble(model_name) + body + _projection_block(params, len(spans))
+    return header + model_preamble(ref) + body + _projection_block(params, len(spans))

@@ -34,7 +34,7 @@ def _clusters_snippet(points: Points) -> str:
     from explorer.codegen.clusters import clusters_snippet
 
     return clusters_snippet(
-        points.ref.snippet,
+        points.ref,
         points.texts,
         points.choice.pooling,
         points.choice.layers,
@@ -119,7 +119,7 @@ def map_code(
     ending, values = _map_file(shown, params, kept_share, contours, spans is not None, many)
     if spans is not None:
         snippet = projections.word_projection_snippet(
-            points.ref.snippet,
+            points.ref,
             points.texts,
             spans,
             points.word,
@@ -130,7 +130,7 @@ def map_code(
         data = projections.word_projection_data(points.texts, spans, values)
     else:
         snippet = projections.projection_snippet(
-            points.ref.snippet,
+            points.ref,
             points.texts,
             points.choice.pooling,
             points.choice.layers,
@@ -156,7 +156,7 @@ def axes_code(
 
     spans = _spans(points)
     snippet = axes_snippet(
-        points.ref.snippet,
+        points.ref,
         points.texts,
         x_ends,
         y_ends,
