@@ -148,14 +148,4 @@ if word.strip().lower() in corpora.SENSE_WORDS:
         icon=":material/scatter_plot:",
         query_params=context.projections_link(word),
     )
-show_code(
-    context_snippet(
-        model.ref,
-        sentences,
-        word,
-        choice.layers,
-        choice.subwords,
-        post=choice.post,
-        senses=senses,
-    )
-)
+show_code(context_snippet(model.ref, sentences, word, choice, senses=senses))

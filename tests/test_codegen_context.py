@@ -128,3 +128,17 @@ def test_snippet_prints_the_headline(bundled, labelled, layers, post):
     _, printed = run_snippet(source)
     assert ("different senses" in headline) == labelled
     assert_prints_headline(printed, headline)
+
+
+@pytest.mark.parametrize(
+    ("layers", "subwords", "post"),
+    [("last", "mean", "none"), ("concat_last4", "max", "center"), (3, "first", "abtt")],
+)
+def test_the_pages_vector_choice_writes_the_snippet_its_parts_write(layers, subwords, post):
+    # issue 34: the page hands the snippet its VectorChoice, not its parts one by one
+    ref = ModelRef(explorer.DEFAULT_MODEL)
+    choice = explorer.VectorChoice("cls", layers, subwords, post)  # pooling: unused for words
+    parts = context_snippet(ref, SENTENCES, "bank", layers, subwords, post=post)
+    assert context_snippet(ref, SENTENCES, "bank", choice) == parts
+    with pytest.raises(ValueError, match="not both"):
+        context_snippet(ref, SENTENCES, "bank", choice, "mean")

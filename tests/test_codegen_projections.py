@@ -253,3 +253,17 @@ def test_trustworthiness_is_read_as_shown(score, reading):
     # 0.949 shows as 0.95: it reads as 0.95 does (the page read it as below 0.95)
     assert describe_trustworthiness(score, 5).split(": ", 1)[1].startswith(reading)
     assert "(with 1 neighbour)" in describe_trustworthiness(score, 1)
+
+
+def test_the_maps_vector_choice_writes_the_snippets_its_parts_write():
+    # issue 34: the map hands its snippets its VectorChoice, not its parts one by one
+    ref, params = ModelRef(explorer.DEFAULT_MODEL), ProjectionParams("pca")
+    choice = explorer.VectorChoice("max", "sum_last4", post="center")
+    texts = ["A bank.", "The river bank.", "Banks lend."]
+    spans = [(0, 2, 6), (1, 10, 14)]
+    assert projection_snippet(ref, texts, choice, params=params) == projection_snippet(
+        ref, texts, "max", "sum_last4", params, "center"
+    )
+    assert word_projection_snippet(
+        ref, texts, spans, "bank", choice, params
+    ) == word_projection_snippet(ref, texts, spans, "bank", "sum_last4", params, "center")

@@ -262,17 +262,24 @@ def word_projection_snippet(
     texts: Sequence[str],
     spans: Sequence[tuple[int, int, int]],
     word: str,
-    layers: Layers = "last",
+    layers: VectorChoice | Layers = "last",
     params: ProjectionParams = DEFAULT_PARAMS,
-    post: str = "none",
+    post: str | None = None,
 ) -> str:
     """A runnable program: the vector of every occurrence of ``word`` (mean of its subword
     tokens at every layer, then ``layers`` combined), post-processed with ``post`` (the
-    occurrences their own reference), then the projection ``params``.
+    occurrences their own reference), then the projection ``params``. ``layers`` is the map's
+    :class:`~explorer.VectorChoice` (its layers and post-processing; its pooling is unused),
+    or a layer choice with ``post`` (default ``none``) beside it.
 
     ``spans`` lists ``(text_index, char_start, char_end)`` of each occurrence in ``texts``
     (from :func:`explorer.find_occurrences`). Leaves ``vectors`` and ``coords`` behind.
     """
+    if isinstance(layers, VectorChoice):
+        choice = vector_choice(layers, post=post)
+    else:
+        choice = vector_choice(None, layers, post=post)
+    layers, post = choice.layers, choice.post
     header = f"# Occurrences of {word!r} · {layers_label(layers)} · {method_title(params)}\n"
     header += "" if post == "none" else f"# post-processing: {post}\n"
     texts, spans = _word_rows(texts, spans)

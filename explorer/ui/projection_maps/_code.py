@@ -119,23 +119,12 @@ def map_code(
     ending, values = _map_file(shown, params, kept_share, contours, spans is not None, many)
     if spans is not None:
         snippet = projections.word_projection_snippet(
-            points.ref,
-            points.texts,
-            spans,
-            points.word,
-            points.choice.layers,
-            used,
-            points.choice.post,
+            points.ref, points.texts, spans, points.word, points.choice, used
         )
         data = projections.word_projection_data(points.texts, spans, values)
     else:
         snippet = projections.projection_snippet(
-            points.ref,
-            points.texts,
-            points.choice.pooling,
-            points.choice.layers,
-            used,
-            points.choice.post,
+            points.ref, points.texts, points.choice, params=used
         )
         data = projections.projection_data(points.texts, values)
     _show(points, snippet + ending, clusters, data)
