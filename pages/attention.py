@@ -133,7 +133,7 @@ st.plotly_chart(
     key="attention.compare",
 )
 show_code(
-    attention_snippet(model.ref.snippet, text, pair, layer, head),
+    attention_snippet(model.ref, text, pair, layer, head),
     caption="The attentions, shares on [SEP]/[CLS], rollout and norm-weighted attention with "
     "plain transformers (eager attention returns the weights).",
 )

@@ -54,12 +54,13 @@ strategies = layer_choices(model.num_layers)
 options = settings.columns([2, 2, 3], vertical_alignment="bottom")
 strategy = layers_select(
     options[0],
-    "context.strategy",
+    "context.layers",
     strategies,
     label="Layer strategy (heatmap)",
     help="How the hidden states of all layers become one vector per occurrence. The last "
     "layer is the default: it is the most contextual, and its numbers are the right-hand "
     "end of the layer-by-layer chart below.",
+    old_key="context.strategy",  # links made before the rename
 )
 subwords = subwords_select(
     options[1],
@@ -147,14 +148,4 @@ if word.strip().lower() in corpora.SENSE_WORDS:
         icon=":material/scatter_plot:",
         query_params=context.projections_link(word),
     )
-show_code(
-    context_snippet(
-        model.ref.snippet,
-        sentences,
-        word,
-        choice.layers,
-        choice.subwords,
-        post=choice.post,
-        senses=senses,
-    )
-)
+show_code(context_snippet(model.ref, sentences, word, choice, senses=senses))

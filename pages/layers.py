@@ -151,4 +151,4 @@ layer_by_layer.outliers(hidden, statistics, layer, labels, tokenization, include
 layer_by_layer.norms(hidden, labels, token, layer)
 cka_code = layer_by_layer.cka_section(model.ref, text, hidden, tokenization.special, special_names)
 layer_by_layer.positions_section(model.ref)
-show_code(layers_snippet(model.ref.snippet, text, layer, token, include_special), cka_code)
+show_code(layers_snippet(model.ref, text, layer, token, include_special), cka_code)

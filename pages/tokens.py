@@ -101,5 +101,5 @@ else:
     else:
         st.caption(f"{found.words} words, {found.pieces} tokens.")
 
-show_code(tokens_snippet(model.ref.snippet, text, pair, model.max_length))
+show_code(tokens_snippet(model.ref, text, pair, model.max_length))
 word_pieces.vocabulary_section(model.ref, text)

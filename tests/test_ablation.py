@@ -8,6 +8,7 @@ import torch
 
 import explorer
 from explorer.model.ablation import AblatedModel, ablate_heads
+from explorer.model.ref import ModelRef
 from tests.attention_by_hand import head_contexts
 
 TEXT = "The bank robber was seen fishing on the river bank."
@@ -186,7 +187,7 @@ def test_snippet_prints_the_page_numbers(tiny_bert_path):
     heads = {2: (1,), 4: (1, 2)}
     full = measure(model, {}, TEXT, SECOND, None)
     off = measure(model, heads, TEXT, SECOND, None)
-    _, printed = run_snippet(ablation_snippet(tiny_bert_path, heads, TEXT, SECOND))
+    _, printed = run_snippet(ablation_snippet(ModelRef(tiny_bert_path), heads, TEXT, SECOND))
     lines = printed.strip().splitlines()
     for line, before, after in zip(
         lines, (full.gap, full.cosine), (off.gap, off.cosine), strict=True

@@ -10,6 +10,7 @@ from explorer.attention import _weights as attention
 from explorer.codegen import attention as codegen
 from explorer.figures.attention_notices import what_to_notice
 from explorer.model import attentions
+from explorer.model.ref import ModelRef
 from tests.snippets import assert_prints_headline, headline_numbers, run_snippet
 
 TEXT = "The bank robber was seen fishing on the river bank."
@@ -17,7 +18,9 @@ PAIR = "Where did he go?"
 
 
 def test_attention_snippet_matches_the_library(bundled):
-    source = codegen.attention_snippet(explorer.DEFAULT_MODEL, TEXT, PAIR, layer=2, head=3)
+    source = codegen.attention_snippet(
+        ModelRef(explorer.DEFAULT_MODEL), TEXT, PAIR, layer=2, head=3
+    )
     namespace, printed = run_snippet(source)
     result = attentions.attention_pass(bundled, TEXT, PAIR)
     np.testing.assert_allclose(namespace["attentions"], result.attentions, atol=1e-5)
@@ -40,7 +43,7 @@ def test_attention_snippet_matches_the_library(bundled):
 def test_attention_snippet_prints_the_headline_of_a_random_model(tiny_bert_path):
     # a tiny random BERT spreads its attention: another special token and other heads win
     model = explorer.load_model(tiny_bert_path)
-    source = codegen.attention_snippet(tiny_bert_path, TEXT)
+    source = codegen.attention_snippet(ModelRef(tiny_bert_path), TEXT)
     _, printed = run_snippet(source)
     result = attentions.attention_pass(model, TEXT)
     stats = attention.head_statistics(result.attentions, result.tokenization.tokens)
@@ -49,7 +52,7 @@ def test_attention_snippet_prints_the_headline_of_a_random_model(tiny_bert_path)
 
 def test_lens_snippet_matches_the_library(masked_lm_path):
     text = "The robber took the [MASK] from the [MASK]."
-    source = codegen.lens_snippet(masked_lm_path, text, k=3)
+    source = codegen.lens_snippet(ModelRef(masked_lm_path), text, k=3)
     namespace, printed = run_snippet(source)
     expected = lens.layer_predictions(masked_lm_path, text, k=3)
     assert namespace["positions"] == expected.positions

@@ -8,6 +8,7 @@ import pytest
 import explorer
 from explorer.codegen.axes import axes_snippet, vectors_program
 from explorer.maps._axes import custom_axes, text_vector, word_vector
+from explorer.model.ref import ModelRef
 from tests.snippets import run_snippet
 
 TEXTS = [
@@ -20,20 +21,24 @@ TEXTS = [
 
 
 def test_snippets_compile_and_hold_no_projection():
-    code = axes_snippet("bert-base-uncased", TEXTS, ("money", "river"), None, "cls", "sum_last4")
+    code = axes_snippet(
+        ModelRef("bert-base-uncased"), TEXTS, ("money", "river"), None, "cls", "sum_last4"
+    )
     compile(code, "<snippet>", "exec")
     assert "PCA(" not in code and "x_direction = unit(ends[1] - ends[0])" in code
     assert code.startswith("# Custom axes · ")
-    program = vectors_program("bert-base-uncased", TEXTS, word="bank", spans=[(0, 4, 8)])
+    program = vectors_program(ModelRef("bert-base-uncased"), TEXTS, word="bank", spans=[(0, 4, 8)])
     assert "point_texts = [texts[t] for t, _, _ in occurrences]" in program
     with pytest.raises(ValueError, match="spans"):
-        vectors_program("bert-base-uncased", TEXTS, word="bank")
+        vectors_program(ModelRef("bert-base-uncased"), TEXTS, word="bank")
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("y_ends", [None, ("cold", "hot")])
 def test_sentence_axes_snippet_reproduces_the_library(bundled, y_ends):
-    code = axes_snippet(bundled.name, TEXTS, ("money", "river"), y_ends, "mean", "sum_last4")
+    code = axes_snippet(
+        ModelRef(bundled.name), TEXTS, ("money", "river"), y_ends, "mean", "sum_last4"
+    )
     namespace, out = run_snippet(code)
     vectors = explorer.sentence_embeddings(bundled, TEXTS, "mean", "sum_last4")
     ends = [
@@ -53,7 +58,14 @@ def test_word_axes_snippet_reproduces_the_library(bundled):
     occurrences, vectors = explorer.word_vectors(bundled, TEXTS, "bank", "last")
     spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
     code = axes_snippet(
-        bundled.name, TEXTS, ("money", "river"), None, None, "last", word="bank", spans=spans
+        ModelRef(bundled.name),
+        TEXTS,
+        ("money", "river"),
+        None,
+        None,
+        "last",
+        word="bank",
+        spans=spans,
     )
     namespace, _ = run_snippet(code)
     axes = custom_axes(

@@ -9,6 +9,7 @@ import explorer
 from explorer.codegen.clusters import clusters_snippet
 from explorer.codegen.projections import DATA_FILE, projection_data
 from explorer.maps._clusters import cluster, cluster_names, cluster_terms
+from explorer.model.ref import ModelRef
 from tests.snippets import run_snippet
 from tests.test_clusters import TEXTS
 
@@ -16,7 +17,7 @@ from tests.test_clusters import TEXTS
 @pytest.mark.parametrize("method", ["kmeans", "hdbscan"])
 @pytest.mark.parametrize("k", [None, 3])
 def test_snippets_compile(method, k):
-    code = clusters_snippet("bert-base-uncased", TEXTS, "mean", "last", method, k)
+    code = clusters_snippet(ModelRef("bert-base-uncased"), TEXTS, "mean", "last", method, k)
     compile(code, "<snippet>", "exec")
     assert "CountVectorizer(stop_words='english')" in code
 
@@ -24,7 +25,7 @@ def test_snippets_compile(method, k):
 @pytest.mark.slow
 @pytest.mark.parametrize(("method", "k"), [("kmeans", None), ("kmeans", 3), ("hdbscan", None)])
 def test_snippet_reproduces_the_library(bundled, method, k, tmp_path):
-    code = clusters_snippet(bundled.name, TEXTS, "mean", "last", method, k, top=3)
+    code = clusters_snippet(ModelRef(bundled.name), TEXTS, "mean", "last", method, k, top=3)
     data = projection_data(TEXTS)  # many texts: read from the file offered beside the code
     if data is not None:
         (tmp_path / DATA_FILE).write_bytes(data)
@@ -55,7 +56,7 @@ def test_word_snippet_clusters_the_occurrences(bundled):
     occurrences, vectors = explorer.word_vectors(bundled, texts, "bank", "last")
     spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
     code = clusters_snippet(
-        bundled.name, texts, None, "last", "kmeans", 2, word="bank", spans=spans
+        ModelRef(bundled.name), texts, None, "last", "kmeans", 2, word="bank", spans=spans
     )
     namespace, _ = run_snippet(code)
     np.testing.assert_array_equal(namespace["labels"], cluster(vectors, k=2).labels)

@@ -11,7 +11,10 @@ import explorer
 from explorer.codegen.compare import cross_cka_snippet, tokens_compare_snippet
 from explorer.compare import cross_cka, token_stats
 from explorer.model.loading import random_weights
+from explorer.model.ref import ModelRef
 from tests.snippets import run_snippet
+
+A = ModelRef(explorer.DEFAULT_MODEL)
 
 TEXTS = (
     "The bank robber, seen by the river, was fishing.",
@@ -21,9 +24,7 @@ TEXTS = (
 
 
 def test_cross_cka_snippet_matches_the_library_across_tokenizers(bundled, other_tokenizer_path):
-    source = cross_cka_snippet(
-        explorer.DEFAULT_MODEL, other_tokenizer_path, False, TEXTS, max_words=12
-    )
+    source = cross_cka_snippet(A, ModelRef(other_tokenizer_path), TEXTS, max_words=12)
     namespace, printed = run_snippet(source)
     expected = cross_cka(bundled, explorer.load_model(other_tokenizer_path), TEXTS, max_words=12)
     np.testing.assert_allclose(namespace["cka"], expected, atol=1e-5)
@@ -34,16 +35,14 @@ def test_cross_cka_snippet_matches_the_library_across_tokenizers(bundled, other_
 
 @pytest.mark.slow
 def test_cross_cka_snippet_random_weights_are_the_apps(bundled):
-    source = cross_cka_snippet(explorer.DEFAULT_MODEL, "", True, TEXTS[:2], max_words=1000)
+    source = cross_cka_snippet(A, A.random_twin(), TEXTS[:2], max_words=1000)
     namespace, _ = run_snippet(source)
     expected = cross_cka(bundled, random_weights(bundled), TEXTS[:2])
     np.testing.assert_allclose(namespace["cka"], expected, atol=1e-5)
 
 
 def test_tokens_snippet_counts_what_token_stats_counts(bundled, other_tokenizer_path):
-    source = tokens_compare_snippet(
-        explorer.DEFAULT_MODEL, other_tokenizer_path, False, TEXTS[0], TEXTS
-    )
+    source = tokens_compare_snippet(A, ModelRef(other_tokenizer_path), TEXTS[0], TEXTS)
     namespace, printed = run_snippet(source)
     for label, model in (("A", bundled), ("B", explorer.load_model(other_tokenizer_path))):
         stats = token_stats(model, TEXTS)
@@ -62,9 +61,7 @@ def test_neighbours_snippet_agrees_with_the_library(bundled, other_tokenizer_pat
     from explorer.compare import neighbour_agreement
 
     texts = [*TEXTS, "A bat flew out of the cave.", "Spring is the season of flowers.", "Hi."]
-    source = neighbours_snippet(
-        explorer.DEFAULT_MODEL, other_tokenizer_path, False, texts, pooling, layers, 2
-    )
+    source = neighbours_snippet(A, ModelRef(other_tokenizer_path), texts, pooling, layers, 2)
     namespace, printed = run_snippet(source)
     other = explorer.load_model(other_tokenizer_path)
     vectors_a = explorer.embed_corpus(bundled, texts).sentence(pooling, layers)
@@ -82,7 +79,7 @@ def test_search_snippet_finds_what_the_library_finds(bundled, other_tokenizer_pa
     texts = [*TEXTS, "A bat flew out of the cave.", "Spring is the season of flowers."]
     query = "fishing by the water"
     source = search_compare_snippet(
-        explorer.DEFAULT_MODEL, other_tokenizer_path, False, texts, query, "mean", "last", 3
+        A, ModelRef(other_tokenizer_path), texts, query, "mean", "last", 3
     )
     namespace, printed = run_snippet(source)
     for name, model in (("top_a", bundled), ("top_b", explorer.load_model(other_tokenizer_path))):

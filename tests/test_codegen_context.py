@@ -12,6 +12,7 @@ from explorer import context as ctx
 from explorer.codegen.context import context_snippet
 from explorer.context.sentences import TUTORIAL_SENTENCES
 from explorer.layers import LAYER_CHOICES
+from explorer.model.ref import ModelRef
 from tests.snippets import assert_prints_headline, run_snippet
 
 SENTENCES = list(TUTORIAL_SENTENCES)
@@ -29,7 +30,9 @@ def _printed_matrix(printed: str, n: int) -> np.ndarray:
 def test_snippet_matches_the_library(bundled, layers, post):
     from explorer.explain import postprocess_layers
 
-    source = context_snippet(explorer.DEFAULT_MODEL, SENTENCES, "bank", layers, "mean", post=post)
+    source = context_snippet(
+        ModelRef(explorer.DEFAULT_MODEL), SENTENCES, "bank", layers, "mean", post=post
+    )
     assert "output_hidden_states=True" in source and "word_ids()" in source
     assert ("occurrences - mean" in source) == (post == "center")
     namespace, printed = run_snippet(source)
@@ -60,7 +63,9 @@ def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
         "Word embeddings, again: EMBEDDINGS!",
     ]
     for word, subwords in (("embeddings", "max"), ("word embeddings", "first")):
-        source = context_snippet(explorer.DEFAULT_MODEL, sentences, word, "sum_last4", subwords)
+        source = context_snippet(
+            ModelRef(explorer.DEFAULT_MODEL), sentences, word, "sum_last4", subwords
+        )
         namespace, _ = run_snippet(source)
         _, vectors = explorer.word_vectors(bundled, sentences, word, "sum_last4", subwords)
         np.testing.assert_allclose(
@@ -72,7 +77,7 @@ def test_snippet_handles_split_words_phrases_and_other_subword_modes(bundled):
 @pytest.mark.parametrize("post", ["none", "center", "abtt"])
 def test_snippet_compiles_for_every_layer_choice(layers, post):
     source = context_snippet(
-        "bert-base-uncased",
+        ModelRef("bert-base-uncased"),
         ["A bank.", 'A "quoted" bank\'s \\ edge.'],
         "bank",
         layers,
@@ -85,9 +90,9 @@ def test_snippet_compiles_for_every_layer_choice(layers, post):
 
 def test_snippet_rejects_unknown_modes():
     with pytest.raises(ValueError, match="subword mode"):
-        context_snippet(explorer.DEFAULT_MODEL, ["A bank."], "bank", "last", "median")
+        context_snippet(ModelRef(explorer.DEFAULT_MODEL), ["A bank."], "bank", "last", "median")
     with pytest.raises(ValueError, match="layer choice"):
-        context_snippet(explorer.DEFAULT_MODEL, ["A bank."], "bank", "middle", "mean")
+        context_snippet(ModelRef(explorer.DEFAULT_MODEL), ["A bank."], "bank", "middle", "mean")
 
 
 @pytest.mark.slow
@@ -118,8 +123,22 @@ def test_snippet_prints_the_headline(bundled, labelled, layers, post):
         POST_NAMES[post],
     )
     source = context_snippet(
-        bundled.name, sentences, ctx.DEFAULT_WORD, layers, post=post, senses=senses
+        ModelRef(bundled.name), sentences, ctx.DEFAULT_WORD, layers, post=post, senses=senses
     )
     _, printed = run_snippet(source)
     assert ("different senses" in headline) == labelled
     assert_prints_headline(printed, headline)
+
+
+@pytest.mark.parametrize(
+    ("layers", "subwords", "post"),
+    [("last", "mean", "none"), ("concat_last4", "max", "center"), (3, "first", "abtt")],
+)
+def test_the_pages_vector_choice_writes_the_snippet_its_parts_write(layers, subwords, post):
+    # issue 34: the page hands the snippet its VectorChoice, not its parts one by one
+    ref = ModelRef(explorer.DEFAULT_MODEL)
+    choice = explorer.VectorChoice("cls", layers, subwords, post)  # pooling: unused for words
+    parts = context_snippet(ref, SENTENCES, "bank", layers, subwords, post=post)
+    assert context_snippet(ref, SENTENCES, "bank", choice) == parts
+    with pytest.raises(ValueError, match="not both"):
+        context_snippet(ref, SENTENCES, "bank", choice, "mean")

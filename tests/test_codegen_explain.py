@@ -16,6 +16,7 @@ from explorer.codegen.explain import (
 )
 from explorer.explain import explain_similarity, layer_cka, postprocess, rogue_share
 from explorer.layers import LAYER_CHOICES
+from explorer.model.ref import ModelRef
 from tests.snippets import run_snippet
 
 A = "The invoice was paid late, again."
@@ -38,7 +39,13 @@ TEXTS = [
 )
 def test_explain_snippet_prints_the_library_pairs(bundled, pooling, layers, exclude_special):
     source = explain_snippet(
-        explorer.DEFAULT_MODEL, A, B, pooling, layers, exclude_special=exclude_special, top=3
+        ModelRef(explorer.DEFAULT_MODEL),
+        A,
+        B,
+        pooling,
+        layers,
+        exclude_special=exclude_special,
+        top=3,
     )
     namespace, printed = run_snippet(source)
     explained = explain_similarity(bundled, A, B, pooling, layers, exclude_special=exclude_special)
@@ -53,7 +60,7 @@ def test_explain_snippet_prints_the_library_pairs(bundled, pooling, layers, excl
 @pytest.mark.slow
 def test_explain_snippet_for_cls_matches_integrated_gradients(tiny_bert_path, tiny):
     explained = explain_similarity(tiny, A, B, "cls", "last")
-    source = explain_snippet(tiny_bert_path, A, B, "cls", "last", steps=explained.steps)
+    source = explain_snippet(ModelRef(tiny_bert_path), A, B, "cls", "last", steps=explained.steps)
     namespace, printed = run_snippet(source)
     assert namespace["score"] == pytest.approx(explained.score, abs=1e-5)
     np.testing.assert_allclose(namespace["scores_a"], explained.token_scores_a, atol=1e-5)
@@ -66,7 +73,7 @@ def test_explain_snippet_for_cls_matches_integrated_gradients(tiny_bert_path, ti
 @pytest.mark.parametrize("mode", ["none", "center", "standardize", "abtt"])
 def test_postprocess_snippet_matches_the_library(bundled, mode):
     namespace, printed = run_snippet(
-        postprocess_snippet(explorer.DEFAULT_MODEL, TEXTS, mode, components=2)
+        postprocess_snippet(ModelRef(explorer.DEFAULT_MODEL), TEXTS, mode, components=2)
     )
     vectors = explorer.sentence_embeddings(bundled, TEXTS, "mean", "last")
     np.testing.assert_allclose(namespace["vectors"], vectors, atol=1e-5)
@@ -82,7 +89,7 @@ def test_postprocess_snippet_matches_the_library(bundled, mode):
 
 @pytest.mark.slow
 def test_cka_snippet_matches_layer_cka(bundled):
-    namespace, printed = run_snippet(cka_snippet(explorer.DEFAULT_MODEL, TEXTS[:3]))
+    namespace, printed = run_snippet(cka_snippet(ModelRef(explorer.DEFAULT_MODEL), TEXTS[:3]))
     expected = layer_cka(bundled, TEXTS[:3])
     np.testing.assert_allclose(namespace["cka"], expected, atol=1e-5)
     matrix = printed.split("\n", 1)[1]  # after the line naming the layers
@@ -94,18 +101,18 @@ def test_cka_snippet_matches_layer_cka(bundled):
 @pytest.mark.parametrize("pooling", ["mean", "max", "mean_max", "cls"])
 def test_explain_snippet_compiles_for_every_choice(pooling, layers):
     source = explain_snippet(
-        "bert-base-uncased", 'A "quoted" \\ text.', "B's text.", pooling, layers
+        ModelRef("bert-base-uncased"), 'A "quoted" \\ text.', "B's text.", pooling, layers
     )
     compile(source, "<explain snippet>", "exec")
 
 
 def test_snippets_refuse_unknown_choices():
     with pytest.raises(ValueError, match="pooling"):
-        explain_snippet(explorer.DEFAULT_MODEL, A, B, "median")
+        explain_snippet(ModelRef(explorer.DEFAULT_MODEL), A, B, "median")
     with pytest.raises(ValueError, match="layer"):
-        explain_snippet(explorer.DEFAULT_MODEL, A, B, "mean", "middle")
+        explain_snippet(ModelRef(explorer.DEFAULT_MODEL), A, B, "mean", "middle")
     with pytest.raises(ValueError, match="post-processing"):
-        postprocess_snippet(explorer.DEFAULT_MODEL, TEXTS, "whiten")
+        postprocess_snippet(ModelRef(explorer.DEFAULT_MODEL), TEXTS, "whiten")
 
 
 @pytest.mark.slow
@@ -120,7 +127,7 @@ def test_classic_snippet_matches_the_library(bundled):
 
     frame = corpora.load_senses("bank")
     source = classic_snippet(
-        explorer.DEFAULT_MODEL, frame["text"].tolist(), frame["sense"].tolist(), "bank"
+        ModelRef(explorer.DEFAULT_MODEL), frame["text"].tolist(), frame["sense"].tolist(), "bank"
     )
     namespace, printed = run_snippet(source)
     _, vectors = explorer.word_layer_vectors(bundled, frame["text"].tolist(), "bank")
@@ -135,4 +142,4 @@ def test_classic_snippet_matches_the_library(bundled):
     last = printed.strip().splitlines()[-1].split()
     assert float(last[1]) == pytest.approx(self_similarity(vectors)[-1], abs=6e-4)
     with pytest.raises(ValueError, match="senses"):
-        classic_snippet(explorer.DEFAULT_MODEL, ["A bank."], [], "bank")
+        classic_snippet(ModelRef(explorer.DEFAULT_MODEL), ["A bank."], [], "bank")

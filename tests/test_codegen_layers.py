@@ -11,6 +11,7 @@ import explorer
 from explorer import layerstats
 from explorer.codegen.layers import layers_snippet
 from explorer.figures.layers import summary_notice
+from explorer.model.ref import ModelRef
 from tests.conftest import TUTORIAL
 from tests.snippets import assert_prints_headline, run_snippet
 
@@ -21,7 +22,7 @@ from tests.snippets import assert_prints_headline, run_snippet
     [(TUTORIAL, 5, 5), (TUTORIAL, 0, 0), ("A \"quoted\" bank, with 'quotes' \\ too.", 6, 3)],
 )
 def test_snippet_matches_the_library(bundled, text, layer, token):
-    source = layers_snippet(explorer.DEFAULT_MODEL, text, layer, token)
+    source = layers_snippet(ModelRef(explorer.DEFAULT_MODEL), text, layer, token)
     assert "output_hidden_states=True" in source and "torch.inference_mode()" in source
     namespace, printed = run_snippet(source)
     hidden = bundled.hidden_states(text)
@@ -49,7 +50,7 @@ def test_snippet_prints_the_headline(bundled, include_special):
     # issue 33.5: the page's headline quotes the summary table, which the snippet did not print
     tokenization = bundled.tokenize(TUTORIAL)
     token = 6
-    source = layers_snippet(explorer.DEFAULT_MODEL, TUTORIAL, 5, token, include_special)
+    source = layers_snippet(ModelRef(explorer.DEFAULT_MODEL), TUTORIAL, 5, token, include_special)
     _, printed = run_snippet(source)
     hidden = bundled.hidden_states(TUTORIAL)
     summary = layerstats.layer_summary(hidden, token, include_special, tokenization.special)

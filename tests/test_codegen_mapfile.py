@@ -12,6 +12,7 @@ import pytest
 from explorer.codegen.mapfile import map_file_block
 from explorer.codegen.projections import projection_snippet
 from explorer.maps import ProjectionParams, value_agreement
+from explorer.model.ref import ModelRef
 from tests.snippets import assert_prints_headline, run_snippet
 
 
@@ -70,7 +71,9 @@ def test_a_program_cut_to_its_first_texts_keeps_their_values(tmp_path):
 def test_after_the_pages_projection_program(bundled, tmp_path):
     texts = ["A dog barks.", "Cats sleep all day.", "Stocks fell.", "Rain again.", "Bonds rose."]
     lengths = [len(t.split()) for t in texts]
-    snippet = projection_snippet(bundled.name, texts, "mean", "last", ProjectionParams("pca", 2))
+    snippet = projection_snippet(
+        ModelRef(bundled.name), texts, "mean", "last", ProjectionParams("pca", 2)
+    )
     block = map_file_block("Length (words)", lengths, numeric=True, contours=True)
     namespace, out = run_snippet(snippet + block, folder=tmp_path)
     near, far, _ = value_agreement(namespace["coords"], np.array(lengths, dtype=float))
@@ -91,7 +94,9 @@ def test_labelled_map_prints_the_pages_headline(bundled, tmp_path):
     }
     texts = [t for group in topics.values() for t in group]
     labels = [label for label, group in topics.items() for _ in group]
-    snippet = projection_snippet(bundled.name, texts, "mean", "last", ProjectionParams("pca", 2))
+    snippet = projection_snippet(
+        ModelRef(bundled.name), texts, "mean", "last", ProjectionParams("pca", 2)
+    )
     block = map_file_block("Label", labels, numeric=False, contours=False)
     namespace, out = run_snippet(snippet + block, folder=tmp_path)
     coords = namespace["coords"]

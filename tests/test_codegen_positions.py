@@ -9,6 +9,7 @@ import pytest
 import explorer
 from explorer.codegen.positions import positions_snippet
 from explorer.figures.positions import position_notice
+from explorer.model.ref import ModelRef
 from explorer.positions import position_cosines, position_map, position_table
 from tests.snippets import assert_prints_headline, run_snippet
 from tests.tiny_models import save_random
@@ -19,7 +20,7 @@ def test_snippet_matches_the_library_and_the_sentence(request, fixture):
     path = request.getfixturevalue(fixture)
     model = explorer.load_model(path)
     positions = position_table(model)
-    namespace, printed = run_snippet(positions_snippet(path, positions.note))
+    namespace, printed = run_snippet(positions_snippet(ModelRef(path), positions.note))
     assert namespace["first"] == positions.first
     np.testing.assert_allclose(namespace["table"], positions.table, atol=1e-7)
     np.testing.assert_allclose(namespace["xy"], position_map(positions.table), atol=1e-5)
@@ -32,7 +33,7 @@ def test_snippet_matches_the_library_and_the_sentence(request, fixture):
 
 
 def test_roberta_table_starts_after_the_padding_index(tiny_roberta_path):
-    namespace, _ = run_snippet(positions_snippet(tiny_roberta_path))
+    namespace, _ = run_snippet(positions_snippet(ModelRef(tiny_roberta_path)))
     assert namespace["first"] >= 1
 
 
@@ -52,8 +53,8 @@ def no_table_path(tmp_path_factory) -> str:
 def test_a_model_without_a_table_prints_the_note(no_table_path):
     positions = position_table(explorer.load_model(no_table_path))
     assert positions.table is None
-    namespace, printed = run_snippet(positions_snippet(no_table_path, positions.note))
+    namespace, printed = run_snippet(positions_snippet(ModelRef(no_table_path), positions.note))
     assert namespace["table"] is None
     assert printed.strip() == f"This model has {positions.note}."
-    _, generic = run_snippet(positions_snippet(no_table_path))
+    _, generic = run_snippet(positions_snippet(ModelRef(no_table_path)))
     assert generic.startswith("This model has no absolute position table")

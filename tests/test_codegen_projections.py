@@ -18,6 +18,7 @@ from explorer.codegen.projections import (
     word_projection_snippet,
 )
 from explorer.maps import ProjectionParams, Projector
+from explorer.model.ref import ModelRef
 from tests.snippets import assert_prints_headline, run_snippet
 
 TEXTS = [
@@ -43,7 +44,9 @@ TEXTS = [
     ],
 )
 def test_snippet_vectors_equal_the_library(bundled, pooling, layers):
-    code = projection_snippet(bundled.name, TEXTS, pooling, layers, ProjectionParams("pca"))
+    code = projection_snippet(
+        ModelRef(bundled.name), TEXTS, pooling, layers, ProjectionParams("pca")
+    )
     namespace, out = run_snippet(code)
     expected = explorer.sentence_embeddings(bundled, TEXTS, pooling, layers)
     assert namespace["vectors"].shape == expected.shape
@@ -62,7 +65,7 @@ def test_snippet_vectors_equal_the_library(bundled, pooling, layers):
 @pytest.mark.slow
 def test_tsne_snippet_prints_shape_and_first_vectors(bundled):
     code = projection_snippet(
-        bundled.name, TEXTS, "mean", "last", ProjectionParams("tsne", perplexity=1.6)
+        ModelRef(bundled.name), TEXTS, "mean", "last", ProjectionParams("tsne", perplexity=1.6)
     )
     assert "perplexity=1.6" in code and "random_state=0" in code
     assert "from openTSNE import" in code and "sklearn.manifold import TSNE" not in code
@@ -81,7 +84,7 @@ def test_tsne_snippet_gives_the_pages_coordinates(bundled, n_components):
     projector = Projector("tsne", n_components, random_state=3).fit(vectors)
     assert projector.perplexity_ == 2.6  # lowered for 9 points: the page passes this on
     code = projection_snippet(
-        bundled.name, texts, "mean", "last",
+        ModelRef(bundled.name), texts, "mean", "last",
         ProjectionParams("tsne", n_components, 3, perplexity=projector.perplexity_),
     )  # fmt: skip
     namespace, out = run_snippet(code)
@@ -97,7 +100,7 @@ def test_tsne_snippet_writes_the_librarys_settings():
 
     texts = [f"Sentence number {i}." for i in range(500)]
     code = projection_snippet(
-        "bert-base-uncased", texts, "mean", "last", ProjectionParams("tsne", 2, 0)
+        ModelRef("bert-base-uncased"), texts, "mean", "last", ProjectionParams("tsne", 2, 0)
     )
     compile(code, "<snippet>", "exec")
     assert f"k_neighbors={tsne_neighbors(500, 30.0)}" in code
@@ -105,7 +108,7 @@ def test_tsne_snippet_writes_the_librarys_settings():
     assert f"optimize(n_iter={TSNE_ITERATIONS}, momentum=" in code
     assert "negative_gradient_method='fft'" in code
     code3 = projection_snippet(
-        "bert-base-uncased", texts, "mean", "last", ProjectionParams("tsne", 3, 0)
+        ModelRef("bert-base-uncased"), texts, "mean", "last", ProjectionParams("tsne", 3, 0)
     )
     assert "negative_gradient_method='bh'" in code3
     assert "initialization.pca(reduced, 3, random_state=0)" in code3
@@ -113,7 +116,7 @@ def test_tsne_snippet_writes_the_librarys_settings():
 
 def test_umap_snippet_compiles_and_names_its_parameters():
     code = projection_snippet(
-        "bert-base-uncased", TEXTS, "cls", "embeddings", ProjectionParams("umap", 3, 7, 5)
+        ModelRef("bert-base-uncased"), TEXTS, "cls", "embeddings", ProjectionParams("umap", 3, 7, 5)
     )
     compile(code, "<snippet>", "exec")
     assert "n_components=3, n_neighbors=5, random_state=7, n_jobs=1, metric='precomputed'" in code
@@ -125,14 +128,14 @@ def test_umap_snippet_compiles_and_names_its_parameters():
 def test_large_umap_snippets_give_exact_neighbours_and_say_the_page_estimates():
     params = ProjectionParams("umap", 2, 0, 15)
     texts = [f"Sentence number {i}." for i in range(4100)]
-    code = projection_snippet("bert-base-uncased", texts, "mean", "last", params)
+    code = projection_snippet(ModelRef("bert-base-uncased"), texts, "mean", "last", params)
     compile(code, "<snippet>", "exec")
     assert "NearestNeighbors(\n    n_neighbors=15\n).fit(vectors).kneighbors(vectors)" in code
     assert "umap.UMAP(\n    n_components=2, n_neighbors=15, random_state=0, n_jobs=1," in code
     assert "precomputed_knn=(indices.astype('int32'), distances.astype('float32'))" in code
     assert "The page estimates this from 2,000 random points" in code
     texts = [f"Sentence number {i}." for i in range(10_001)]
-    code = projection_snippet("bert-base-uncased", texts, "mean", "last", params)
+    code = projection_snippet(ModelRef("bert-base-uncased"), texts, "mean", "last", params)
     compile(code, "<snippet>", "exec")
     assert "umap.UMAP(n_components=2, n_neighbors=15, random_state=0, n_jobs=1)" in code
     assert "precomputed" not in code
@@ -142,7 +145,7 @@ def test_large_umap_snippets_give_exact_neighbours_and_say_the_page_estimates():
 def test_umap_snippet_gives_the_pages_coordinates(bundled):
     texts = [*TEXTS, "Money in the vault.", "Fish by the river.", "A loan for a house."]
     code = projection_snippet(
-        bundled.name, texts, "mean", "last", ProjectionParams("umap", 2, 3, 4)
+        ModelRef(bundled.name), texts, "mean", "last", ProjectionParams("umap", 2, 3, 4)
     )
     namespace, out = run_snippet(code)
     projector = Projector("umap", 2, random_state=3, n_neighbors=4).fit(namespace["vectors"])
@@ -158,7 +161,7 @@ def test_word_snippet_vectors_equal_the_library(bundled, layers):
     occurrences, expected = explorer.word_vectors(bundled, texts, "bank", layers)
     spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
     code = word_projection_snippet(
-        bundled.name, texts, spans, "bank", layers, ProjectionParams("pca", 3)
+        ModelRef(bundled.name), texts, spans, "bank", layers, ProjectionParams("pca", 3)
     )
     assert "Rain again." not in code  # only texts with the word are written
     namespace, _ = run_snippet(code)
@@ -172,7 +175,9 @@ def test_word_snippet_averages_subwords(bundled):
     occurrences, expected = explorer.word_vectors(bundled, texts, "embeddings", "last")
     assert occurrences[0].num_tokens > 1
     spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
-    namespace, _ = run_snippet(word_projection_snippet(bundled.name, texts, spans, "embeddings"))
+    namespace, _ = run_snippet(
+        word_projection_snippet(ModelRef(bundled.name), texts, spans, "embeddings")
+    )
     np.testing.assert_allclose(namespace["vectors"], expected, atol=1e-4)
 
 
@@ -188,7 +193,9 @@ def test_a_long_corpus_is_read_from_the_data_file(bundled, tmp_path):
         )
     ]
     values = [len(t) for t in texts]
-    code = projection_snippet(bundled.name, texts, "mean", "last", ProjectionParams("pca"))
+    code = projection_snippet(
+        ModelRef(bundled.name), texts, "mean", "last", ProjectionParams("pca")
+    )
     code += map_file_block("Length", values, numeric=True, contours=False, from_data=True)
     # 90 lines, and 13 to read the trustworthiness as the page does (issue 33.5)
     assert len(code.splitlines()) <= 105 and "Sentence 7" not in code
@@ -202,7 +209,7 @@ def test_a_long_corpus_is_read_from_the_data_file(bundled, tmp_path):
 
 def test_texts_are_safe_literals():
     texts = ['It\'s "quoted"\nwith a newline', "'''; import os; '''"]
-    code = projection_snippet("bert-base-uncased", texts)
+    code = projection_snippet(ModelRef("bert-base-uncased"), texts)
     namespace: dict = {}
     texts_source = code[code.index("texts = [") : code.index("vectors = np.concatenate")]
     exec(texts_source, namespace)
@@ -224,7 +231,9 @@ def test_snippet_prints_the_pages_trustworthiness_caution(tiny, tiny_bert_path):
 
     texts = [*TEXTS, "Money in the vault.", "Fish by the river.", "A loan for a house."]
     texts += ["The match was late.", "Cold soup again.", "A loud film."]
-    code = projection_snippet(tiny_bert_path, texts, "mean", "last", ProjectionParams("pca"))
+    code = projection_snippet(
+        ModelRef(tiny_bert_path), texts, "mean", "last", ProjectionParams("pca")
+    )
     namespace, printed = run_snippet(code)
     projector = Projector("pca").fit(namespace["vectors"])
     k = projector.trustworthiness_neighbors_
@@ -244,3 +253,17 @@ def test_trustworthiness_is_read_as_shown(score, reading):
     # 0.949 shows as 0.95: it reads as 0.95 does (the page read it as below 0.95)
     assert describe_trustworthiness(score, 5).split(": ", 1)[1].startswith(reading)
     assert "(with 1 neighbour)" in describe_trustworthiness(score, 1)
+
+
+def test_the_maps_vector_choice_writes_the_snippets_its_parts_write():
+    # issue 34: the map hands its snippets its VectorChoice, not its parts one by one
+    ref, params = ModelRef(explorer.DEFAULT_MODEL), ProjectionParams("pca")
+    choice = explorer.VectorChoice("max", "sum_last4", post="center")
+    texts = ["A bank.", "The river bank.", "Banks lend."]
+    spans = [(0, 2, 6), (1, 10, 14)]
+    assert projection_snippet(ref, texts, choice, params=params) == projection_snippet(
+        ref, texts, "max", "sum_last4", params, "center"
+    )
+    assert word_projection_snippet(
+        ref, texts, spans, "bank", choice, params
+    ) == word_projection_snippet(ref, texts, spans, "bank", "sum_last4", params, "center")

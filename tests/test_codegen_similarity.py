@@ -9,6 +9,7 @@ import pytest
 
 import explorer
 from explorer.codegen.similarity import search_snippet, similarity_snippet
+from explorer.model.ref import ModelRef
 from explorer.similarity import _search as search
 from tests.snippets import assert_prints_headline, run_snippet
 
@@ -25,7 +26,7 @@ SENTENCES = [
 def test_similarity_snippet_matches_the_library(bundled, layers):
     poolings = list(explorer.POOLINGS)
     namespace, printed = run_snippet(
-        similarity_snippet(explorer.DEFAULT_MODEL, SENTENCES, poolings, layers)
+        similarity_snippet(ModelRef(explorer.DEFAULT_MODEL), SENTENCES, poolings, layers)
     )
     matrices = search.similarity_matrices(
         explorer.embed_corpus(bundled, SENTENCES), poolings, layers
@@ -43,7 +44,11 @@ def test_search_snippet_matches_the_library(bundled):
     corpus = SENTENCES + ["Our team lost the final on penalties.", "Bread smells wonderful."]
     query = "Who won the football match?"
     source = search_snippet(
-        explorer.DEFAULT_MODEL, corpus, query, explorer.VectorChoice("cls", "sum_last4"), k=3
+        ModelRef(explorer.DEFAULT_MODEL),
+        corpus,
+        query,
+        explorer.VectorChoice("cls", "sum_last4"),
+        k=3,
     )
     namespace, printed = run_snippet(source)
     vectors = explorer.embed_corpus(bundled, corpus).sentence("cls", "sum_last4")
@@ -70,5 +75,5 @@ def test_similarity_snippet_prints_the_headline(bundled):
         p: explorer.cosine_similarity(explorer.sentence_embeddings(bundled, sentences, p, "last"))
         for p in POOLINGS
     }
-    _, printed = run_snippet(similarity_snippet(bundled.name, sentences, list(POOLINGS)))
+    _, printed = run_snippet(similarity_snippet(ModelRef(bundled.name), sentences, list(POOLINGS)))
     assert_prints_headline(printed, similarity.similarity_notice(matrices, POOLING_LABELS))

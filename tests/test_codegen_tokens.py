@@ -9,6 +9,7 @@ import pytest
 import explorer
 from explorer.codegen.tokens import tokens_snippet
 from explorer.figures.tokens import tokens_notice
+from explorer.model.ref import ModelRef
 from tests.snippets import run_snippet
 
 TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
@@ -23,7 +24,7 @@ TEXT = "Contextual embeddings help BERT tell a river bank from a bank vault."
     ],
 )
 def test_snippet_matches_the_library(bundled, text, pair):
-    source = tokens_snippet(explorer.DEFAULT_MODEL, text, pair, bundled.max_length)
+    source = tokens_snippet(ModelRef(explorer.DEFAULT_MODEL), text, pair, bundled.max_length)
     namespace, printed = run_snippet(source)
     expected = bundled.tokenize(text, pair)
     assert namespace["tokens"] == expected.tokens
@@ -44,20 +45,22 @@ def test_snippet_matches_the_library(bundled, text, pair):
 
 def test_snippet_truncates_like_the_library(bundled):
     text = "embeddings " * 400
-    namespace, printed = run_snippet(tokens_snippet(explorer.DEFAULT_MODEL, text, None, 64))
+    namespace, printed = run_snippet(
+        tokens_snippet(ModelRef(explorer.DEFAULT_MODEL), text, None, 64)
+    )
     assert len(namespace["tokens"]) == 64
     assert namespace["tokens"][-1] == "[SEP]"
     assert "Truncated: only the first 64 tokens were kept." in printed
     full = bundled.tokenize(text)
     assert full.truncated
     namespace, _ = run_snippet(
-        tokens_snippet(explorer.DEFAULT_MODEL, text, None, bundled.max_length)
+        tokens_snippet(ModelRef(explorer.DEFAULT_MODEL), text, None, bundled.max_length)
     )
     assert namespace["tokens"] == full.tokens
 
 
 def test_snippet_for_a_hub_model_names_it():
-    source = tokens_snippet("bert-base-uncased", "A bank.", None, 512)
+    source = tokens_snippet(ModelRef("bert-base-uncased"), "A bank.", None, 512)
     assert "name = 'bert-base-uncased'" in source
     assert "max_length=512" in source
     assert "pair = None" in source
@@ -67,7 +70,7 @@ def test_snippet_for_a_hub_model_names_it():
 def test_snippet_reads_typed_special_tokens_as_text_like_the_library(bundled):
     # issue 32, finding 14: the explorer reads a typed "[SEP]" as text; so does the snippet
     text, pair = "A typed [SEP] and [CLS] are text.", "[SEP] [PAD] too"
-    namespace, _ = run_snippet(tokens_snippet(explorer.DEFAULT_MODEL, text, pair, 512))
+    namespace, _ = run_snippet(tokens_snippet(ModelRef(explorer.DEFAULT_MODEL), text, pair, 512))
     expected = bundled.tokenize(text, pair)
     assert namespace["tokens"] == expected.tokens and expected.special.count(True) == 3
     assert list(namespace["types"]) == expected.segment_ids

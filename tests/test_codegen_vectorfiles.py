@@ -16,6 +16,7 @@ from explorer.codegen.vectorfiles import (
 )
 from explorer.data.vectorfiles import read_vectors
 from explorer.maps import ProjectionParams
+from explorer.model.ref import ModelRef
 from explorer.similarity import _search as search
 from tests.snippets import run_snippet
 
@@ -89,7 +90,9 @@ def test_query_search_snippet_embeds_the_query_with_the_model(tmp_path, tiny, ti
         tmp_path / "m.parquet",
     )
     data = read_vectors((tmp_path / "m.parquet").read_bytes())
-    snippet = query_search_snippet(data, ("m.parquet",), tiny_bert_path, "rates", "mean", "last", 2)
+    snippet = query_search_snippet(
+        data, ("m.parquet",), ModelRef(tiny_bert_path), "rates", "mean", "last", 2
+    )
     assert "only makes sense if" in snippet
     namespace, out = run_snippet(snippet, "snippet.py", tmp_path)
     query = explorer.embed_corpus(tiny, ["rates"]).sentence("mean", "last")[0]

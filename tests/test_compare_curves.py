@@ -15,6 +15,7 @@ from explorer.compare._curves import pooled_sense_gap
 from explorer.data import corpora
 from explorer.explain import classic_measures
 from explorer.figures.compare_curves import depth_curves_figure
+from explorer.model.ref import ModelRef
 from explorer.probing import layer_scores
 from explorer.words import word_layer_vectors
 from tests.snippets import run_snippet
@@ -159,9 +160,8 @@ def test_figure_has_two_traces_per_measure_a_solid_b_dashed(curves):
 
 @pytest.mark.parametrize("random_b", [False, True])
 def test_snippet_prints_each_models_peaks(tiny_bert_path, other_tokenizer_path, random_b):
-    source = depth_curves_snippet(
-        tiny_bert_path, other_tokenizer_path, random_b, senses=40, topics=12
-    )
+    b = ModelRef(tiny_bert_path, random=True) if random_b else ModelRef(other_tokenizer_path)
+    source = depth_curves_snippet(ModelRef(tiny_bert_path), b, senses=40, topics=12)
     namespace, printed = run_snippet(source)
     curves = namespace["curves"]
     assert set(curves["model"]) == {"A", "B"}

@@ -15,6 +15,7 @@ from explorer.explain import classic_measures
 from explorer.explain._isoscore import dimensions_used
 from explorer.figures.explain_notices import ANISOTROPIC
 from explorer.figures.isotropy import UNEVEN, isotropy_figure, isotropy_notice
+from explorer.model.ref import ModelRef
 from tests.snippets import run_snippet
 
 SENTENCES = [
@@ -83,7 +84,7 @@ def test_figure_and_sentence_on_real_models(request, fixture):
 
 def test_snippet_prints_the_librarys_isoscore(tiny_bert_path):
     model = explorer.load_model(tiny_bert_path)
-    namespace, printed = run_snippet(isoscore_snippet(tiny_bert_path, SENTENCES))
+    namespace, printed = run_snippet(isoscore_snippet(ModelRef(tiny_bert_path), SENTENCES))
     expected = classic_measures(model, SENTENCES, min_contexts=5)
     np.testing.assert_allclose(namespace["scores"], expected["isoscore"], atol=1e-6)
     # The average cosine of every pair of tokens from different sentences, by brute force.

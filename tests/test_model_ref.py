@@ -7,7 +7,6 @@ from __future__ import annotations
 import pytest
 
 from explorer.model.cache import ModelCache
-from explorer.model.hub import DEFAULT_MODEL
 from explorer.model.loading import load_ref
 from explorer.model.ref import RANDOM_PREFIX, ModelRef
 
@@ -73,14 +72,6 @@ def test_label_for_people_names_random_weights():
     assert ref.label() == "/srv/models/base"
     assert ref.label(labels) == "base (local)"
     assert ref.random_twin().label(labels) == "base (local) with random weights"
-
-
-def test_snippet_form_is_the_source_for_trained_and_random_weights():
-    # What the snippets wrote for the trained model and (from its configuration) for its
-    # random weights: the hub id or folder, never the random-weights: text form.
-    ref = ModelRef(DEFAULT_MODEL)
-    assert ref.snippet == DEFAULT_MODEL
-    assert ref.random_twin().snippet == DEFAULT_MODEL
 
 
 def test_load_goes_through_the_cache_and_random_weights_load_the_twin(tiny_bert_path):

@@ -83,7 +83,7 @@ def test_word_in_context_is_the_pages_heatmap(bundled):
     text, word = at.text_area(key="context.text").value, at.text_input(key="context.word").value
     figure = plot.word_in_context(bundled, text.splitlines(), word, layers="last")
     _check(at, "context.heatmap", figure)
-    at.selectbox(key="context.strategy").set_value("sum_last4").run()
+    at.selectbox(key="context.layers").set_value("sum_last4").run()
     figure = plot.word_in_context(bundled, text.splitlines(), word, layers="sum_last4")
     _check(at, "context.heatmap", figure)
 

@@ -15,6 +15,7 @@ from explorer.codegen.projections import projection_snippet, word_projection_sni
 from explorer.explain import postprocess, postprocess_layers, rogue_report, rogue_share
 from explorer.explain._postprocess import rogue_sentence
 from explorer.maps import ProjectionParams
+from explorer.model.ref import ModelRef
 from tests.snippets import run_snippet
 
 TEXTS = [
@@ -88,7 +89,7 @@ def bundled() -> explorer.Model:
 @pytest.mark.slow
 def test_projection_snippet_post_processes_the_vectors_as_the_page(bundled):
     code = projection_snippet(
-        bundled.name, TEXTS, "mean", "last", ProjectionParams("pca"), post="abtt"
+        ModelRef(bundled.name), TEXTS, "mean", "last", ProjectionParams("pca"), post="abtt"
     )
     assert "post-processing: abtt" in code
     namespace, out = run_snippet(code)
@@ -105,7 +106,13 @@ def test_word_projection_snippet_post_processes_the_occurrences(bundled):
     occurrences, raw = explorer.word_vectors(bundled, texts, "bank", "last")
     spans = [(o.text_index, o.char_start, o.char_end) for o in occurrences]
     code = word_projection_snippet(
-        bundled.name, texts, spans, "bank", "last", ProjectionParams("pca"), post="standardize"
+        ModelRef(bundled.name),
+        texts,
+        spans,
+        "bank",
+        "last",
+        ProjectionParams("pca"),
+        post="standardize",
     )
     namespace, _ = run_snippet(code)
     np.testing.assert_allclose(
@@ -120,7 +127,9 @@ def test_similarity_snippet_post_processes_with_the_reference(bundled, post):
 
     reference = [*TEXTS, "The weather turned cold.", "A loan for a new house.", "Chips again."]
     sentences = TEXTS[:4]
-    code = similarity_snippet(bundled.name, sentences, ["mean", "max"], "last", post, reference)
+    code = similarity_snippet(
+        ModelRef(bundled.name), sentences, ["mean", "max"], "last", post, reference
+    )
     namespace, _ = run_snippet(code)
     for pooling in ("mean", "max"):
         raw = explorer.sentence_embeddings(bundled, sentences, pooling, "last")
@@ -128,7 +137,7 @@ def test_similarity_snippet_post_processes_with_the_reference(bundled, post):
         expected = explorer.cosine_similarity(postprocess(raw, post, ref))
         np.testing.assert_allclose(namespace["similarity"][pooling], expected, atol=1e-4)
     with pytest.raises(ValueError, match="reference"):
-        similarity_snippet(bundled.name, sentences, ["mean"], "last", post)
+        similarity_snippet(ModelRef(bundled.name), sentences, ["mean"], "last", post)
 
 
 @pytest.mark.slow

@@ -13,6 +13,7 @@ from explorer import probing
 from explorer.codegen.probe import DATA_FILE, probe_data, probe_snippet
 from explorer.data import corpora
 from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
+from explorer.model.ref import ModelRef
 from tests.snippets import assert_prints_headline, run_snippet
 from tests.test_probing_scores import toy_set
 
@@ -87,7 +88,7 @@ def test_snippet_reproduces_every_layer_of_a_sentence_task(tiny, tiny_bert_path,
     texts, labels = toy_set()
     scores = probing.layer_scores(tiny, texts, labels, pooling="mean_max", folds=3, control=True)
     namespace, printed = run_snippet(
-        probe_snippet(tiny_bert_path, texts, labels, 2, "mean_max", folds=3),
+        probe_snippet(ModelRef(tiny_bert_path), texts, labels, 2, "mean_max", folds=3),
         "<probe snippet>",
         _with_data(tmp_path, texts, labels),
     )
@@ -117,7 +118,9 @@ def test_snippet_reproduces_every_layer_of_a_grouped_word_task(tiny, tiny_bert_p
     spans = [(o.char_start, o.char_end) for o in features.occurrences]
     folds = scores.attrs["folds"]  # lowered to 2: each sense has two distinct texts, repeated
     assert folds == 2
-    source = probe_snippet(tiny_bert_path, texts, labels, 3, "first", folds, 0, words, spans)
+    source = probe_snippet(
+        ModelRef(tiny_bert_path), texts, labels, 3, "first", folds, 0, words, spans
+    )
     assert texts[0] not in source  # 24 rows: read from the data file, not written out
     assert len(source.splitlines()) < 110  # a program a student reads through
     folder = _with_data(tmp_path, texts, labels, words, spans)

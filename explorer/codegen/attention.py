@@ -3,14 +3,16 @@ attention and the masked-LM lens with plain transformers."""
 
 from __future__ import annotations
 
-from explorer.codegen import literal, model_preamble
+from explorer.codegen import RANDOM_LOAD, literal, model_preamble
+from explorer.model.ref import ModelRef
 
 _LOAD = "AutoModel.from_pretrained(name)"
 _EAGER = 'AutoModel.from_pretrained(name, attn_implementation="eager")'
+_RANDOM_EAGER = RANDOM_LOAD.removesuffix(")") + ', attn_implementation="eager")'
 
 
 def attention_snippet(
-    model_name: str, text: str, pair: str | None = None, layer: int = 1, head: int = 1
+    ref: ModelRef, text: str, pair: str | None = None, layer: int = 1, head: int = 1
 ) -> str:
     """A runnable program printing where each head's attention goes, for ``text`` (and an
     optional second segment ``pair``), and the attention of ``layer``/``head`` (from 1).
@@ -20,11 +22,12 @@ def attention_snippet(
     ``(layers, tokens, tokens)`` and ``weighted`` (norm-weighted attention of ``layer``,
     ``(heads, tokens, tokens)``; BERT-style layer names).
     """
-    preamble = model_preamble(model_name)
-    if _LOAD not in preamble:  # pragma: no cover - model_preamble changed
-        raise ValueError("model_preamble no longer loads with AutoModel.from_pretrained(name).")
+    preamble = model_preamble(ref)
+    load, eager = (RANDOM_LOAD, _RANDOM_EAGER) if ref.random else (_LOAD, _EAGER)
+    if load not in preamble:  # pragma: no cover - model_preamble changed
+        raise ValueError(f"model_preamble no longer loads with {load}.")
     return (
-        preamble.replace(_LOAD, _EAGER)
+        preamble.replace(load, eager)
         + "import numpy as np\n\n"
         + f"text = {literal(text)}\n"
         + f"pair = {literal(pair)}  # a second sentence, or None\n"
@@ -78,11 +81,13 @@ def attention_snippet(
     )
 
 
-def lens_snippet(model_name: str, text: str, k: int = 5) -> str:
+def lens_snippet(ref: ModelRef, text: str, k: int = 5) -> str:
     """A runnable program printing, for every [MASK] in ``text``, the masked-LM head's top-``k``
     tokens at every layer (0 = embeddings). Its namespace holds ``positions`` (mask indices)
     and ``top`` ``{layer: [[(token, probability), ...] per mask]}``."""
-    preamble = model_preamble(model_name).replace("AutoModel,", "AutoModelForMaskedLM,")
+    if ref.random:
+        raise ValueError("Random weights have no trained masked-LM head for the lens to read.")
+    preamble = model_preamble(ref).replace("AutoModel,", "AutoModelForMaskedLM,")
     preamble = preamble.replace(_LOAD, "AutoModelForMaskedLM.from_pretrained(name)")
     # the lens reads a typed [MASK] as the mask token, on purpose
     preamble = preamble.replace(", split_special_tokens=True)", ")")

@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from explorer.codegen import literal
 from explorer.codegen.projections import projection_snippet, word_projection_snippet
 from explorer.layers import Layers, layers_label
+from explorer.model.ref import ModelRef
 from explorer.pooling import POOLING_LABELS
 
 PROJECTION_START = "from sklearn.decomposition import PCA\n"
@@ -22,7 +23,7 @@ vectors."""
 
 
 def vectors_program(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     pooling: str | None = "mean",
     layers: Layers = "last",
@@ -38,12 +39,12 @@ def vectors_program(
     (``spans`` = ``(text_index, char_start, char_end)``), and ``word_vector(text, start, end)``.
     """
     if word is None:
-        full = projection_snippet(model_name, texts, pooling or "mean", layers)
+        full = projection_snippet(ref, texts, pooling or "mean", layers)
         points = "point_texts = texts\n"
     else:
         if spans is None:
             raise ValueError("A word map's snippet needs the occurrences' spans.")
-        full = word_projection_snippet(model_name, texts, spans, word, layers)
+        full = word_projection_snippet(ref, texts, spans, word, layers)
         points = "point_texts = [texts[t] for t, _, _ in occurrences]\n"
     body = full[: full.rindex(PROJECTION_START)]
     return body[body.index("\n") + 1 :] + points  # the projection's header line dropped
@@ -71,7 +72,7 @@ def _ends(names: Sequence[str], word: str | None) -> str:
 
 
 def axes_snippet(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     x_ends: tuple[str, str],
     y_ends: tuple[str, str] | None = None,
@@ -105,7 +106,7 @@ def axes_snippet(
         )
     return (
         _header("Custom axes", pooling, layers, word)
-        + vectors_program(model_name, texts, pooling, layers, word=word, spans=spans)
+        + vectors_program(ref, texts, pooling, layers, word=word, spans=spans)
         + "\n"
         + _ends(names, word)
         + "X = vectors.astype(np.float64)\n\n\n"

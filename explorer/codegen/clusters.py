@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from explorer.codegen.axes import _header, vectors_program
 from explorer.layers import Layers
 from explorer.maps import AUTO_K_MAX, KMEANS_INIT, SILHOUETTE_SAMPLE, validate_cluster_method
+from explorer.model.ref import ModelRef
 
 
 def _clustering(method: str, k: int | None, random_state: int, min_cluster_size: int | None) -> str:
@@ -70,7 +71,7 @@ NAMING = (
 
 
 def clusters_snippet(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     pooling: str | None = "mean",
     layers: Layers = "last",
@@ -96,7 +97,7 @@ def clusters_snippet(
     )
     return (
         _header("Clusters", pooling, layers, word)
-        + vectors_program(model_name, texts, pooling, layers, word=word, spans=spans)
+        + vectors_program(ref, texts, pooling, layers, word=word, spans=spans)
         + "\nX = vectors.astype(np.float64)\n"
         + scale
         + _clustering(method, k, random_state, min_cluster_size)

@@ -6,41 +6,48 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from explorer.codegen import literal, model_preamble
+from explorer.model.ref import ModelRef
 
 _IMPORTS = "import torch\nfrom transformers import AutoModel, AutoTokenizer\n\n"
+_RANDOM_IMPORTS = "import torch\nfrom transformers import AutoConfig, AutoModel, AutoTokenizer\n\n"
 
 
-def _loaded(name: str, suffix: str) -> str:
-    """:func:`model_preamble` of ``name`` without its imports, its names ending in
+def _loaded(ref: ModelRef, suffix: str) -> str:
+    """:func:`model_preamble` of ``ref`` without its imports, its names ending in
     ``_<suffix>`` (``tokenizer_a``, ``model_a``)."""
-    body = model_preamble(name)
-    if not body.startswith(_IMPORTS):
+    body = model_preamble(ref)
+    imports = _RANDOM_IMPORTS if ref.random else _IMPORTS
+    if not body.startswith(imports):
         raise AssertionError("model_preamble no longer starts with its imports")
-    body = body.removeprefix(_IMPORTS)
-    for word in ("name", "tokenizer", "model"):
+    body = body.removeprefix(imports)
+    for word in ("name", "tokenizer", "model", "config"):
         body = body.replace(f"{word} = ", f"{word}_{suffix} = ")
-    return body.replace("(name)", f"(name_{suffix})").replace("(name, ", f"(name_{suffix}, ")
+    for word in ("name", "config"):
+        body = body.replace(f"({word})", f"({word}_{suffix})")
+        body = body.replace(f"({word}, ", f"({word}_{suffix}, ")
+    return body
 
 
-def two_models(name_a: str, name_b: str, random_b: bool = False) -> str:
-    """Imports and both models: ``tokenizer_a``/``model_a`` from ``name_a`` and
-    ``tokenizer_b``/``model_b`` from ``name_b``, or, with ``random_b``, A's architecture and
-    tokenizer with random weights (seed 0)."""
-    if random_b:
+def two_models(a: ModelRef, b: ModelRef) -> str:
+    """Imports and both models: ``tokenizer_a``/``model_a`` of ``a`` and
+    ``tokenizer_b``/``model_b`` of ``b``, each with its trained weights or with random ones
+    built as the explorer builds them (:func:`explorer.codegen.model_preamble`). When ``b`` is
+    ``a``'s source with random weights, B reuses A's name and tokenizer."""
+    if b.random and b.source == a.source:
         second = (
-            "from transformers import AutoConfig\n\n"
-            "torch.manual_seed(0)  # model B: A's architecture with random (untrained) weights\n"
-            "model_b = AutoModel.from_config(AutoConfig.from_pretrained(name_a)).eval()\n"
+            ("" if a.random else "from transformers import AutoConfig\n\n")
+            + "torch.manual_seed(0)  # model B: A's architecture with random (untrained) weights\n"
+            "model_b = AutoModel.from_config(AutoConfig.from_pretrained(name_a), "
+            "dtype=torch.float32).eval()\n"
             "tokenizer_b = tokenizer_a\n"
         )
     else:
-        second = _loaded(name_b, "b")
-    return "import numpy as np\n" + _IMPORTS + _loaded(name_a, "a") + "\n" + second
+        second = _loaded(b, "b")
+    imports = _RANDOM_IMPORTS if a.random or (b.random and b.source != a.source) else _IMPORTS
+    return "import numpy as np\n" + imports + _loaded(a, "a") + "\n" + second
 
 
-def tokens_compare_snippet(
-    name_a: str, name_b: str, random_b: bool, text: str, texts: Sequence[str]
-) -> str:
+def tokens_compare_snippet(a: ModelRef, b: ModelRef, text: str, texts: Sequence[str]) -> str:
     """A runnable program printing ``text``'s tokens under both tokenizers, then each
     tokenizer's words, tokens per word, share of words split and unknown tokens over
     ``texts`` (words: the tokenizer's own, those with a letter or digit), as
@@ -48,7 +55,7 @@ def tokens_compare_snippet(
     model)."""
     listed = "".join(f"    {literal(t)},\n" for t in texts)
     return (
-        two_models(name_a, name_b, random_b) + f"\ntext = {literal(text)}\n"
+        two_models(a, b) + f"\ntext = {literal(text)}\n"
         'for label, tokenizer in (("A", tokenizer_a), ("B", tokenizer_b)):\n'
         "    ids = tokenizer(text, truncation=True)['input_ids']\n"
         "    print(label, tokenizer.convert_ids_to_tokens(ids))\n\n"
@@ -78,9 +85,7 @@ def tokens_compare_snippet(
     )
 
 
-def cross_cka_snippet(
-    name_a: str, name_b: str, random_b: bool, texts: Sequence[str], max_words: int
-) -> str:
+def cross_cka_snippet(a: ModelRef, b: ModelRef, texts: Sequence[str], max_words: int) -> str:
     """A runnable program printing the linear CKA of every layer of model A (rows) with every
     layer of model B (columns) over the words of ``texts`` both tokenizers read alike (a word
     the mean of its pieces; at most ``max_words``, the first ones), and B's best-matching
@@ -88,7 +93,7 @@ def cross_cka_snippet(
     ``states_a``, ``states_b`` ``(L + 1, words, hidden)`` and ``cka``."""
     listed = "".join(f"    {literal(t)},\n" for t in texts)
     return (
-        two_models(name_a, name_b, random_b) + f"\ntexts = [\n{listed}]\n\n\n"
+        two_models(a, b) + f"\ntexts = [\n{listed}]\n\n\n"
         "def word_vectors(tokenizer, model, text):\n"
         '    """{(start, end) of a word in text: its vector at every layer, the mean of its\n'
         '    pieces} (special tokens are no word)."""\n'
@@ -130,9 +135,7 @@ def cross_cka_snippet(
     )
 
 
-def _both_vectors(
-    name_a: str, name_b: str, random_b: bool, texts: Sequence[str], pooling: str, layers
-) -> str:
+def _both_vectors(a: ModelRef, b: ModelRef, texts: Sequence[str], pooling: str, layers) -> str:
     """Both models and ``vectors_a``/``vectors_b`` ``(n, dim)`` of ``texts`` under
     ``pooling`` and ``layers`` (the Similarity page's ``pooled_vectors``, run once per model:
     it reads the globals ``tokenizer``, ``model`` and ``L``)."""
@@ -143,7 +146,7 @@ def _both_vectors(
     pooling = choice.pooling
     listed = "".join(f"    {literal(t)},\n" for t in texts)
     return (
-        two_models(name_a, name_b, random_b)
+        two_models(a, b)
         + "\ntokenizer, model = tokenizer_a, model_a\n"
         + _pooled_function([choice])
         + f"\n\ntexts = [\n{listed}]\n"
@@ -156,9 +159,8 @@ def _both_vectors(
 
 
 def neighbours_snippet(
-    name_a: str,
-    name_b: str,
-    random_b: bool,
+    a: ModelRef,
+    b: ModelRef,
     texts: Sequence[str],
     pooling: str,
     layers,
@@ -169,7 +171,7 @@ def neighbours_snippet(
     :func:`explorer.compare.neighbour_agreement`; the namespace ends with ``vectors_a``,
     ``vectors_b`` and ``agreement`` ``(n,)``."""
     return (
-        _both_vectors(name_a, name_b, random_b, texts, pooling, layers) + f"k = {int(k)}\n\n\n"
+        _both_vectors(a, b, texts, pooling, layers) + f"k = {int(k)}\n\n\n"
         "def nearest(vectors):\n"
         '    """Each text\'s k nearest other texts by cosine, best first."""\n'
         "    scores = cosine(vectors, vectors)\n"
@@ -185,9 +187,8 @@ def neighbours_snippet(
 
 
 def search_compare_snippet(
-    name_a: str,
-    name_b: str,
-    random_b: bool,
+    a: ModelRef,
+    b: ModelRef,
     texts: Sequence[str],
     query: str,
     pooling: str,
@@ -197,8 +198,7 @@ def search_compare_snippet(
     """A runnable program printing both models' ``k`` texts most similar to ``query`` and how
     many they share; the namespace ends with ``top_a`` and ``top_b`` (indices, best first)."""
     return (
-        _both_vectors(name_a, name_b, random_b, texts, pooling, layers)
-        + f"query, k = {literal(query)}, {int(k)}\n"
+        _both_vectors(a, b, texts, pooling, layers) + f"query, k = {literal(query)}, {int(k)}\n"
         "top_b = np.argsort(-cosine(pooled_vectors([query])[pooling], vectors_b)[0], "
         "kind='stable')[:k]\n"
         "tokenizer, model = tokenizer_a, model_a\n"
@@ -211,23 +211,27 @@ def search_compare_snippet(
     )
 
 
-def depth_curves_snippet(name_a: str, name_b: str, random_b: bool, senses: int, topics: int) -> str:
-    """A runnable program with the library: both models (B: ``name_b``, or A's architecture
-    with random weights), :func:`explorer.compare.depth_curves` over the first ``senses``
-    built-in sense sentences and ``topics`` topic texts, each taken in turn from every group
+def depth_curves_snippet(a: ModelRef, b: ModelRef, senses: int, topics: int) -> str:
+    """A runnable program with the library: both models (each with its trained weights or
+    random ones, :func:`explorer.model.loading.random_weights`),
+    :func:`explorer.compare.depth_curves` over the first ``senses`` built-in sense sentences
+    and ``topics`` topic texts, each taken in turn from every group
     (:func:`explorer.compare.interleaved`), then where each model's measures peak in relative
     depth. The namespace ends with ``curves``."""
-    second = (
-        "from explorer.model.loading import random_weights\n\n"
-        "model_b = random_weights(model_a)  # A's architecture with random weights (seed 0)\n"
-        if random_b
-        else f"model_b = explorer.load_model({literal(name_b)})\n"
-    )
+    first = _library_model(a, "model_a")
+    if b.random and b.source == a.source and not a.random:
+        models = first + (
+            "from explorer.model.loading import random_weights\n\n"
+            "model_b = random_weights(model_a)  # A's architecture with random weights (seed 0)\n"
+        )
+    else:
+        models = first + _library_model(b, "model_b")
+        if a.random or b.random:
+            models = "from explorer.model.loading import random_weights\n\n" + models
     return (
         "import explorer\n"
         "from explorer.compare import depth_curves, interleaved\n"
-        "from explorer.data import corpora\n\n"
-        f"model_a = explorer.load_model({literal(name_a)})\n" + second + "\n"
+        "from explorer.data import corpora\n\n" + models + "\n"
         "senses = interleaved(corpora.load_senses(), ['word', 'sense'])"
         f".head({int(senses)}).reset_index(drop=True)\n"
         f"topics = interleaved(corpora.load_topics(), ['topic']).head({int(topics)})\n"
@@ -239,3 +243,12 @@ def depth_curves_snippet(name_a: str, name_b: str, random_b: bool, senses: int, 
         "    print(f\"{model} {measure}: peak {best['value']:.3f} at layer {int(best['layer'])}\"\n"
         "          f\" ({best['depth']:.0%} deep)\")\n"
     )
+
+
+def _library_model(ref: ModelRef, variable: str) -> str:
+    """The line setting ``variable`` to ``ref`` loaded with the library (random weights:
+    :func:`explorer.model.loading.random_weights` of it, as the explorer builds them)."""
+    load = f"explorer.load_model({literal(ref.source)})"
+    if ref.random:
+        return f"{variable} = random_weights({load})  # random weights (seed 0)\n"
+    return f"{variable} = {load}\n"

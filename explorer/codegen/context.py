@@ -4,19 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.expressions import NUM_LAYERS, layers_expression, subwords_expression
 from explorer.layers import Layers, layers_label
+from explorer.model.ref import ModelRef
 
 
 def context_snippet(
-    model_name: str,
+    ref: ModelRef,
     sentences: Sequence[str],
     word: str,
-    layers: Layers = "last",
-    subwords: str = "mean",
+    layers: VectorChoice | Layers = "last",
+    subwords: str | None = None,
     *,
-    post: str = "none",
+    post: str | None = None,
     senses: Sequence[str | None] | None = None,
 ) -> str:
     """A runnable program printing the cosine-similarity matrix of ``word``'s occurrences.
@@ -31,9 +33,18 @@ def context_snippet(
     (one per sentence, ``None`` when unlabelled) the mean same-sense and different-sense
     cosines, their gap and the gap at every layer, else the most and least similar pair; and
     the pairs from one sentence against the others.
+
+    ``layers`` is the page's :class:`~explorer.VectorChoice` (its layers, subwords and
+    post-processing; its pooling is unused: a word's vector is its subwords'), or a layer
+    choice with ``subwords`` (default ``mean``) and ``post`` (default ``none``) beside it.
     """
     from explorer.codegen.explain import postprocess_lines
 
+    if isinstance(layers, VectorChoice):
+        choice = vector_choice(layers, subwords=subwords, post=post)
+    else:
+        choice = vector_choice(None, layers, subwords, post)
+    layers, subwords, post = choice.layers, choice.subwords, choice.post
     combine_subwords = subwords_expression(subwords, "span", token_axis=1)
     combine = layers_expression(layers, "occurrences")
     listed = "".join(f"    {literal(s)},\n" for s in sentences)
@@ -57,7 +68,7 @@ def context_snippet(
         )
     return (
         "import numpy as np\n"
-        + model_preamble(model_name)
+        + model_preamble(ref)
         + f"\nsentences = [\n{listed}]\n"
         + f"word = {literal(word.strip())}\n"
         + f"senses = {literal(list(senses) if senses is not None else [None] * len(sentences))}"

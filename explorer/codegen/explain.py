@@ -9,6 +9,7 @@ from explorer.choice import VectorChoice, validate_post, vector_choice
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.expressions import NUM_LAYERS, joined, layers_expression
 from explorer.layers import Layers, layers_label
+from explorer.model.ref import ModelRef
 
 _PARTS = {
     "mean": "mean = x * keep / keep.sum()  # every token's vector over the token count\n",
@@ -34,7 +35,7 @@ def _forward(indent: str = "    ") -> str:
 
 
 def explain_snippet(
-    model_name: str,
+    ref: ModelRef,
     text_a: str,
     text_b: str,
     pooling: VectorChoice | str = "mean",
@@ -56,7 +57,7 @@ def explain_snippet(
     choice = vector_choice(pooling, layers)  # a layer number is checked by the model
     pooling, layers = choice.pooling, choice.layers
     head = (
-        "import numpy as np\n" + model_preamble(model_name) + "\n"
+        "import numpy as np\n" + model_preamble(ref) + "\n"
         f"text_a = {literal(text_a)}\n"
         f"text_b = {literal(text_b)}\n" + NUM_LAYERS + "\n\n"
     )
@@ -136,7 +137,7 @@ def _cls_body(layers: Layers, steps: int, top: int) -> str:
 
 
 def postprocess_snippet(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     mode: str,
     *,
@@ -152,7 +153,7 @@ def postprocess_snippet(
     listed = "".join(f"    {literal(t)},\n" for t in texts)
     steps = postprocess_lines(mode, components=components) or "processed = vectors\n"
     return (
-        "import numpy as np\n" + model_preamble(model_name) + f"\ntexts = [\n{listed}]\n"
+        "import numpy as np\n" + model_preamble(ref) + f"\ntexts = [\n{listed}]\n"
         'batch = tokenizer(texts, padding=True, truncation=True, return_tensors="pt")\n'
         "with torch.inference_mode():\n"
         "    last = model(**batch).last_hidden_state\n"
@@ -214,13 +215,13 @@ def postprocess_lines(
     return "".join(f"{indent}{line}\n" for line in lines)
 
 
-def cka_snippet(model_name: str, texts: Sequence[str]) -> str:
+def cka_snippet(ref: ModelRef, texts: Sequence[str]) -> str:
     """A runnable program printing the layer x layer linear CKA (Kornblith et al. 2019) over
     the tokens of ``texts`` ([CLS]/[SEP] left out), as :func:`explorer.explain.layer_cka`;
     the namespace ends with ``states`` ``(L + 1, tokens, hidden)`` and ``cka``."""
     listed = "".join(f"    {literal(t)},\n" for t in texts)
     return (
-        "import numpy as np\n" + model_preamble(model_name) + f"\ntexts = [\n{listed}]\n"
+        "import numpy as np\n" + model_preamble(ref) + f"\ntexts = [\n{listed}]\n"
         "layers = []\n"
         "for text in texts:\n"
         + _forward()
@@ -239,7 +240,7 @@ def cka_snippet(model_name: str, texts: Sequence[str]) -> str:
 
 
 def classic_snippet(
-    model_name: str, sentences: Sequence[str], senses: Sequence[str], word: str
+    ref: ModelRef, sentences: Sequence[str], senses: Sequence[str], word: str
 ) -> str:
     """A runnable program printing, layer by layer, the self-similarity and maximum
     explainable variance of ``word`` over ``sentences`` (Ethayarajh 2019, before the
@@ -254,7 +255,7 @@ def classic_snippet(
         for sense, text in zip(senses, sentences, strict=True)
     )
     return (
-        "import numpy as np\n" + model_preamble(model_name) + f"\nword = {literal(word)}\n"
+        "import numpy as np\n" + model_preamble(ref) + f"\nword = {literal(word)}\n"
         f"labelled = [\n{listed}]\n"
         "vectors = []\n"
         "for _, text in labelled:\n"

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.explain import _forward
+from explorer.model.ref import ModelRef
 
 
-def isoscore_snippet(model_name: str, texts: Sequence[str]) -> str:
+def isoscore_snippet(ref: ModelRef, texts: Sequence[str]) -> str:
     """A runnable program printing, layer by layer, the IsoScore of all the tokens of
     ``texts`` ([CLS]/[SEP] left out), the number of dimensions it stands for, and the average
     cosine of tokens from different texts (every such pair; the page samples pairs). The
@@ -17,7 +18,7 @@ def isoscore_snippet(model_name: str, texts: Sequence[str]) -> str:
     namespace ends with ``states`` ``(L + 1, tokens, hidden)``, ``scores`` and ``cosines``."""
     listed = "".join(f"    {literal(t)},\n" for t in texts)
     return (
-        "import numpy as np\n" + model_preamble(model_name) + f"\ntexts = [\n{listed}]\n"
+        "import numpy as np\n" + model_preamble(ref) + f"\ntexts = [\n{listed}]\n"
         "layers, owner = [], []\n"
         "for n, text in enumerate(texts):\n"
         + _forward()

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from explorer.codegen import literal, model_preamble
+from explorer.model.ref import ModelRef
 
 
 def layers_snippet(
-    model_name: str, text: str, layer: int, token: int, include_special: bool = True
+    ref: ModelRef, text: str, layer: int, token: int, include_special: bool = True
 ) -> str:
     """A runnable program printing what the Layers page shows for ``text``.
 
@@ -20,7 +21,7 @@ def layers_snippet(
     ``max_abs``.
     """
     return (
-        "import numpy as np\n" + model_preamble(model_name) + "\n"
+        "import numpy as np\n" + model_preamble(ref) + "\n"
         f"text = {literal(text)}\n"
         f"layer, token = {int(layer)}, {int(token)}  # layer 0 = embedding output\n\n"
         'inputs = tokenizer(text, return_tensors="pt", truncation=True)\n'

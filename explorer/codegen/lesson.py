@@ -4,12 +4,13 @@ anisotropy, and Coenen et al. (2019)'s sense accuracy, over the page's labelled 
 from __future__ import annotations
 
 from explorer.codegen import literal, model_preamble
+from explorer.model.ref import ModelRef
 
 SENTENCES_FILE = "sense_sentences.csv"
 """The name the page gives its labelled sentences' download (columns word, sense, text)."""
 
 
-def lesson_snippet(model_name: str, sentences_file: str = SENTENCES_FILE) -> str:
+def lesson_snippet(ref: ModelRef, sentences_file: str = SENTENCES_FILE) -> str:
     """A runnable program printing the numbers of How contextual?'s headline for the labelled
     sentences in the CSV ``sentences_file`` (columns ``word``, ``sense``, ``text``, as the page
     downloads them): random tokens' mean cosine, self-similarity, intra-sentence similarity and
@@ -21,7 +22,7 @@ def lesson_snippet(model_name: str, sentences_file: str = SENTENCES_FILE) -> str
     ``np.random.default_rng(0)`` as :func:`explorer.explain.classic_lesson` does.
     """
     return (
-        "import csv\n\nimport numpy as np\n" + model_preamble(model_name) + "\n"
+        "import csv\n\nimport numpy as np\n" + model_preamble(ref) + "\n"
         f"with open({literal(sentences_file)}, newline='', encoding='utf-8') as file:\n"
         "    rows = list(csv.DictReader(file))  # word, sense, text\n"
         "normalizer = tokenizer.backend_tokenizer.normalizer  # lower-cases for uncased models\n"

@@ -4,6 +4,7 @@ its first two principal components and the cosine of every position with every o
 from __future__ import annotations
 
 from explorer.codegen import literal, model_preamble
+from explorer.model.ref import ModelRef
 
 NO_TABLE = (
     "no absolute position table: the model encodes order some other way (inside its "
@@ -12,7 +13,7 @@ NO_TABLE = (
 """What the snippet prints for a model without a table when the page gives no better note."""
 
 
-def positions_snippet(model_name: str, note: str = "") -> str:
+def positions_snippet(ref: ModelRef, note: str = "") -> str:
     """A runnable program printing what :func:`explorer.figures.positions.position_notice`
     quotes: the number of positions, the first one's number, and the mean cosine of positions
     1, 10 and 100 apart; with the first positions' coordinates on the first two principal
@@ -21,7 +22,7 @@ def positions_snippet(model_name: str, note: str = "") -> str:
     ``table`` ``(positions, hidden)`` (``None`` without a table), ``first``, ``xy`` and
     ``cosines`` as :mod:`explorer.positions` computes them."""
     return (
-        "import numpy as np\n" + model_preamble(model_name) + f"\nnote = {literal(note)}\n\n"
+        "import numpy as np\n" + model_preamble(ref) + f"\nnote = {literal(note)}\n\n"
         "# The table added to the input: row p goes to the token at position p.\n"
         'layer = getattr(getattr(model, "embeddings", None), "position_embeddings", None)\n'
         "table = first = xy = cosines = None\n"

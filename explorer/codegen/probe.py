@@ -22,6 +22,7 @@ from pathlib import PurePath
 from explorer.codegen import batch_loop, literal, model_preamble
 from explorer.codegen.datafile import data_file, inline, read_lines
 from explorer.codegen.expressions import pooling_expression, subwords_expression
+from explorer.model.ref import ModelRef
 from explorer.pooling import validate_pooling
 from explorer.subwords import validate_subwords
 
@@ -74,7 +75,7 @@ def _word_features(subwords: str) -> str:
 
 
 def probe_snippet(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     labels: Sequence[object],
     layer: int,
@@ -137,7 +138,7 @@ def probe_snippet(
     return (
         f"# Linear probe on every layer: {what}, {int(folds)}-fold cross-validation\n"
         + _IMPORTS
-        + model_preamble(model_name)
+        + model_preamble(ref)
         + "\n"
         + data
         + "\n"

@@ -27,6 +27,7 @@ from explorer.codegen.expressions import (
 )
 from explorer.layers import Layers, layers_label
 from explorer.maps import ProjectionParams, validate_method
+from explorer.model.ref import ModelRef
 from explorer.pooling import POOLING_LABELS
 
 DATA_FILE = "projection_data.json"
@@ -216,7 +217,7 @@ def _pooling_lines(choice: VectorChoice) -> str:
 
 
 def projection_snippet(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     pooling: VectorChoice | str = "mean",
     layers: Layers | None = None,
@@ -253,25 +254,32 @@ def projection_snippet(
         "    [sentence_vectors(texts[i : i + 32]).numpy() for i in range(0, len(texts), 32)]\n"
         ")  # (texts, dim)\n" + postprocess_lines(post, "vectors", "vectors")
     )
-    return header + model_preamble(model_name) + body + _projection_block(params, len(texts))
+    return header + model_preamble(ref) + body + _projection_block(params, len(texts))
 
 
 def word_projection_snippet(
-    model_name: str,
+    ref: ModelRef,
     texts: Sequence[str],
     spans: Sequence[tuple[int, int, int]],
     word: str,
-    layers: Layers = "last",
+    layers: VectorChoice | Layers = "last",
     params: ProjectionParams = DEFAULT_PARAMS,
-    post: str = "none",
+    post: str | None = None,
 ) -> str:
     """A runnable program: the vector of every occurrence of ``word`` (mean of its subword
     tokens at every layer, then ``layers`` combined), post-processed with ``post`` (the
-    occurrences their own reference), then the projection ``params``.
+    occurrences their own reference), then the projection ``params``. ``layers`` is the map's
+    :class:`~explorer.VectorChoice` (its layers and post-processing; its pooling is unused),
+    or a layer choice with ``post`` (default ``none``) beside it.
 
     ``spans`` lists ``(text_index, char_start, char_end)`` of each occurrence in ``texts``
     (from :func:`explorer.find_occurrences`). Leaves ``vectors`` and ``coords`` behind.
     """
+    if isinstance(layers, VectorChoice):
+        choice = vector_choice(layers, post=post)
+    else:
+        choice = vector_choice(None, layers, post=post)
+    layers, post = choice.layers, choice.post
     header = f"# Occurrences of {word!r} · {layers_label(layers)} · {method_title(params)}\n"
     header += "" if post == "none" else f"# post-processing: {post}\n"
     texts, spans = _word_rows(texts, spans)
@@ -302,4 +310,4 @@ def word_projection_snippet(
         + "vectors = np.stack([word_vector(texts[t], a, b).numpy() for t, a, b in occurrences])\n"
         + postprocess_lines(post, "vectors", "vectors")
     )
-    return header + model_preamble(model_name) + body + _projection_block(params, len(spans))
+    return header + model_preamble(ref) + body + _projection_block(params, len(spans))

@@ -20,6 +20,7 @@ from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import batch_loop, literal, model_preamble
 from explorer.codegen.expressions import NUM_LAYERS, pooled_lines
 from explorer.layers import Layers, layers_label
+from explorer.model.ref import ModelRef
 from explorer.pooling import POOLINGS
 
 MAX_TEXTS = 300
@@ -66,7 +67,7 @@ def _list_block(name: str, texts: Sequence[str], limit: int | None = None) -> st
 
 
 def similarity_snippet(
-    model_name: str,
+    ref: ModelRef,
     sentences: Sequence[str],
     poolings: Sequence[VectorChoice | str] = POOLINGS,
     layers: Layers | None = None,
@@ -101,11 +102,7 @@ def similarity_snippet(
         )
     return (
         f"# Cosine similarity under {', '.join(poolings)} pooling · {layers_label(layers)}\n"
-        "import numpy as np\n"
-        + model_preamble(model_name)
-        + "\n"
-        + _pooled_function(choices)
-        + "\n\n"
+        "import numpy as np\n" + model_preamble(ref) + "\n" + _pooled_function(choices) + "\n\n"
         "def ranks(x):\n"
         '    """Average ranks (ties share their mean rank), as in scipy.stats.rankdata."""\n'
         "    values, inverse, counts = np.unique(x, return_inverse=True, return_counts=True)\n"
@@ -141,7 +138,7 @@ def similarity_snippet(
 
 
 def search_snippet(
-    model_name: str,
+    ref: ModelRef,
     corpus: Sequence[str],
     query: str,
     choice: VectorChoice,
@@ -156,7 +153,7 @@ def search_snippet(
     return (
         f"# Semantic search · {choice.title}\n"
         "import numpy as np\n"
-        + model_preamble(model_name)
+        + model_preamble(ref)
         + "\n"
         + _pooled_function([choice])
         + "\n\n"

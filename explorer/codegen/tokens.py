@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 from explorer.codegen import literal, model_preamble
+from explorer.model.ref import ModelRef
 
 
-def tokens_snippet(
-    model_name: str, text: str, pair: str | None = None, max_length: int = 512
-) -> str:
+def tokens_snippet(ref: ModelRef, text: str, pair: str | None = None, max_length: int = 512) -> str:
     """A runnable program printing the tokens, ids, token type ids and offsets of ``text``.
 
     ``pair`` adds a second segment (token type id 1 for BERT); ``max_length`` is the model's
@@ -16,7 +15,7 @@ def tokens_snippet(
     (one entry per token).
     """
     return (
-        model_preamble(model_name)
+        model_preamble(ref)
         + "\n"
         + f"text = {literal(text)}\n"
         + "# pair: a second sentence (segment id 1), or None\n"

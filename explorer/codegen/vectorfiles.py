@@ -19,6 +19,7 @@ from explorer.data.uploads import NO_LABEL
 from explorer.data.vectorfiles import UploadedVectors
 from explorer.layers import Layers, layers_label
 from explorer.maps import ProjectionParams
+from explorer.model.ref import ModelRef
 
 COSINE = (
     "def cosine(a, b):\n"
@@ -112,23 +113,23 @@ def row_search_snippet(data: UploadedVectors, files: Sequence[str], row: int, k:
 def query_search_snippet(
     data: UploadedVectors,
     files: Sequence[str],
-    model_name: str,
+    ref: ModelRef,
     query: str,
     pooling: VectorChoice | str = "mean",
     layers: Layers | None = None,
     k: int = 5,
 ) -> str:
-    """A runnable program embedding ``query`` with ``model_name`` (``pooling`` per layer, then
+    """A runnable program embedding ``query`` with ``ref`` (``pooling`` per layer, then
     ``layers``, or one :class:`explorer.VectorChoice`) and printing the ``k`` uploaded rows
     most cosine-similar to it."""
     choice = vector_choice(pooling, layers)
     pooling, layers = choice.pooling, choice.layers
     return (
-        f"# Search uploaded vectors with a query embedded by {model_name}\n"
+        f"# Search uploaded vectors with a query embedded by {ref.label()}\n"
         f"# ({pooling} pooling · {layers_label(layers)}): this only makes sense if the\n"
         "# vectors came from the same model, pooling and layers.\n"
         "import numpy as np\nimport pandas as pd\n"
-        + model_preamble(model_name)
+        + model_preamble(ref)
         + "\n"
         + _pooled_function([choice])
         + "\n\n"

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.explain import _forward
+from explorer.model.ref import ModelRef
 
 
-def vocabulary_snippet(model_name: str, text: str, piece: str, k: int = 10) -> str:
+def vocabulary_snippet(ref: ModelRef, text: str, piece: str, k: int = 10) -> str:
     """A runnable program printing what :func:`explorer.figures.vocabulary.vocabulary_notice`
     quotes: the count of each kind, the mean first principal coordinate of continuations and
     whole words with its standard deviation, ``piece``'s ``k`` nearest pieces in the static
@@ -15,7 +16,7 @@ def vocabulary_snippet(model_name: str, text: str, piece: str, k: int = 10) -> s
     ``table``, ``kinds``, ``xy``, ``near`` and ``context`` (``(token, contextual, static)``)."""
     return (
         "import unicodedata\n\nimport numpy as np\n"
-        + model_preamble(model_name)
+        + model_preamble(ref)
         + f"\ntext = {literal(text)}\npiece = {literal(piece)}\nk = {int(k)}\n\n"
         "# The input embedding table: one row per piece of the vocabulary.\n"
         "table = model.get_input_embeddings().weight.detach()[: len(tokenizer)]\n"

@@ -90,12 +90,6 @@ class ModelRef:
         named = label_of(self.source)
         return f"{named} with random weights" if self.random else named
 
-    @property
-    def snippet(self) -> str:
-        """What a "Show code" snippet loads: ``source`` (random weights are built from its
-        configuration: ``AutoModel.from_config``, seed 0)."""
-        return self.source
-
     def random_twin(self) -> ModelRef:
         """The same architecture and tokenizer with random weights."""
         return ModelRef(self.source, random=True)

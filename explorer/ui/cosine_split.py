@@ -127,7 +127,7 @@ def why_close(
     )
     show_code(
         explain_snippet(
-            model_ref.snippet,
+            model_ref,
             text_a,
             text_b,
             pooling,

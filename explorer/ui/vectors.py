@@ -161,7 +161,7 @@ def search_vectors(
             "the last four) and a single pooling."
         )
     found = top_k(vector, data.vectors, data.texts, k)
-    return found, query_search_snippet(data, files, model.ref.snippet, query, choice, k=k)
+    return found, query_search_snippet(data, files, model.ref, query, choice, k=k)
 
 
 def _row_choice(container, data: vectorfiles.UploadedVectors) -> int:

@@ -52,7 +52,7 @@ def test_default_renders_heatmap_chart_table_and_code(page):
     assert not at.error and not at.warning
     assert at.text_area(key="context.text").value == ctx.DEFAULT_TEXT
     assert at.text_input(key="context.word").value == "bank"
-    assert at.selectbox(key="context.strategy").value == "last"
+    assert at.selectbox(key="context.layers").value == "last"
     assert at.selectbox(key="context.subwords").value == "mean"
     assert "6 occurrences" in at.subheader[0].value
     figures = _figures(at)
@@ -125,7 +125,7 @@ def test_a_sense_word_links_to_its_map(page):
 def test_changing_the_strategy_changes_the_heatmap(page):
     at = page("context")
     before = _heatmap(at)
-    at.selectbox(key="context.strategy").set_value("concat_last4").run()
+    at.selectbox(key="context.layers").set_value("concat_last4").run()
     _check(at)
     assert _heatmap(at).shape == before.shape and not np.allclose(_heatmap(at), before)
     assert "torch.cat(" in at.code[0].value

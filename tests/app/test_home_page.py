@@ -109,3 +109,20 @@ def test_the_random_weights_text_form_still_picks_a_models_twin(page, tiny_bert_
     assert twin in [key[0] for key in MODELS.keys()]
     captions = [plain(c.value) for c in at.sidebar.caption]
     assert f"In use: {tiny_bert_path} with random weights" in captions, captions
+
+
+def test_random_weights_typed_under_free_entry_get_a_snippet_that_builds_them(
+    page, tiny_bert_path, monkeypatch
+):
+    """Issue 34: the page ran the random weights, but its "Show code" loaded the trained ones
+    (``from_pretrained``) and printed other numbers."""
+    monkeypatch.setenv("EXPLORER_MODELS", "*")
+    at = page("home")
+    at.selectbox(key=PICKER_KEY).select(_other_label(at)).run()
+    at.text_input(key="model.other").input(f"random-weights:{tiny_bert_path}").run()
+    at.switch_page("pages/layers.py").run()
+    assert not at.exception, [e.message for e in at.exception]
+    codes = [c.value for c in at.code if "layer, token = " in c.value]
+    assert codes, "the Layers page shows its snippet"
+    assert "torch.manual_seed(0)" in codes[0] and "AutoModel.from_config(config" in codes[0]
+    assert "AutoModel.from_pretrained" not in codes[0]

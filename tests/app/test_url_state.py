@@ -23,17 +23,33 @@ def test_tokens_text_from_the_url():
     assert "##ization" in tokens
 
 
-def test_context_word_and_strategy_from_the_url():
+def test_context_word_and_layers_from_the_url():
     at = _open(
         "context",
         {
             "context.text": "The bat flew out of the cave.\nHe swung the bat hard.",
             "context.word": "bat",
-            "context.strategy": "Embedding layer (static)",
+            "context.layers": "Embedding layer (static)",
         },
     )
     assert at.text_input(key="context.word").value == "bat"
-    assert at.selectbox(key="context.strategy").value == "embeddings"
+    assert at.selectbox(key="context.layers").value == "embeddings"
+    assert not at.error
+
+
+def test_an_old_context_link_with_its_strategy_key_opens_on_its_layers():
+    # "context.strategy" named the layer choice before it was renamed "context.layers" (issue
+    # 34): a link made before still opens on its choice, and the address keeps the new key
+    at = _open(
+        "context",
+        {
+            "context.text": "The bat flew out of the cave.\nHe swung the bat hard.",
+            "context.word": "bat",
+            "context.strategy": "Sum of last four layers",
+        },
+    )
+    assert at.selectbox(key="context.layers").value == "sum_last4"
+    assert "context.strategy" not in at.query_params
     assert not at.error
 
 

@@ -110,7 +110,7 @@ def ablation_section(model_ref: ModelRef, text: str, pair: str | None) -> None:
         )
     )
     show_code(
-        ablation_snippet(model_ref.snippet, off, text, second),
+        ablation_snippet(model_ref, off, text, second),
         caption="Heads switched off with plain transformers and torch: a forward pre-hook on "
         "each layer's attention output projection zeroes the heads' context vectors.",
     )

@@ -64,4 +64,4 @@ def lens_section(model_ref: ModelRef) -> None:
         st.plotly_chart(lens_figure(found, number, k), key=f"attention.lens{number}")
         with st.expander(f"Top {k} at every layer, as a table"):
             presentation.table(lens_table(found, number).iloc[:, :k])
-    show_code(lens_snippet(model_ref.snippet, masked, k))
+    show_code(lens_snippet(model_ref, masked, k))

@@ -76,9 +76,8 @@ def curves_section(pair: Pair) -> None:
     )
     show_code(
         depth_curves_snippet(
-            pair.a.ref.snippet,
-            pair.b.ref.snippet,
-            pair.b.ref.random,
+            pair.a.ref,
+            pair.b.ref,
             len(senses),
             len(topics),
         ),

@@ -113,9 +113,8 @@ def maps_section(pair: Pair, texts: tuple[str, ...]) -> None:
     st.html(text_table_html(table, "compare.disagree", text_columns=columns))
     show_code(
         neighbours_snippet(
-            pair.a.ref.snippet,
-            pair.b.ref.snippet,
-            pair.b.ref.random,
+            pair.a.ref,
+            pair.b.ref,
             list(texts),
             pooling,
             layers,
@@ -154,9 +153,8 @@ def _search(pair: Pair, texts: tuple[str, ...], vectors, pooling: str, layers: s
     st.html(text_table_html(table, "compare.search", text_columns=("model A", "model B")))
     show_code(
         search_compare_snippet(
-            pair.a.ref.snippet,
-            pair.b.ref.snippet,
-            pair.b.ref.random,
+            pair.a.ref,
+            pair.b.ref,
             list(texts),
             query,
             pooling,

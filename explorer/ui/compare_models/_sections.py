@@ -96,9 +96,7 @@ def tokens_section(pair: Pair, text: str, texts: tuple[str, ...]) -> None:
         + (" Model B uses model A's tokenizer: the rows are the same." if pair.b.ref.random else "")
     )
     show_code(
-        tokens_compare_snippet(
-            pair.a.ref.snippet, pair.b.ref.snippet, pair.b.ref.random, text, list(texts)
-        ),
+        tokens_compare_snippet(pair.a.ref, pair.b.ref, text, list(texts)),
         caption="Plain transformers: the text's tokens under both tokenizers, then the counts "
         "of the table.",
     )
@@ -202,9 +200,7 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         "rotation and scale. Layer 0 is the embedding output." + (f" {dropped}" if dropped else "")
     )
     show_code(
-        cross_cka_snippet(
-            pair.a.ref.snippet, pair.b.ref.snippet, pair.b.ref.random, list(used), MAX_WORDS
-        ),
+        cross_cka_snippet(pair.a.ref, pair.b.ref, list(used), MAX_WORDS),
         caption="Plain transformers + NumPy: every layer's word vectors under both models, then "
         "CKA of each pair of layers.",
     )

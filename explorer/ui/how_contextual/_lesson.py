@@ -108,7 +108,7 @@ def isotropy(model_ref: ModelRef, trained: Result, random: Result | None, rows: 
 
     st.caption(isotropy_caption(measures))
     show_code(
-        isoscore_snippet(model_ref.snippet, [text for *_, text in rows]),
+        isoscore_snippet(model_ref, [text for *_, text in rows]),
         caption="Plain transformers + NumPy: IsoScore step by step at every layer, and the "
         "average cosine of every pair of tokens from different sentences (the chart samples "
         f"{measures.attrs['pairs']:,} pairs).",
@@ -128,7 +128,7 @@ def headline_code(model_ref: ModelRef, rows: Rows) -> None:
         csv_download(
             st, "The sentences (.csv)", frame_of(rows), SENTENCES_FILE, "contextual.sentences"
         )
-        st.code(lesson_snippet(model_ref.snippet), language="python")
+        st.code(lesson_snippet(model_ref), language="python")
 
 
 def references(trained: Result) -> None:
@@ -202,7 +202,7 @@ def one_word(model_ref: ModelRef, rows: Rows) -> None:
         st.caption("This model splits the word into pieces: the short program needs one token.")
         return
     show_code(
-        classic_snippet(model_ref.snippet, list(texts), senses, word),
+        classic_snippet(model_ref, list(texts), senses, word),
         caption="Plain transformers + NumPy: the word's vectors at every layer, then the three "
         "numbers of the table above.",
     )

@@ -42,7 +42,7 @@ def cka_section(
     states = content_states(hidden, special)
     if states.shape[1] < 2:
         messages.info(f"Comparing layers needs at least 2 tokens besides {names}.")
-        return cka_snippet(model_ref.snippet, [text])
+        return cka_snippet(model_ref, [text])
     baseline = st.toggle(
         "Beside the same model with random weights",
         key="layers.cka_random",
@@ -67,4 +67,4 @@ def cka_section(
         "rotation and scale; lower: the layer in between re-arranged them. With few tokens "
         "CKA runs high: add sentences to the text for a sharper picture."
     )
-    return cka_snippet(model_ref.snippet, [text])
+    return cka_snippet(model_ref, [text])

@@ -36,7 +36,7 @@ def positions_section(model_ref: ModelRef) -> None:
         )
         if positions.table is None:
             messages.info(f"This model has {positions.note}.")
-            show_code(positions_snippet(model_ref.snippet, positions.note), caption=CODE_CAPTION)
+            show_code(positions_snippet(model_ref, positions.note), caption=CODE_CAPTION)
             return
         messages.info(position_notice(cosines, positions.first))
         st.plotly_chart(
@@ -53,4 +53,4 @@ def positions_section(model_ref: ModelRef) -> None:
             "compares every position with every other."
             + (f" {positions.note}." if positions.note else "")
         )
-        show_code(positions_snippet(model_ref.snippet, positions.note), caption=CODE_CAPTION)
+        show_code(positions_snippet(model_ref, positions.note), caption=CODE_CAPTION)

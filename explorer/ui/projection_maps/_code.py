@@ -34,7 +34,7 @@ def _clusters_snippet(points: Points) -> str:
     from explorer.codegen.clusters import clusters_snippet
 
     return clusters_snippet(
-        points.ref.snippet,
+        points.ref,
         points.texts,
         points.choice.pooling,
         points.choice.layers,
@@ -119,23 +119,12 @@ def map_code(
     ending, values = _map_file(shown, params, kept_share, contours, spans is not None, many)
     if spans is not None:
         snippet = projections.word_projection_snippet(
-            points.ref.snippet,
-            points.texts,
-            spans,
-            points.word,
-            points.choice.layers,
-            used,
-            points.choice.post,
+            points.ref, points.texts, spans, points.word, points.choice, used
         )
         data = projections.word_projection_data(points.texts, spans, values)
     else:
         snippet = projections.projection_snippet(
-            points.ref.snippet,
-            points.texts,
-            points.choice.pooling,
-            points.choice.layers,
-            used,
-            points.choice.post,
+            points.ref, points.texts, points.choice, params=used
         )
         data = projections.projection_data(points.texts, values)
     _show(points, snippet + ending, clusters, data)
@@ -156,7 +145,7 @@ def axes_code(
 
     spans = _spans(points)
     snippet = axes_snippet(
-        points.ref.snippet,
+        points.ref,
         points.texts,
         x_ends,
         y_ends,

@@ -84,4 +84,4 @@ def snippet(model_ref: ModelRef, sentences: Sequence[str], choices: Sequence[Vec
     post-processing with the same reference texts when the choices' post-processing is not
     none."""
     reference = reference_texts() if choices and choices[0].post != "none" else ()
-    return similarity_snippet(model_ref.snippet, sentences, choices, reference=reference)
+    return similarity_snippet(model_ref, sentences, choices, reference=reference)

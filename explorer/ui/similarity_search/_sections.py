@@ -94,7 +94,7 @@ def search_texts(
     embedded = compute.embed_corpus(model_ref, tuple(texts))
     query_vector = compute.embed_corpus(model_ref, (query,)).sentence(choice)
     results = top_k(query_vector[0], embedded.sentence(choice), list(texts), k)
-    return results, search_snippet(model_ref.snippet, list(texts), query, choice, k=k)
+    return results, search_snippet(model_ref, list(texts), query, choice, k=k)
 
 
 def why_close(

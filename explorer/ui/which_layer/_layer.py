@@ -99,7 +99,7 @@ def one_layer(
         return
     show_code(
         probe_snippet(
-            model_ref.snippet,
+            model_ref,
             rows.texts,
             rows.labels,
             layer,

@@ -75,7 +75,7 @@ def vocabulary_section(model_ref: ModelRef, text: str) -> None:
             },
         )
     show_code(
-        vocabulary_snippet(model_ref.snippet, text, piece),
+        vocabulary_snippet(model_ref, text, piece),
         caption="The input embedding table, its PCA, the kinds of pieces and the nearest "
         "pieces: the numbers of the sentence above.",
         label="Show code (the vocabulary map)",
