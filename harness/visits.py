@@ -191,8 +191,9 @@ def open_from_sidebar(page: Page, spec: PageSpec, timeout_s: float = PAGE_TIMEOU
     """Click the page's sidebar link and wait until the page's run is over.
 
     Raises Playwright's ``TimeoutError`` when it is not over in time. The link of the page
-    already shown starts no run (Home's, after :func:`open_home`): then the app is only
-    waited on to be idle (:func:`wait_for_run` would wait its grace for a run, 20 s)."""
+    already shown (Home's, after :func:`open_home`) shows nothing new, and the busy machine's
+    browser saw no run start after it: then the app is only waited on to be idle
+    (:func:`wait_for_run` waited its 20 s grace for a run there)."""
 
     def shown(url: str) -> bool:
         return url.rstrip("/").endswith(f"/{spec.url_path}".rstrip("/"))

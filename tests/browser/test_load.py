@@ -218,7 +218,7 @@ def navigate(title: str) -> Action:
 
     def start(session: Session) -> bool:
         if urllib.parse.urlsplit(session.page.url).path.strip("/") == path:
-            return False  # already there (the last stop): its link starts no run
+            return False  # already there (its last stop): its link shows nothing new
         watch_runs(session.page)
         sidebar_link(session.page, title).click()
         session.visits += 1
