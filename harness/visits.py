@@ -8,6 +8,7 @@ is over and drawn. Selectors are checked against the DOM of Streamlit 1.67.
 from __future__ import annotations
 
 import time
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -92,12 +93,34 @@ PAGES = (
 """Every page of app.py's st.navigation, in sidebar order (a browser test checks the order)."""
 
 
+IDLE_RECHECK_MS = 300
+""":func:`wait_until_idle` looks twice, this far apart: an app idle at both looks is done, not
+between a run and a rerun the run asked for."""
+
+
+def wait_for_idle_state(page: Page, timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """One look: wait until the app is idle (:data:`APP_IS_IDLE`)."""
+    page.wait_for_function(APP_IS_IDLE, timeout=timeout_s * 1000, polling=100)
+
+
 def wait_until_idle(page: Page, timeout_s: float = PAGE_TIMEOUT_S) -> None:
     """Wait until the script run is over and drawn: connected, not running, no status widget,
-    no stale elements, no loading skeletons; checked twice, 300 ms apart."""
-    page.wait_for_function(APP_IS_IDLE, timeout=timeout_s * 1000, polling=100)
-    page.wait_for_timeout(300)
-    page.wait_for_function(APP_IS_IDLE, timeout=timeout_s * 1000, polling=100)
+    no stale elements, no loading skeletons; checked twice, :data:`IDLE_RECHECK_MS` apart."""
+    wait_for_idle_state(page, timeout_s)
+    page.wait_for_timeout(IDLE_RECHECK_MS)
+    wait_for_idle_state(page, timeout_s)
+
+
+def wait_until_all_idle(pages: list[Page], timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """:func:`wait_until_idle` for several tabs at once: every tab idle, one pause for all of
+    them, every tab idle again (each tab's two looks are at least the pause apart, as alone;
+    a pause per tab would add up, 2.4 s for eight)."""
+    for page in pages:
+        wait_for_idle_state(page, timeout_s)
+    if pages:
+        pages[0].wait_for_timeout(IDLE_RECHECK_MS)
+    for page in pages:
+        wait_for_idle_state(page, timeout_s)
 
 
 def watch_runs(page: Page) -> None:
@@ -167,11 +190,22 @@ def sidebar_titles(page: Page) -> list[str]:
 def open_from_sidebar(page: Page, spec: PageSpec, timeout_s: float = PAGE_TIMEOUT_S) -> None:
     """Click the page's sidebar link and wait until the page's run is over.
 
-    Raises Playwright's ``TimeoutError`` when it is not over in time."""
+    Raises Playwright's ``TimeoutError`` when it is not over in time. The link of the page
+    already shown (Home's, after :func:`open_home`) shows nothing new, and the busy machine's
+    browser saw no run start after it: then the app is only waited on to be idle
+    (:func:`wait_for_run` waited its 20 s grace for a run there)."""
+
+    def shown(url: str) -> bool:
+        return url.rstrip("/").endswith(f"/{spec.url_path}".rstrip("/"))
+
+    already = urllib.parse.urlsplit(page.url).path.strip("/") == spec.url_path
     watch_runs(page)
     sidebar_link(page, spec.title).click()
-    page.wait_for_url(lambda url: url.rstrip("/").endswith(f"/{spec.url_path}".rstrip("/")))
-    wait_for_run(page, timeout_s)
+    page.wait_for_url(shown)
+    if already:
+        wait_until_idle(page, timeout_s)
+    else:
+        wait_for_run(page, timeout_s)
 
 
 def page_problems(page: Page) -> list[str]:
@@ -280,11 +314,17 @@ class RunCounter:
 
 
 def wait_for_runs(
-    page: Page, counter: RunCounter, finished_before: int, timeout_s: float = PAGE_TIMEOUT_S
+    page: Page,
+    counter: RunCounter,
+    finished_before: int,
+    timeout_s: float = PAGE_TIMEOUT_S,
+    recheck: bool = True,
 ) -> None:
     """Wait until ``counter`` has seen a run finish after ``finished_before`` (its count when
     the click or edit was made) and the app is idle again. Raises Playwright's
-    ``TimeoutError`` when that takes longer than ``timeout_s``."""
+    ``TimeoutError`` when that takes longer than ``timeout_s``. ``recheck=False`` takes the
+    first look at the idle app only (:func:`wait_for_idle_state`): a caller waiting on several
+    tabs pauses once for all of them, then looks again (as :func:`wait_until_all_idle`)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
     deadline = time.monotonic() + timeout_s
@@ -294,4 +334,8 @@ def wait_for_runs(
                 f"no script run finished within {timeout_s:.0f} s ({counter.finished} so far)"
             )
         page.wait_for_timeout(100)  # also lets Playwright deliver the websocket frames
-    wait_until_idle(page, max(deadline - time.monotonic(), 1.0))
+    left = max(deadline - time.monotonic(), 1.0)
+    if recheck:
+        wait_until_idle(page, left)
+    else:
+        wait_for_idle_state(page, left)

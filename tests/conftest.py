@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -143,3 +144,29 @@ def other_tokenizer_path(tmp_path_factory) -> str:
     )
     folder = tmp_path_factory.mktemp("other-tokenizer")
     return save_random_model(folder, config, BertModel, tokenizer)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def one_component_scan() -> Iterator[None]:
+    """Every AppTest's first run scans the metadata of every installed distribution for
+    Streamlit components (streamlit 1.67: ``AppTest._run`` makes a ``BidiComponentManager``,
+    whose ``discover_and_register_components`` calls ``manifest_scanner.
+    scan_component_manifests``): the metadata of the venv's 115 distributions, about 460 files
+    read and parsed, 0.2-0.5 s an AppTest here, and tests/app alone makes 207 AppTests. The
+    installed distributions do not change during a session, so the scan runs once and each
+    AppTest still registers what it found (nothing, for this app) in a manager of its own."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    found: list[list] = []
+
+    def scan_once(max_workers: int | None = None) -> list:
+        if not found:
+            found.append(scan(max_workers))
+        return list(found[0])
+
+    manifest_scanner.scan_component_manifests = scan_once
+    try:
+        yield
+    finally:
+        manifest_scanner.scan_component_manifests = scan

@@ -1,11 +1,13 @@
 """Many sessions at once on the real server, with the one shared cached model.
 
-Eight browser contexts (eight Streamlit sessions) go through Tokens, Layers, Word in context
-and Projections together, each with its own texts, then (within a bounded time) come back to
-Tokens with new texts: every step is started in all eight tabs before any is waited for, so
-the server runs eight scripts at once. Each number a session shows must equal what the
-library computes for that session's input in this process (what one session alone shows), no
-session may show an exception box, and the server's resident memory is sampled throughout.
+Eight browser contexts (eight Streamlit sessions) each open two of Tokens, Layers, Word in
+context and Projections, each with its own texts, all four pages at once (two sessions on
+each, then two others; every page is checked in four sessions), then (within a bounded time)
+come back to Tokens with new texts: every step is started in all eight tabs before any is
+waited for, so the server runs eight scripts at once. Each number a session shows must equal
+what the library computes for that session's input in this process (what one session alone
+shows), no session may show an exception box, and the server's resident memory is sampled
+throughout.
 One session also asks for a model that is not available offline: it gets its sidebar error,
 keeps the bundled model, and nobody else notices.
 
@@ -20,6 +22,7 @@ import json
 import re
 import threading
 import time
+import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -37,13 +40,16 @@ from harness.server import log_tail, server_memory
 from harness.visits import (
     ERROR_ALERT,
     EXCEPTION,
+    IDLE_RECHECK_MS,
     MAIN,
+    PAGES,
     SIDEBAR_LINK,
     RunCounter,
     save_full_page,
     sidebar_link,
+    wait_for_idle_state,
     wait_for_runs,
-    wait_until_idle,
+    wait_until_all_idle,
     watch_runs,
 )
 from harness.widgets import metrics, plotly_traces, type_text, widget
@@ -52,11 +58,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 SESSIONS = 8
 DURATION_S = 60.0
-"""No new round starts after this. The first round takes every session through every page;
-the second brings every session back to the first page (Tokens) with new texts: a return
-after a tour (the failing session still shows its error) at a fraction of a second tour's
-cost, as every page's numbers under load were checked in the first round."""
+"""No new round starts after this. The first round takes every session to two of the four
+pages (:func:`stop_of`); the second brings every session back to Tokens with new texts: a
+return after a tour (the failing session still shows its error) at a fraction of the first
+round's cost, as every page's numbers under load were checked in the first round."""
 MAX_ROUNDS = 2
+PAGES_PER_STOP = 4
+"""Tokens, Layers, Word in context and Projections (:func:`stops`)."""
+STOPS = 2
+"""Pages each session opens in the first round: two of the four (:func:`stop_of`)."""
 RSS_LIMIT = 4 * 1024**3
 SAMPLE_EVERY_S = 0.25
 MISSING_MODEL = "bert-base-uncased"
@@ -171,25 +181,44 @@ def run_together(sessions: list[Session], phases: list[dict[int, Action]], where
     """For each phase: start every session's action, then wait for all of their reruns.
 
     A session whose rerun does not end in time is recorded as failed (and left out of the
-    following phases); the others carry on."""
+    following phases); the others carry on. Each session's app is seen idle twice, at least
+    :data:`~harness.visits.IDLE_RECHECK_MS` apart, as :func:`~harness.visits.wait_until_idle`
+    does, with one pause for all the sessions of a phase (one each took 2.4 s a phase)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
+    def timed_out(session: Session, number: int, error: PlaywrightTimeoutError) -> None:
+        state = session.page.evaluate(APP_STATE)
+        session.fail(f"{where}, step {number}", f"{error.message.splitlines()[0]} {state}")
 
     for number, phase in enumerate(phases):
         live = [s for s in sessions if s.index in phase and not s.failures]
         before = {s.index: s.counter.finished for s in live}
         started = [s for s in live if phase[s.index](s)]
+        idle = []
         for session in started:
             try:
-                wait_for_runs(session.page, session.counter, before[session.index])
+                wait_for_runs(session.page, session.counter, before[session.index], recheck=False)
             except PlaywrightTimeoutError as error:
-                state = session.page.evaluate(APP_STATE)
-                session.fail(f"{where}, step {number}", f"{error.message.splitlines()[0]} {state}")
+                timed_out(session, number, error)
+            else:
+                idle.append(session)
+        if idle:
+            idle[0].page.wait_for_timeout(IDLE_RECHECK_MS)
+        for session in idle:
+            try:
+                wait_for_idle_state(session.page)
+            except PlaywrightTimeoutError as error:
+                timed_out(session, number, error)
             else:
                 session.runs += 1
 
 
 def navigate(title: str) -> Action:
+    path = next(spec.url_path for spec in PAGES if spec.title == title)
+
     def start(session: Session) -> bool:
+        if urllib.parse.urlsplit(session.page.url).path.strip("/") == path:
+            return False  # already there (its last stop): its link shows nothing new
         watch_runs(session.page)
         sidebar_link(session.page, title).click()
         session.visits += 1
@@ -224,10 +253,6 @@ def choose_missing_model(session: Session) -> bool:
     widget(session.page, "model").click()
     session.page.get_by_role("option", name=MISSING_MODEL, exact=True).click()
     return True
-
-
-def everyone(sessions: list[Session], action: Action) -> dict[int, Action]:
-    return {s.index: action for s in sessions}
 
 
 def check_page(session: Session, where: str) -> None:
@@ -284,51 +309,80 @@ def check_projections(session: Session, want: Expected) -> None:
         session.fail("Projections", f"variance shows {variance!r}, not {want.variance:.1f} %")
 
 
-def drive_round(sessions: list[Session], r: int, want: dict[int, Expected]) -> None:
-    """Round 0: every session through Tokens, Layers, Word in context and Projections; a
-    later round: every session back to Tokens (see :data:`DURATION_S`)."""
-    typing = everyone(sessions, text("tokens.text", lambda i: tokens_text(i, r)))
-    phases = [everyone(sessions, navigate("Tokens")), typing]
-    if r == 0:  # while the others type, one session asks for a model it cannot have
-        phases[1:] = [{**typing, FAILING: choose_missing_model}, {FAILING: typing[FAILING]}]
-    steps: list[tuple[str, list[dict[int, Action]], Callable[[Session, Expected], None]]] = [
-        ("Tokens", phases, check_tokens),
+Stop = tuple[str, list[Action], Callable[[Session, Expected], None]]
+"""A page: its sidebar title, the steps that take a session there and give it the session's
+input, and the check of what it shows."""
+
+
+def stops(r: int) -> list[Stop]:
+    """Every page of the test, with round ``r``'s inputs."""
+    return [
+        (
+            "Tokens",
+            [
+                navigate("Tokens"),
+                text("tokens.text", lambda i: tokens_text(i, r)),
+            ],
+            check_tokens,
+        ),
         (
             "Layers",
             [
-                everyone(sessions, navigate("Layers")),
-                everyone(sessions, text("layers.text", lambda i: layers_text(i, r))),
+                navigate("Layers"),
+                text("layers.text", lambda i: layers_text(i, r)),
             ],
             check_layers,
         ),
         (
             "Word in context",
             [
-                everyone(sessions, navigate("Word in context")),
-                everyone(
-                    sessions, text("context.text", lambda i: "\n".join(context_input(i, r)[0]))
-                ),
-                everyone(sessions, text("context.word", lambda i: context_input(i, r)[1])),
+                navigate("Word in context"),
+                text("context.text", lambda i: "\n".join(context_input(i, r)[0])),
+                text("context.word", lambda i: context_input(i, r)[1]),
             ],
             check_context,
         ),
         (
             "Projections",
             [
-                everyone(sessions, navigate("Projections")),
-                everyone(sessions, choose_paste),
-                everyone(
-                    sessions,
-                    text("projections.lines", lambda i: "\n".join(projection_lines(i, r))),
-                ),
+                navigate("Projections"),
+                choose_paste,
+                text("projections.lines", lambda i: "\n".join(projection_lines(i, r))),
             ],
             check_projections,
         ),
     ]
-    for title, step_phases, check in steps if r == 0 else steps[:1]:
-        run_together(sessions, step_phases, f"round {r}, {title}")
+
+
+def stop_of(i: int, visit: int) -> int:
+    """The page (index into :func:`stops`) session ``i`` opens at its ``visit``-th stop of the
+    first round: sessions 0 and 4 start on Tokens, 1 and 5 on Layers, ..., and the second stop
+    is two pages on, so that at every stop all four pages run at once, and every page is
+    shown to four sessions (two at a time), each with its own input."""
+    return (i + 2 * visit) % PAGES_PER_STOP
+
+
+def drive_round(sessions: list[Session], r: int, want: dict[int, Expected]) -> None:
+    """Round 0: :data:`STOPS` stops, every session on a page of its own (:func:`stop_of`); at
+    the first, one session also asks for a model it cannot have. A later round: every session
+    back to Tokens (see :data:`DURATION_S`)."""
+    pages = stops(r)
+    if r == 0:
+        plan = {s.index: [stop_of(s.index, visit) for visit in range(STOPS)] for s in sessions}
+    else:
+        plan = {s.index: [0] for s in sessions}
+    for visit in range(len(next(iter(plan.values())))):
+        steps = {s.index: list(pages[plan[s.index][visit]][1]) for s in sessions}
+        if r == 0 and visit == 0:  # after it opened its page, it asks for the missing model
+            steps[FAILING].insert(1, choose_missing_model)
+        phases = [
+            {i: actions[k] for i, actions in steps.items() if k < len(actions)}
+            for k in range(max(len(actions) for actions in steps.values()))
+        ]
+        run_together(sessions, phases, f"round {r}, stop {visit}")
         for session in sessions:
             if not session.failures:
+                title, _, check = pages[plan[session.index][visit]]
                 check_page(session, f"round {r}, {title}")
                 check(session, want[session.index])
 
@@ -370,7 +424,7 @@ def test_eight_sessions_at_once_get_their_own_correct_results(
                 session.visits += 1
             for session in sessions:
                 session.page.locator(SIDEBAR_LINK).first.wait_for()
-                wait_until_idle(session.page)
+            wait_until_all_idle([session.page for session in sessions])
             while rounds < MAX_ROUNDS and not any(s.failures for s in sessions):
                 if rounds and time.monotonic() - started > DURATION_S:
                     break
