@@ -115,24 +115,24 @@ def token_stats_notice(
     share_a, share_b = stats_a.split_share, stats_b.split_share
     if same_tokenizer:
         sentence = (
-            f"Model B has model A's tokenizer: both split {share_a:.0%} of these words, and "
+            f"Model B has model A's tokenizer: both split {share_a:.0%} of the corpus's words, and "
             "every difference further down comes from the weights alone."
         )
     elif stats_a == stats_b:
         sentence = (
-            f"The two tokenizers cut these texts into the same {stats_a.words:,} words and "
+            f"The two tokenizers cut the corpus into the same {stats_a.words:,} words and "
             f"{stats_a.tokens:,} tokens, and both split {share_a:.0%} of the words."
         )
     elif abs(share_a - share_b) < SAME_SHARE:
         sentence = (
-            f"Both tokenizers split about as many of these words: model A ({label_a}) "
+            f"Both tokenizers split about as many of the corpus's words: model A ({label_a}) "
             f"{share_a:.0%}, model B ({label_b}) {share_b:.0%}."
         )
     else:
         more, less = ("B", "A") if share_b > share_a else ("A", "B")
         shares = {"A": (label_a, share_a), "B": (label_b, share_b)}
         sentence = (
-            f"Model {more} ({shares[more][0]}) splits {shares[more][1]:.0%} of these words, "
+            f"Model {more} ({shares[more][0]}) splits {shares[more][1]:.0%} of the corpus's words, "
             f"model {less} ({shares[less][0]}) {shares[less][1]:.0%}."
         )
     sentence += (
