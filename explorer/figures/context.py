@@ -180,10 +180,25 @@ def layer_similarity_chart(
             "x": 0,
         },
         hovermode="closest",
-        height=520,
+        height=pair_chart_height(len(figure.data)),
         margin={"t": 60},
     )
     return figure
+
+
+PAIR_CHART_HEIGHT = 520
+"""The pair chart's height in pixels with up to :data:`LEGEND_ROWS` rows of legend."""
+LEGEND_ROWS = 8
+LEGEND_ROW_PX = 21
+"""About one row of the pair chart's legend (two entries side by side in half a page)."""
+
+
+def pair_chart_height(entries: int) -> int:
+    """The pair chart's height for a legend of ``entries``: beyond :data:`LEGEND_ROWS` rows
+    (two entries a row) the figure grows by each row, so the plot keeps its height instead of
+    the legend squeezing it and scrolling (12 occurrences are 66 pairs)."""
+    rows = -(-entries // 2)
+    return PAIR_CHART_HEIGHT + LEGEND_ROW_PX * max(0, rows - LEGEND_ROWS)
 
 
 def sense_gap_chart(
