@@ -28,6 +28,19 @@ def test_heatmap_rings_the_best_layer_of_b_for_each_layer_of_a():
     assert rings.marker.color == "white" and rings.name.startswith("white box")
 
 
+def test_the_rows_title_fits_beside_the_rows_at_any_font_scale():
+    """In presentation mode (text 1.35x) the rows' title "layer of model A: all-MiniLM-L6-v2
+    (bundled)" ran past 7 short rows into the chart's title: its lines must fit the plot."""
+    label = "all-MiniLM-L6-v2 (bundled)"
+    for scale in (1.0, 1.35):
+        figure = cross_cka_heatmap(np.full((7, 7), 0.5), label, "B", scale=scale)
+        layout = figure.layout
+        plot_px = layout.height - layout.margin.t - layout.margin.b - 60  # less the x axis
+        lines = layout.yaxis.title.text.split("<br>")
+        assert label in lines  # model A named on a line of its own
+        assert max(len(line) for line in lines) * 7 * scale <= plot_px, (scale, plot_px)
+
+
 def test_cka_notice_reads_the_matrix():
     sentence = cross_cka_notice(MATRIX, "A model", "B model")
     assert sentence.startswith(
