@@ -258,6 +258,12 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page, tmp_path):
         next(c for c in at.get("plotly_chart") if c.key == "projections.axes").proto.spec
     )
     assert "sports" in axes["layout"]["xaxis"]["title"]["text"]
+    # What to notice along x, read from the points drawn: the labels furthest toward each end.
+    means = {t["name"]: np.mean(_values(t["x"])) for t in axes["data"]}
+    high, low = max(means, key=means.get), min(means, key=means.get)
+    notice = " ".join(plain(i.value) for i in at.info)
+    assert f"labelled “{high}” lie furthest toward “food” (mean {means[high]:.2f})" in notice
+    assert f"labelled “{low}” furthest toward “sports” (mean {means[low]:.2f})" in notice
     # Show code prints the custom axes' coordinates the chart draws (the 240 texts: read from
     # the data file offered beside the code).
     from explorer.codegen.projections import DATA_FILE, projection_data
