@@ -119,7 +119,7 @@ def pooling_comparison(
     points: Points, params: ProjectionParams, texts: Sequence[str], labels: Sequence[str] | None
 ) -> None:
     """Small 2-D maps of the same texts under every pooling, with each one's trustworthiness."""
-    from explorer.figures.projections import axis_titles, pooling_grid
+    from explorer.figures.projections import axis_titles, pooling_grid, pooling_grid_notice
     from explorer.layers import layers_label
     from explorer.pooling import POOLINGS
 
@@ -134,6 +134,9 @@ def pooling_comparison(
     except ValueError as error:
         messages.warning(error)
         return
+    said = pooling_grid_notice({p: f.trustworthiness_ for p, f in fitted.items()})
+    if said:
+        messages.info(said)
     st.plotly_chart(
         pooling_grid(
             {p: f.embedding_ for p, f in fitted.items()},
