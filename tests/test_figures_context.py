@@ -172,4 +172,7 @@ def test_many_pairs_grow_the_pair_chart_instead_of_squeezing_its_plot():
         legend_px = 21 * -(-len(figure.data) // 2)
         heights[occurrences] = figure.layout.height
         assert figure.layout.height - legend_px >= 340, (occurrences, figure.layout.height)
+        # and the legend shows every row instead of scrolling (plotly's default: half the height)
+        room = figure.layout.legend.maxheight or 0.5
+        assert (room if room > 1 else room * figure.layout.height) >= legend_px, occurrences
     assert heights[2] == heights[6] == 520  # the page's example keeps its size

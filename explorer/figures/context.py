@@ -181,6 +181,8 @@ def layer_similarity_chart(
         },
         hovermode="closest",
         height=pair_chart_height(len(figure.data)),
+        # plotly scrolls a horizontal legend past half the figure's height: room for all rows
+        legend_maxheight=30 + LEGEND_ROW_PX * -(-len(figure.data) // 2),
         margin={"t": 60},
     )
     return figure
