@@ -176,3 +176,7 @@ def test_many_pairs_grow_the_pair_chart_instead_of_squeezing_its_plot():
         room = figure.layout.legend.maxheight or 0.5
         assert (room if room > 1 else room * figure.layout.height) >= legend_px, occurrences
     assert heights[2] == heights[6] == 520  # the page's example keeps its size
+    # Presentation mode's larger text (1.35x): rows that much taller, and room for all of them
+    labels = pair_labels(6)
+    big = layer_similarity_chart(np.full((7, 15), 0.5), labels, baseline=np.zeros(7), scale=1.35)
+    assert big.layout.legend.maxheight >= 1.35 * 21 * 8
