@@ -54,7 +54,7 @@ if tokenization.truncated:
         "The model never sees the rest."
     )
 
-word_pieces.count_metrics(counts)
+word_pieces.count_metrics(counts, tokenization.truncated and not tokenization.pair)
 
 st.subheader("What the model reads")
 show_ids = st.toggle(

@@ -28,6 +28,19 @@ def test_heatmap_rings_the_best_layer_of_b_for_each_layer_of_a():
     assert rings.marker.color == "white" and rings.name.startswith("white box")
 
 
+def test_the_rows_title_fits_beside_the_rows_at_any_font_scale():
+    """In presentation mode (text 1.35x) the rows' title "layer of model A: all-MiniLM-L6-v2
+    (bundled)" ran past 7 short rows into the chart's title: its lines must fit the plot."""
+    label = "all-MiniLM-L6-v2 (bundled)"
+    for scale in (1.0, 1.35):
+        figure = cross_cka_heatmap(np.full((7, 7), 0.5), label, "B", scale=scale)
+        layout = figure.layout
+        plot_px = layout.height - layout.margin.t - layout.margin.b - 60  # less the x axis
+        lines = layout.yaxis.title.text.split("<br>")
+        assert label in lines  # model A named on a line of its own
+        assert max(len(line) for line in lines) * 7 * scale <= plot_px, (scale, plot_px)
+
+
 def test_cka_notice_reads_the_matrix():
     sentence = cross_cka_notice(MATRIX, "A model", "B model")
     assert sentence.startswith(
@@ -46,17 +59,23 @@ def test_cka_notice_reads_the_matrix():
 def test_token_notice_names_who_splits_more_with_both_shares():
     a, b = TokenStats(100, 110, 9, 0), TokenStats(100, 125, 12, 3)
     sentence = token_stats_notice(a, b, "MiniLM", "RoBERTa")
-    assert sentence.startswith("Model B (RoBERTa) splits 12% of these words, model A (MiniLM) 9%.")
+    assert sentence.startswith(
+        "Model B (RoBERTa) splits 12% of the corpus's words, model A (MiniLM) 9%."
+    )
     assert "model A 1.10, model B 1.25" in sentence
     assert "model B 3" in sentence and "model A 0" not in sentence
     same = token_stats_notice(a, TokenStats(200, 220, 19, 0), "X", "Y")
-    assert same.startswith("Both tokenizers split about as many of these words: model A (X) 9%")
+    assert same.startswith(
+        "Both tokenizers split about as many of the corpus's words: model A (X) 9%"
+    )
     # two tokenizers with equal counts (a vocabulary shared but for its special tokens)
     alike = token_stats_notice(a, TokenStats(100, 110, 9, 0), "X", "Y")
-    assert alike.startswith("The two tokenizers cut these texts into the same 100 words and 110")
+    assert alike.startswith("The two tokenizers cut the corpus into the same 100 words and 110")
     assert "both split 9% of the words" in alike
+    # The counts are the corpus's: the chips above the notice show one text, not "these words".
+    assert all("these" not in s for s in (sentence, same, alike))
     itself = token_stats_notice(a, a, "X", "X with random weights", same_tokenizer=True)
-    assert itself.startswith("Model B has model A's tokenizer: both split 9% of these words")
+    assert itself.startswith("Model B has model A's tokenizer: both split 9% of the corpus's words")
     table = token_stats_table([a, b], ["MiniLM", "RoBERTa"])
     assert table["% of words split"].tolist() == [9.0, 12.0]
     assert table["tokens per word"].tolist() == [1.1, 1.25]
@@ -127,8 +146,11 @@ def test_search_table_marks_what_both_found():
     assert table["model A"].tolist() == ["t0 ✓", "t1", "t2 ✓"]
     assert table["model B"].tolist() == ["t2 ✓", "t3", "t0 ✓"]
     assert search_notice([0, 1, 2], [2, 3, 0]) == (
-        "The two models share 2 of their top 3 results (✓). Their first results differ."
+        "The two models share 2 of their top 3 results (marked ✓). Their first results differ."
     )
+    none = search_notice([0, 1, 2], [3, 4, 5])  # no row is marked: no ✓ to point at
+    assert none.startswith("The two models share none of their top 3 results.")
+    assert "✓" not in none
     assert search_notice([0, 1], [0, 3]).endswith("Both put the same text first.")
 
 

@@ -157,3 +157,26 @@ def test_scale_enlarges_the_numbers_in_the_cells():
     large = similarity_heatmap(matrix, ["a", "b", "c"], scale=1.35)
     assert large.data[0].textfont.size == round(plain.data[0].textfont.size * 1.35)
     assert large.layout.height > plain.layout.height
+
+
+def test_many_pairs_grow_the_pair_chart_instead_of_squeezing_its_plot():
+    """12 occurrences are 66 pairs: their legend (two entries a row under the plot) used to
+    take more than the chart's fixed 520 px, squeezing the plot and scrolling the legend."""
+    from explorer.context import pair_labels
+
+    heights = {}
+    for occurrences in (2, 6, 12):
+        labels = pair_labels(occurrences)
+        sims = np.full((7, len(labels)), 0.5)
+        figure = layer_similarity_chart(sims, labels, baseline=np.zeros(7))
+        legend_px = 21 * -(-len(figure.data) // 2)
+        heights[occurrences] = figure.layout.height
+        assert figure.layout.height - legend_px >= 340, (occurrences, figure.layout.height)
+        # and the legend shows every row instead of scrolling (plotly's default: half the height)
+        room = figure.layout.legend.maxheight or 0.5
+        assert (room if room > 1 else room * figure.layout.height) >= legend_px, occurrences
+    assert heights[2] == heights[6] == 520  # the page's example keeps its size
+    # Presentation mode's larger text (1.35x): rows that much taller, and room for all of them
+    labels = pair_labels(6)
+    big = layer_similarity_chart(np.full((7, 15), 0.5), labels, baseline=np.zeros(7), scale=1.35)
+    assert big.layout.legend.maxheight >= 1.35 * 21 * 8

@@ -8,6 +8,7 @@ import pytest
 from explorer.explain import classic_measures, explain_similarity, layer_cka, sense_accuracy
 from explorer.explain._classic import REFERENCES
 from explorer.figures.explain import (
+    CLASSIC_SERIES,
     cka_heatmaps,
     classic_figure,
     pair_heatmap,
@@ -117,8 +118,8 @@ def classic_results(request):
 def test_classic_figure_and_notice(classic_results, name):
     measures, senses = classic_results[name]
     figure = classic_figure(measures, senses, mev_reference=REFERENCES["mev"].value)
-    assert len(figure.data) == 6
-    assert [t.xaxis for t in figure.data] == ["x", "x", "x", "x", "x2", "x2"]  # two panels
+    assert len(figure.data) == 7  # the MEV reference's legend entry last
+    assert [t.xaxis for t in figure.data[:6]] == ["x", "x", "x", "x", "x2", "x2"]  # two panels
     assert figure.layout.yaxis2.tickformat == ".0%" and figure.layout.xaxis.title.text
     assert figure.layout.shapes[0].y0 == REFERENCES["mev"].value
     notes = classic_notice(measures, senses)
@@ -173,3 +174,19 @@ def test_classic_figure_grows_and_lowers_its_legend_with_the_scale(classic_resul
     assert large.layout.height == round(1.35 * normal.layout.height)
     assert large.layout.legend.y == pytest.approx(1.35 * normal.layout.legend.y)
     assert large.layout.legend.y < normal.layout.legend.y < 0  # further below the axes
+
+
+def test_the_papers_mev_bound_is_named_in_the_legend_not_written_over_the_curves():
+    """A label on the reference line at 5 % sat on the anisotropy curve where a model's random
+    tokens have a cosine near 0.05-0.1 (all-mpnet-base-v2): the bound is a legend entry."""
+    import pandas as pd
+
+    layers = range(4)
+    measures = pd.DataFrame({column: [0.06, 0.07, 0.08, 0.05] for column in CLASSIC_SERIES})
+    measures.index = layers
+    senses = pd.DataFrame({"accuracy": [0.5, 0.8, 0.9, 0.9], "chance": [0.47] * 4}, index=layers)
+    figure = classic_figure(measures, senses, mev_reference=0.05)
+    assert not [a.text for a in figure.layout.annotations if "MEV" in a.text]
+    named = [t for t in figure.data if t.name and "MEV: under 5%" in t.name]
+    assert len(named) == 1 and named[0].line.dash == "dash"
+    assert figure.layout.shapes[0].y0 == 0.05  # the line itself stays

@@ -12,7 +12,7 @@ import pytest
 from explorer import probing
 from explorer.codegen.probe import DATA_FILE, probe_data, probe_snippet
 from explorer.data import corpora
-from explorer.figures.probe import head_comparison_figure, layer_accuracy_figure
+from explorer.figures.probe import head_comparison_figure, head_notice, layer_accuracy_figure
 from explorer.model.ref import ModelRef
 from tests.snippets import assert_prints_headline, run_snippet
 from tests.test_probing_scores import toy_set
@@ -49,6 +49,14 @@ def test_figures():
                           "accuracy_std": [0.05, 0.1]})  # fmt: skip
     bars = head_comparison_figure(heads, 0.5)
     assert list(bars.data[0].x) == ["linear", "cnn"] and bars.layout.title.text
+    # what to notice: within noise (0.1 apart, the CNN's std 0.1), then each way out of it
+    assert "0.700 ± 0.100 and the linear probe 0.800 ± 0.050: within one" in head_notice(heads, 3)
+    heads["accuracy_std"] = 0.02
+    assert head_notice(heads, 3).endswith(
+        "the CNN has many more weights to learn from the same few texts."
+    )
+    heads["accuracy_mean"] = [0.7, 0.8]
+    assert "the tokens hold more" in head_notice(heads, 3)
 
 
 @pytest.mark.slow

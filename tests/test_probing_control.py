@@ -115,3 +115,13 @@ def test_notice_for_a_selective_probe_names_the_most_selective_layer():
     assert "selectivity +0.35" in text and "most selective layer is 2 (+0.43)" in text
     with pytest.raises(ValueError, match="control"):
         control_notice(_frame([0.6], [0.5]).drop(columns="selectivity"))
+
+
+def test_notice_says_better_when_random_labels_score_higher():
+    """An uploaded CSV of 12 texts: control 0.83 against 0.57 on the real labels, selectivity
+    -0.27; the notice said the probe did "almost as well" on random labels."""
+    text = control_notice(_frame([0.57, 0.5, 0.45], [0.83, 0.8, 0.9]))
+    assert "selectivity -0.26" in text and "does better on random labels" in text
+    assert "almost" not in text
+    level = control_notice(_frame([0.7, 0.6], [0.7, 0.5]))  # selectivity +0.00 at layer 0
+    assert "does as well on random labels" in level

@@ -63,3 +63,28 @@ def axes_figure(
             )
         )
     return figure
+
+
+def axes_notice(x: np.ndarray, labels: Sequence[str] | None, ends: tuple[str, str]) -> str:
+    """What to notice along a custom x axis from ``ends[0]`` to ``ends[1]`` (``x``: each
+    point's coordinate, higher = nearer ``ends[1]``): with two labels or more, the labels
+    whose points lie furthest toward each end on average, and the gap between those means;
+    otherwise how far the points spread. Plain text (the page escapes it)."""
+    x = np.asarray(x, dtype=np.float64)
+    start, stop = ends
+    if labels is None or len(set(labels)) < 2:
+        return (
+            f"Along x the points spread from {x.min():.2f} (nearest “{start}”) to "
+            f"{x.max():.2f} (nearest “{stop}”); colour them by a label to see which group "
+            "leans which way."
+        )
+    means: dict[str, list[float]] = {}
+    for value, label in zip(x.tolist(), labels, strict=True):
+        means.setdefault(str(label), []).append(value)
+    ranked = sorted((float(np.mean(v)), name) for name, v in means.items())
+    (low, low_name), (high, high_name) = ranked[0], ranked[-1]
+    return (
+        f"Along x, from “{start}” to “{stop}”, the points labelled “{high_name}” lie furthest "
+        f"toward “{stop}” (mean {high:.2f}) and those labelled “{low_name}” furthest toward "
+        f"“{start}” (mean {low:.2f}): {high - low:.2f} apart."
+    )

@@ -16,10 +16,19 @@ SAME_SHARE = 0.01
 """Two shares of split words closer than this (one percentage point) count as the same."""
 
 
-def cross_cka_heatmap(matrix: np.ndarray, label_a: str, label_b: str) -> go.Figure:
+AXIS_CHAR_PX = 7.5
+"""About the width of one character of an axis title at the page's normal font, in pixels."""
+
+
+def cross_cka_heatmap(
+    matrix: np.ndarray, label_a: str, label_b: str, scale: float = 1.0
+) -> go.Figure:
     """CKA of every layer of model A (rows, ``label_a``) with every layer of model B (columns)
     ``(La + 1, Lb + 1)`` as a heatmap on a 0-to-1 scale, B's best-matching layer for each
-    layer of A ringed. Layer 0 is the embedding output."""
+    layer of A ringed. Layer 0 is the embedding output. The rows' title names model A on a
+    line of its own, and the figure is tall enough for its longer line at the page's font
+    (``scale``: how much larger presentation mode draws text), so it never runs into the
+    chart's title."""
     matrix = np.asarray(matrix, dtype=float)
     if matrix.ndim != 2 or matrix.size == 0:
         raise ValueError(
@@ -54,12 +63,12 @@ def cross_cka_heatmap(matrix: np.ndarray, label_a: str, label_b: str) -> go.Figu
         )
     )
     figure.update_xaxes(title_text=f"layer of model B: {label_b}", type="category")
-    figure.update_yaxes(
-        title_text=f"layer of model A: {label_a}", type="category", autorange="reversed"
-    )
+    y_title = ("layer of model A:", label_a)
+    figure.update_yaxes(title_text="<br>".join(y_title), type="category", autorange="reversed")
+    fits_title = 160 + AXIS_CHAR_PX * scale * max(len(line) for line in y_title)
     figure.update_layout(
         title="How alike each layer of A is to each layer of B (linear CKA over shared words)",
-        height=max(380, 34 * len(rows) + 160),
+        height=round(max(380, 34 * len(rows) + 160, fits_title)),
         margin={"l": 10, "r": 10, "t": 70, "b": 10},
         legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "xanchor": "right", "x": 1},
     )
@@ -115,24 +124,24 @@ def token_stats_notice(
     share_a, share_b = stats_a.split_share, stats_b.split_share
     if same_tokenizer:
         sentence = (
-            f"Model B has model A's tokenizer: both split {share_a:.0%} of these words, and "
+            f"Model B has model A's tokenizer: both split {share_a:.0%} of the corpus's words, and "
             "every difference further down comes from the weights alone."
         )
     elif stats_a == stats_b:
         sentence = (
-            f"The two tokenizers cut these texts into the same {stats_a.words:,} words and "
+            f"The two tokenizers cut the corpus into the same {stats_a.words:,} words and "
             f"{stats_a.tokens:,} tokens, and both split {share_a:.0%} of the words."
         )
     elif abs(share_a - share_b) < SAME_SHARE:
         sentence = (
-            f"Both tokenizers split about as many of these words: model A ({label_a}) "
+            f"Both tokenizers split about as many of the corpus's words: model A ({label_a}) "
             f"{share_a:.0%}, model B ({label_b}) {share_b:.0%}."
         )
     else:
         more, less = ("B", "A") if share_b > share_a else ("A", "B")
         shares = {"A": (label_a, share_a), "B": (label_b, share_b)}
         sentence = (
-            f"Model {more} ({shares[more][0]}) splits {shares[more][1]:.0%} of these words, "
+            f"Model {more} ({shares[more][0]}) splits {shares[more][1]:.0%} of the corpus's words, "
             f"model {less} ({shares[less][0]}) {shares[less][1]:.0%}."
         )
     sentence += (

@@ -168,9 +168,12 @@ def search_table(texts: Sequence[str], top_a: Sequence[int], top_b: Sequence[int
 
 
 def search_notice(top_a: Sequence[int], top_b: Sequence[int]) -> str:
-    """How many of the ``k`` results both models found, and whether their first is the same."""
+    """How many of the ``k`` results both models found (the rows :func:`search_table` marks
+    with ✓, named only when there are some), and whether their first is the same."""
     k, shared = len(top_a), len(set(top_a) & set(top_b))
     first = (
         "Both put the same text first." if top_a[0] == top_b[0] else "Their first results differ."
     )
-    return f"The two models share {shared} of their top {k} results (✓). {first}"
+    if not shared:  # no row carries a ✓ to point at
+        return f"The two models share none of their top {k} results. {first}"
+    return f"The two models share {shared} of their top {k} results (marked ✓). {first}"

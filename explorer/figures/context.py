@@ -113,8 +113,11 @@ def layer_similarity_chart(
     pair_hover: Sequence[tuple[str, str]] | None = None,
     title: str = "Similarity of each pair, layer by layer",
     kinds: Sequence[str] | None = None,
+    scale: float = 1.0,
 ) -> go.Figure:
     """One line per pair of occurrences: cosine similarity at layers 0 (embeddings) … L.
+    ``scale``: how much larger the page draws text (presentation mode); the legend's rows are
+    that much taller, and the figure grows by them (:func:`pair_chart_height`).
 
     ``similarities`` is ``(L+1, n_pairs)``; ``pair_labels`` (n_pairs,) name the legend entries
     (``"#1 vs #2"``) and ``pair_hover`` (n_pairs,) give the two occurrences' longer labels,
@@ -180,10 +183,27 @@ def layer_similarity_chart(
             "x": 0,
         },
         hovermode="closest",
-        height=520,
+        height=pair_chart_height(len(figure.data), scale),
+        # plotly scrolls a horizontal legend past half the figure's height: room for all rows
+        legend_maxheight=round((30 + LEGEND_ROW_PX * -(-len(figure.data) // 2)) * scale),
         margin={"t": 60},
     )
     return figure
+
+
+PAIR_CHART_HEIGHT = 520
+"""The pair chart's height in pixels with up to :data:`LEGEND_ROWS` rows of legend."""
+LEGEND_ROWS = 8
+LEGEND_ROW_PX = 21
+"""About one row of the pair chart's legend (two entries side by side in half a page)."""
+
+
+def pair_chart_height(entries: int, scale: float = 1.0) -> int:
+    """The pair chart's height for a legend of ``entries``: beyond :data:`LEGEND_ROWS` rows
+    (two entries a row) the figure grows by each row, so the plot keeps its height instead of
+    the legend squeezing it and scrolling (12 occurrences are 66 pairs)."""
+    rows = -(-entries // 2)
+    return round(PAIR_CHART_HEIGHT + LEGEND_ROW_PX * scale * max(0, rows - LEGEND_ROWS))
 
 
 def sense_gap_chart(

@@ -252,14 +252,19 @@ def classic_figure(
             " · random weights",
             "dash",
         )
-    if mev_reference is not None:
+    if mev_reference is not None:  # named in the legend: a label on the line can sit on data
+        reference = {"dash": "dash", "color": CLASSIC_COLOURS[2], "width": 1}
         figure.add_hline(
-            y=mev_reference,
-            line={"dash": "dash", "color": CLASSIC_COLOURS[2], "width": 1},
-            annotation_text=f"BERT-base's MEV: under {mev_reference:.0%} (Ethayarajh 2019)",
-            annotation_position="top",
-            annotation_font_size=11,
-            **({"row": 1, "col": 1} if senses is not None else {}),
+            y=mev_reference, line=reference, **({"row": 1, "col": 1} if senses is not None else {})
+        )
+        figure.add_trace(
+            go.Scatter(
+                x=[None],
+                y=[None],
+                mode="lines",
+                line=reference,
+                name=f"BERT-base's MEV: under {mev_reference:.0%} (Ethayarajh 2019)",
+            )
         )
     axis = {"title": "layer (0 = embeddings)", "dtick": 1}
     figure.update_xaxes(**axis)

@@ -219,3 +219,25 @@ def head_comparison_figure(
         margin={"t": 60, "b": 10},
     )
     return figure
+
+
+def head_notice(heads: pd.DataFrame, layer: int) -> str:
+    """What to notice in :func:`head_comparison_figure`'s two rows (the linear probe first,
+    then the CNN; ``accuracy_mean``, ``accuracy_std``) at ``layer``: which scores higher, or
+    that the two are within one standard deviation (the larger of the two) of each other."""
+    (linear, linear_std), (cnn, cnn_std) = heads[["accuracy_mean", "accuracy_std"]].to_numpy()
+    said = (
+        f"At layer {layer} the 1-D CNN scores {cnn:.3f} ± {cnn_std:.3f} and the linear probe "
+        f"{linear:.3f} ± {linear_std:.3f}: "
+    )
+    if abs(cnn - linear) <= max(cnn_std, linear_std) + 5e-4:  # as the numbers are written
+        return said + (
+            "within one standard deviation of each other, so the pooled vector already holds "
+            "what the CNN finds in the tokens."
+        )
+    if cnn > linear:
+        return said + "the tokens hold more about the label than the pooled vector shows."
+    return said + (
+        "the pooled vector is read better; the CNN has many more weights to learn from the "
+        "same few texts."
+    )

@@ -374,3 +374,24 @@ def selected_rows(selection: Mapping | None, n: int) -> list[int]:
             if 0 <= int(value) < n:
                 rows.add(int(value))
     return sorted(rows)
+
+
+def pooling_grid_notice(trustworthiness: Mapping[str, float | None]) -> str | None:
+    """What to notice in :func:`pooling_grid`: the pooling whose map keeps the most of its
+    full-space neighbourhoods (trustworthiness, as the subplot titles write it) and the one
+    that keeps the least, or that they are alike; None without two scores."""
+    scores = {p: round(s, 2) for p, s in trustworthiness.items() if s is not None}
+    if len(scores) < 2:
+        return None
+    best, worst = max(scores, key=scores.get), min(scores, key=scores.get)
+    if scores[best] - scores[worst] < 0.02:
+        return (
+            f"Every pooling's map keeps about as much of its neighbourhoods (trustworthiness "
+            f"{scores[worst]:.2f}–{scores[best]:.2f}): compare how the labels group instead."
+        )
+    return (
+        f"The {POOLING_LABELS.get(best, best)} map keeps the most of its full-space "
+        f"neighbourhoods (trustworthiness {scores[best]:.2f}), the "
+        f"{POOLING_LABELS.get(worst, worst)} map the least ({scores[worst]:.2f}); how well the "
+        "labels group is another question: read the colours."
+    )

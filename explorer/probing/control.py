@@ -82,8 +82,10 @@ def control_notice(scores: pd.DataFrame, label: str = "") -> str:
     low = float(frame["accuracy_mean"].min())
     everywhere = gain > 0 and low - baseline >= 0.8 * gain
     if gain > 0 and selectivity < 0.5 * gain:
+        shown = round(selectivity, 2)  # as the sentence above writes it
+        than = "better" if shown < 0 else "as well" if shown == 0 else "almost as well"
         return first + (
-            " The probe does almost as well on random labels"
+            f" The probe does {than} on random labels"
             + (f", and it is high at every layer (lowest {low:.2f})" if everywhere else "")
             + ": it is not selective, so its accuracy says more about what a probe can "
             "memorise here than about what the layers encode."

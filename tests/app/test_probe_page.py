@@ -43,6 +43,9 @@ def test_word_senses_by_default_layer_zero_near_baseline(page):
     _ok(at)
     layers, heads = _figures(at)
     assert [t["name"] for t in heads["data"]][0].startswith("Accuracy")
+    linear, cnn = heads["data"][0]["text"]  # what to notice: the numbers on the two bars
+    said = next(plain(i.value) for i in at.info if "1-D CNN scores" in plain(i.value))
+    assert f"CNN scores {cnn} ±" in said and f"linear probe {linear} ±" in said
     assert at.dataframe[0].value.loc[0, "features"] == "Mean of subwords"
     assert len(at.get("download_button")) == 4  # vectors, CSV, scores; the program's data
     assert "LogisticRegression" in at.code[0].value and "StratifiedGroupKFold" in at.code[0].value

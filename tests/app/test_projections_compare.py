@@ -5,6 +5,7 @@ panel (the browser clicks the second map: tests/browser/test_inspector.py)."""
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -47,6 +48,11 @@ def test_another_layer_choice_is_not_the_maps_own(page):
     assert other != own
     metrics = {m.label: float(m.value) for m in at.metric if m.label == JACCARD}
     assert metrics[JACCARD] < 0.9  # the same layer shares every neighbourhood (1.00)
+    # The caption's share of neighbours is not the Jaccard index: two sets of 10 with index J
+    # share 2J / (1 + J) of their members, more than J whenever 0 < J < 1.
+    caption = next(c.value for c in at.caption if "nearest neighbours are shared" in c.value)
+    share = int(re.search(r"(\d+)% of each text's (?:10 )?nearest", caption).group(1))
+    assert share > round(100 * metrics[JACCARD]), (share, metrics[JACCARD])
     second = next(c for c in at.get("plotly_chart") if c.key == "projections.compare_map")
     layout = json.loads(second.proto.spec)["layout"]
     assert layout["xaxis"]["title"]["text"].startswith("PC1 (")  # not a bare "1"

@@ -120,6 +120,13 @@ def test_compare_poolings_shows_a_2x2_grid(page):
     subtitles = [a["text"] for a in figures[1]["layout"]["annotations"]]
     assert len(subtitles) == 4 and all("trustworthiness" in s for s in subtitles)
     assert subtitles[0].startswith("[CLS] token")
+    # What to notice names the subplots with the highest and lowest trustworthiness, as drawn.
+    scores = {s.split(" · ")[0]: s.split("trustworthiness ")[1] for s in subtitles}
+    best, worst = max(scores, key=scores.get), min(scores, key=scores.get)
+    said = next(plain(i.value) for i in at.info if "neighbourhoods" in plain(i.value))
+    assert scores[best] != scores[worst]  # the built-in example's four maps differ
+    assert f"The {best} map keeps the most" in said and f"(trustworthiness {scores[best]})" in said
+    assert f"the {worst} map the least ({scores[worst]})" in said
 
 
 def test_pasted_lines_too_few_points_is_a_clear_message(page):
@@ -258,6 +265,12 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page, tmp_path):
         next(c for c in at.get("plotly_chart") if c.key == "projections.axes").proto.spec
     )
     assert "sports" in axes["layout"]["xaxis"]["title"]["text"]
+    # What to notice along x, read from the points drawn: the labels furthest toward each end.
+    means = {t["name"]: np.mean(_values(t["x"])) for t in axes["data"]}
+    high, low = max(means, key=means.get), min(means, key=means.get)
+    notice = " ".join(plain(i.value) for i in at.info)
+    assert f"labelled “{high}” lie furthest toward “food” (mean {means[high]:.2f})" in notice
+    assert f"labelled “{low}” furthest toward “sports” (mean {means[low]:.2f})" in notice
     # Show code prints the custom axes' coordinates the chart draws (the 240 texts: read from
     # the data file offered beside the code).
     from explorer.codegen.projections import DATA_FILE, projection_data

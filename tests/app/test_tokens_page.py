@@ -76,6 +76,12 @@ def test_long_paste_is_truncated_with_a_warning(page):
     assert at.warning, "expected a truncation warning"
     assert "512 tokens" in at.warning[0].value
     assert len(_table(at)) == 512
+    # The counts beside each other are all of what the model reads: not 20,000 characters
+    # beside the words of the first 512 tokens.
+    metrics = {m.label: m.value for m in at.metric}
+    assert "Characters" not in metrics
+    read = int(metrics["Characters read"].replace(",", ""))
+    assert read == _table(at)["end"].max() < len(text)
 
 
 def test_sentence_pair_gets_segment_id_one(page):

@@ -171,7 +171,9 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         return
     messages.info(cross_cka_notice(matrix, pair.a.label, pair.b.label))
     st.plotly_chart(
-        cross_cka_heatmap(matrix, pair.a.label, pair.b.label), width="stretch", key="compare.cka"
+        cross_cka_heatmap(matrix, pair.a.label, pair.b.label, presentation.scale()),
+        width="stretch",
+        key="compare.cka",
     )
     best = matrix.argmax(axis=1)
     depth_a, depth_b = matrix.shape[0] - 1, matrix.shape[1] - 1

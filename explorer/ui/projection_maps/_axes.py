@@ -19,7 +19,7 @@ def custom_axes(
     directions, the ends embedded with ``model``. Then "Show code" (of the clusters too, with
     ``clusters``)."""
     from explorer import maps
-    from explorer.figures.axes import axes_figure
+    from explorer.figures.axes import axes_figure, axes_notice
 
     ends = st.columns(4)
     names = [
@@ -55,6 +55,7 @@ def custom_axes(
         x_names=(names[0], names[1]),
         y_names=(names[2], names[3]) if names[2] else None,
     )
+    messages.info(axes_notice(result.coords[:, 0], shown.labels, (names[0], names[1])))
     figure = axes_figure(
         result.coords,
         shown.texts,

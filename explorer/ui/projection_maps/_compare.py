@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+import numpy as np
 import streamlit as st
 
 from explorer import maps
@@ -54,7 +55,10 @@ def comparison(
     flat = dataclasses.replace(params, n_components=2)
     with st.spinner(f"Running {maps.LABELS[params.method]} for the comparison…"):
         fitted = fit(other, flat)
-        overlap = float(maps.neighbour_overlap(points.vectors(), other.vectors(), k).mean())
+        jaccard = maps.neighbour_overlap(points.vectors(), other.vectors(), k)
+    overlap = float(jaccard.mean())
+    # Two sets of k neighbours with Jaccard index J share 2J / (1 + J) of them: not J.
+    shared = float(np.mean(2 * jaccard / (1 + jaccard)))
     state = st.session_state.get(COMPARE_KEY) or {}
     own = selected_rows(state.get("selection"), len(texts))
     figure = projection_figure(
@@ -92,8 +96,8 @@ def comparison(
             )
     where = "Above" if presentation.is_on() else "Left"
     right.caption(
-        f"{where}: {titles[1]}. {overlap:.0%} of each text's nearest neighbours are shared with "
-        f"{titles[0]} on average. Select points on either map: they are ringed on both."
+        f"{where}: {titles[1]}. {shared:.0%} of each text's {k} nearest neighbours are shared "
+        f"with {titles[0]} on average. Select points on either map: they are ringed on both."
     )
     return own
 
@@ -115,7 +119,7 @@ def pooling_comparison(
     points: Points, params: ProjectionParams, texts: Sequence[str], labels: Sequence[str] | None
 ) -> None:
     """Small 2-D maps of the same texts under every pooling, with each one's trustworthiness."""
-    from explorer.figures.projections import axis_titles, pooling_grid
+    from explorer.figures.projections import axis_titles, pooling_grid, pooling_grid_notice
     from explorer.layers import layers_label
     from explorer.pooling import POOLINGS
 
@@ -130,6 +134,9 @@ def pooling_comparison(
     except ValueError as error:
         messages.warning(error)
         return
+    said = pooling_grid_notice({p: f.trustworthiness_ for p, f in fitted.items()})
+    if said:
+        messages.info(said)
     st.plotly_chart(
         pooling_grid(
             {p: f.embedding_ for p, f in fitted.items()},

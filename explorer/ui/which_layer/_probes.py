@@ -179,7 +179,7 @@ def cnn_comparison(
     bar chart and what it means), or a warning when the CNN cannot run. It trains only when the
     "probe.cnn" toggle is on (bound to the link): its own forward pass and training would
     double the time of a large request."""
-    from explorer.figures.probe import head_comparison_figure
+    from explorer.figures.probe import head_comparison_figure, head_notice
     from explorer.ui import messages
 
     if not st.toggle(
@@ -204,6 +204,7 @@ def cnn_comparison(
             "accuracy_std": [linear["accuracy_std"], cnn["accuracy_std"]],
         }
     )
+    messages.info(head_notice(heads, layer))
     st.plotly_chart(
         head_comparison_figure(heads, baseline, title=f"Layer {layer}: two heads"),
         width="stretch",

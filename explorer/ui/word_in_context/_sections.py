@@ -90,6 +90,7 @@ def pair_charts(
                 context.pair_members(labels),
                 title=f"Similarity of each pair, layer by layer{note}",
                 kinds=kinds,
+                scale=presentation.scale(),
             ),
             width="stretch",
             key="context.by_layer",

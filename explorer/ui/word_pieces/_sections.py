@@ -33,10 +33,22 @@ COLUMNS = {
 """The token table's columns, each with what it means."""
 
 
-def count_metrics(counts) -> None:
-    """Four metrics of ``counts`` (:func:`explorer.figures.tokens.token_counts`)."""
+def count_metrics(counts, cut: bool = False) -> None:
+    """Four metrics of ``counts`` (:func:`explorer.figures.tokens.token_counts`). ``cut``: the
+    text was truncated at the model's limit, so the characters are those the kept tokens
+    reach, as the words and tokens beside them are (20,700 characters beside 510 words read
+    as if the model read them all)."""
     columns = st.columns(4)
-    columns[0].metric("Characters", f"{counts.characters:,}", border=True)
+    if cut:
+        columns[0].metric(
+            "Characters read",
+            f"{counts.covered_characters:,}",
+            help=f"Of {counts.characters:,} in the text: the rest lies past the model's token "
+            "limit, and the words and tokens here leave it out too.",
+            border=True,
+        )
+    else:
+        columns[0].metric("Characters", f"{counts.characters:,}", border=True)
     columns[1].metric(
         "Words",
         f"{counts.words:,}",
