@@ -123,6 +123,7 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
     position = int(data.order[drawn])
     corpus = open_store(points.path)
     saved = saved_map_of(points, params)
+    index = neighbour_index(points.path, points.choice.pooling, points.choice.layers)
     found = cached(
         "projections",
         (
@@ -134,7 +135,13 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
             position,
         ),
         lambda: inspect_saved(
-            corpus, saved, position, DEFAULT_K, points.choice.pooling, points.choice.layers
+            corpus,
+            saved,
+            position,
+            DEFAULT_K,
+            points.choice.pooling,
+            points.choice.layers,
+            index=index,
         ),
     )
     every = cached("corpora", ("store texts", points.path), corpus.text_columns)
@@ -163,13 +170,30 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
         )
     )
     st.caption(
-        f"{found.summary()} Searched over all {len(corpus):,} rows of the store; the star "
-        "on the map is the point, the rings are those of its neighbours the map holds."
+        f"{found.summary()} Searched over all {len(corpus):,} rows of the store"
+        + (
+            " (through its neighbour index, the candidates re-ranked by exact cosine)"
+            if index is not None
+            else ""
+        )
+        + "; the star on the map is the point, the rings are those of its neighbours the "
+        "map holds."
     )
     near = _positions(data, found.indices)
     xs = [float(data.coords[position, 0]), *map(float, data.coords[near, 0])]
     ys = [float(data.coords[position, 1]), *map(float, data.coords[near, 1])]
     return {"x": xs, "y": ys, "symbol": ["star-open"] + ["circle-open"] * len(near)}
+
+
+@st.cache_resource(show_spinner="Reading the store's neighbour index…", max_entries=2)
+def neighbour_index(path: str, pooling: str, layers):
+    """The saved neighbour index of the store at ``path`` (:func:`explorer.data.store.ann.
+    load_index`), read once per server and shared by every session, or ``None`` (exact
+    search)."""
+    from explorer.data.store.ann import load_index
+    from explorer.ui.compute import open_store
+
+    return load_index(open_store(path), pooling, layers)
 
 
 def selected_positions(data: BigData, picked: dict) -> np.ndarray:
