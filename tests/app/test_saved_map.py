@@ -124,6 +124,9 @@ def test_a_saved_map_beyond_the_drawn_sample_is_drawn_whole_and_selected_whole(
         sent = {a.key: len(a.bytes) for a in component.proto.special_args}
         assert sent["coords"] == 8 * entry["points"] and sent["colours"] == entry["points"]
         assert not at.get("plotly_chart")  # no 20,000-point figure beside it
+        # what a click's panel reads (the texts) is read with the first draw, not on a click
+        memo = compute.BUDGETS["corpora"]
+        assert any(isinstance(k, tuple) and k[0] == "store texts" for k in memo._items)
         # a second run sends the arrays' names only: the page holds them
         at.run()
         (component,) = _bigmap(at)

@@ -93,6 +93,8 @@ def _every_row(points, params: ProjectionParams, axes: list[str], title: str) ->
             _selection_panel(points, params, data, picked)
     with chart:
         show(data, colours, density=density, title=title, axes=axes, marks=marks)
+    if picked is None:
+        _ready_for_clicks(points)
         if colour in ("kept", "clusters"):
             st.caption(
                 "Neighbours kept and clusters need every row's neighbours in the full space: "
@@ -101,6 +103,17 @@ def _every_row(points, params: ProjectionParams, axes: list[str], title: str) ->
 
 
 _every_row_fragment = st.fragment(_every_row)
+
+
+def _ready_for_clicks(points) -> None:
+    """Read what a click's panel needs (the store's neighbour index and its texts) while the
+    map is drawn in the browser, not on the first click: both are server-wide, so only the
+    first session to draw the map waits for them."""
+    from explorer.ui.compute import cached, open_store
+
+    neighbour_index(points.path, points.choice.pooling, points.choice.layers)
+    corpus = open_store(points.path)
+    cached("corpora", ("store texts", points.path), corpus.text_columns)
 
 
 def _positions(data: BigData, rows: np.ndarray) -> np.ndarray:
