@@ -16,6 +16,7 @@ from explorer.figures.tables import text_table_html
 from explorer.maps import DEFAULT_K, ProjectionParams
 from explorer.ui import messages
 from explorer.ui.projection_maps._bigmap import (
+    DRAWN_KEY,
     BigData,
     big_colours,
     big_data,
@@ -93,7 +94,7 @@ def _every_row(points, params: ProjectionParams, axes: list[str], title: str) ->
             _selection_panel(points, params, data, picked)
     with chart:
         show(data, colours, density=density, title=title, axes=axes, marks=marks)
-    if picked is None:
+    if st.session_state.get(DRAWN_KEY):
         _ready_for_clicks(points)
         if colour in ("kept", "clusters"):
             st.caption(
@@ -106,9 +107,9 @@ _every_row_fragment = st.fragment(_every_row)
 
 
 def _ready_for_clicks(points) -> None:
-    """Read what a click's panel needs (the store's neighbour index and its texts) while the
-    map is drawn in the browser, not on the first click: both are server-wide, so only the
-    first session to draw the map waits for them."""
+    """Read what a click's panel needs (the store's neighbour index and its texts) once the
+    page has drawn the map (not while it draws: both would share the CPU), before the first
+    click: both are server-wide, so only the first session to draw the map waits for them."""
     from explorer.ui.compute import cached, open_store
 
     neighbour_index(points.path, points.choice.pooling, points.choice.layers)
