@@ -56,6 +56,19 @@ def _unit(rows: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(rows / np.where(norms > 0, norms, 1.0), dtype=np.float32)
 
 
+def _rows(corpus: Corpus, choice: VectorChoice, rows: np.ndarray) -> np.ndarray:
+    """The vectors of store ``rows`` under ``choice``: read from the memory map when they are
+    one stored file, else combined for those rows only."""
+    vectors = corpus.vectors(choice) if _one_file(corpus, choice) else None
+    if vectors is not None:
+        return np.asarray(vectors[rows], dtype=np.float32)
+    return corpus.sentence(choice, rows=rows)
+
+
+def _one_file(corpus: Corpus, choice: VectorChoice) -> bool:
+    return len(choice.parts) == 1 and len(choice.indices(corpus.num_layers)) == 1
+
+
 def build_index(
     corpus: Corpus,
     choice: VectorChoice | str = "mean",
@@ -70,12 +83,12 @@ def build_index(
     import faiss
 
     choice = vector_choice(choice, layers)
-    vectors = corpus.vectors(choice)
-    n, dim = vectors.shape
+    n, dim = len(corpus), choice.dim(corpus.hidden_size)
     if n < MIN_ROWS:
         return None
     rng = np.random.default_rng(seed)
-    train = _unit(vectors[np.sort(rng.choice(n, size=min(n, TRAIN_ROWS), replace=False))])
+    picked = np.sort(rng.choice(n, size=min(n, TRAIN_ROWS), replace=False))
+    train = _unit(_rows(corpus, choice, picked))
     quantizer = faiss.IndexFlatIP(dim)
     index = faiss.IndexIVFScalarQuantizer(
         quantizer, dim, LISTS, faiss.ScalarQuantizer.QT_8bit, faiss.METRIC_INNER_PRODUCT
@@ -83,7 +96,7 @@ def build_index(
     index.cp.seed = seed
     index.train(train)
     for start in range(0, n, CHUNK_ROWS):
-        index.add(_unit(vectors[start : start + CHUNK_ROWS]))
+        index.add(_unit(_rows(corpus, choice, np.arange(start, min(start + CHUNK_ROWS, n)))))
         if progress is not None:
             progress(min(start + CHUNK_ROWS, n), n)
     path = index_path(corpus, choice)
@@ -109,7 +122,7 @@ def load_index(corpus: Corpus, choice: VectorChoice | str = "mean", layers=None)
     except ImportError:
         return None
     index = faiss.read_index(str(path))
-    if index.ntotal != len(corpus) or index.d != corpus.vectors(choice).shape[1]:
+    if index.ntotal != len(corpus) or index.d != choice.dim(corpus.hidden_size):
         return None
     faiss.extract_index_ivf(index).nprobe = PROBES
     return index
@@ -135,11 +148,12 @@ def nearest(
         raise ValueError(f"No row {row}: the store has rows 0 to {n - 1}.")
     if not 1 <= k < n:
         raise ValueError(f"k must be a whole number from 1 to {n - 1}; got {k!r}.")
-    vectors = corpus.vectors(choice)
-    query = _unit(vectors[row : row + 1])
+    query = _unit(_rows(corpus, choice, np.array([row])))
     _, found = index.search(query, max(CANDIDATES, 5 * k) + 1)
     candidates = np.unique(found[found >= 0])
     candidates = candidates[candidates != row]
-    scores = (_unit(vectors[candidates]) @ query[0]).astype(np.float32)
+    if len(candidates) < k:  # too few in the lists read: the exact scan
+        return corpus.neighbors(row, k, pooling=choice)
+    scores = (_unit(_rows(corpus, choice, candidates)) @ query[0]).astype(np.float32)
     best = np.lexsort((candidates, -scores))[:k]
     return Neighbors(candidates[best].astype(np.int64), scores[best])
