@@ -20,8 +20,13 @@ placed); ``streamlit run app.py`` serves it
    responses, plotly.js included) from opening the app to the first draw, and for a rerun
    with nothing changed and a colour switch;
 5. **memory**: the server's resident memory (and its peak) with ``--sessions`` tabs showing
-   the map, each having clicked a point; the vectors are memory-mapped, so a click's scan of
-   them counts in the resident size as page cache the kernel may drop (reported apart);
+   the map, each having clicked a point, split into file-backed pages (the memory-mapped
+   vectors a click reads: about 100 rows through the store's neighbour index, every row
+   without one; page cache the kernel may drop) and the process's own (anonymous) memory,
+   with PSS and USS;
+8. **recall** (``--recall N``, after the browser): recall@10 of the store's neighbour index
+   (:mod:`explorer.data.store.ann`) against the exact scan over ``N`` random rows, and the
+   seconds a query takes each way;
 6. **today's path**: the same store with "Every row" unticked (the 20,000-point plotly figure
    over a grey density), first draw and bytes;
 7. **first draw at** ``--second`` rows, in a new server.
