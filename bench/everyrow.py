@@ -24,12 +24,12 @@ placed); ``streamlit run app.py`` serves it
    vectors a click reads: about 100 rows through the store's neighbour index, every row
    without one; page cache the kernel may drop) and the process's own (anonymous) memory,
    with PSS and USS;
-8. **recall** (``--recall N``, after the browser): recall@10 of the store's neighbour index
-   (:mod:`explorer.data.store.ann`) against the exact scan over ``N`` random rows, and the
-   seconds a query takes each way;
 6. **today's path**: the same store with "Every row" unticked (the 20,000-point plotly figure
    over a grey density), first draw and bytes;
-7. **first draw at** ``--second`` rows, in a new server.
+7. **first draw at** ``--second`` rows, in a new server;
+8. **recall** (``--recall N``, after the browser): recall@10 of the store's neighbour index
+   (:mod:`explorer.data.store.ann`) against the exact scan over ``N`` random rows, and the
+   seconds a query takes each way.
 
 Prints a table with the load average at the start and the end and one JSON line; writes
 ``artifacts/everyrow.json`` and screenshots.
