@@ -20,11 +20,16 @@ placed); ``streamlit run app.py`` serves it
    responses, plotly.js included) from opening the app to the first draw, and for a rerun
    with nothing changed and a colour switch;
 5. **memory**: the server's resident memory (and its peak) with ``--sessions`` tabs showing
-   the map, each having clicked a point; the vectors are memory-mapped, so a click's scan of
-   them counts in the resident size as page cache the kernel may drop (reported apart);
+   the map, each having clicked a point, split into file-backed pages (the memory-mapped
+   vectors a click reads: about 100 rows through the store's neighbour index, every row
+   without one; page cache the kernel may drop) and the process's own (anonymous) memory,
+   with PSS and USS;
 6. **today's path**: the same store with "Every row" unticked (the 20,000-point plotly figure
    over a grey density), first draw and bytes;
-7. **first draw at** ``--second`` rows, in a new server.
+7. **first draw at** ``--second`` rows, in a new server;
+8. **recall** (``--recall N``, after the browser): recall@10 of the store's neighbour index
+   (:mod:`explorer.data.store.ann`) against the exact scan over ``N`` random rows, and the
+   seconds a query takes each way.
 
 Prints a table with the load average at the start and the end and one JSON line; writes
 ``artifacts/everyrow.json`` and screenshots.
@@ -61,16 +66,22 @@ MB = 2**20
 def build(folder: Path, rows: int) -> Path:
     """A synthetic store of ``rows`` rows with its PCA map saved; the folder to allow."""
     from bench.sentences import sample_sentences
+    from explorer.data.store import open_corpus
+    from explorer.data.store.ann import build_index, load_index
     from explorer.data.store.project import save_projection
 
     store = folder / f"rows{rows}" / f"everyrow-{rows}"
     if (store / "manifest.json").is_file() and any(store.glob("projections/pca-*.npy")):
-        return store.parent  # built by an earlier run (--folder)
+        corpus = open_corpus(store)  # built by an earlier run (--folder): add the index
+        if load_index(corpus) is None and build_index(corpus) is not None:
+            print(f"store of {rows:,} rows: neighbour index built", flush=True)
+        return store.parent
     texts, _ = sample_sentences(20_000)
     started = time.monotonic()
     synthetic_store(store, rows, clusters=CLUSTERS, texts=texts)
     written = time.monotonic() - started
     save_projection(store, "pca", fit_sample=min(FIT_SAMPLE, rows) if rows > FIT_SAMPLE else None)
+    build_index(open_corpus(store))  # as explorer project does (from MIN_ROWS rows)
     print(f"store of {rows:,} rows: written in {written:.0f} s, projected in "
           f"{time.monotonic() - started - written:.0f} s", flush=True)  # fmt: skip
     return store.parent
@@ -86,8 +97,9 @@ PANEL_TEXT = """panel => {
 def click_to_panel(page, j: int) -> float:
     """Seconds from clicking the ``j``-th drawn point to its panel shown."""
     before = page.evaluate(PANEL_TEXT, everyrow.PANEL)
+    x, y = everyrow.point_at(page, j)  # found before the clock starts
     started = time.monotonic()
-    everyrow.click_point(page, j)
+    page.mouse.click(x, y)
     page.wait_for_function(
         f"([panel, before]) => ({PANEL_TEXT})(panel) !== before && ({PANEL_TEXT})(panel) !== ''",
         arg=[everyrow.PANEL, before],
@@ -183,6 +195,8 @@ def measure(rows: int, second: int, sessions: int, folder: Path) -> dict:
                 results[f"server GB, {sessions} sessions"] = memory["rss"] / 2**30
                 results[f"server peak GB, {sessions} sessions"] = memory["hwm"] / 2**30
                 results["server file-backed GB"] = memory["file"] / 2**30
+                results["server anonymous GB"] = memory["anon"] / 2**30
+                results["server PSS / USS GB"] = [memory["pss"] / 2**30, memory["uss"] / 2**30]
             today(browser, url, results)
         if second:
             smaller = build(folder, second)
@@ -193,6 +207,42 @@ def measure(rows: int, second: int, sessions: int, folder: Path) -> dict:
                     results[f"first draw s at {second:,} rows"] = everyrow.choose_saved(tab.page)
     results["load at end"] = os.getloadavg()[0]
     return results
+
+
+def recall(store: Path, queries: int, k: int = 10, seed: int = 0) -> dict:
+    """Recall@``k`` of the saved neighbour index (:mod:`explorer.data.store.ann`) against the
+    exact scan over ``queries`` random rows of the store, and each one's seconds a query
+    (median; the exact scan on 20 of the rows)."""
+    import numpy as np
+
+    from explorer.data.store import open_corpus
+    from explorer.data.store.ann import load_index, nearest
+
+    corpus = open_corpus(store)
+    index = load_index(corpus)
+    if index is None:
+        return {"recall": "no index (fewer rows than ann.MIN_ROWS, or faiss missing)"}
+    rows = np.random.default_rng(seed).choice(len(corpus), size=queries, replace=False)
+    started = time.monotonic()
+    exact = corpus.neighbors(rows.astype(np.int64), k).indices
+    batch = time.monotonic() - started
+    found, times = [], []
+    for row in rows:
+        started = time.monotonic()
+        found.append(nearest(corpus, int(row), k, index=index).indices)
+        times.append(time.monotonic() - started)
+    single = []
+    for row in rows[:20]:
+        started = time.monotonic()
+        corpus.neighbors(int(row), k)
+        single.append(time.monotonic() - started)
+    hits = [len(set(a.tolist()) & set(b.tolist())) for a, b in zip(exact, found, strict=True)]
+    return {
+        f"recall@{k} of the index ({queries:,} queries)": sum(hits) / (k * queries),
+        "index query s (median)": statistics.median(times),
+        "exact query s (median of 20)": statistics.median(single),
+        f"exact batch of {queries:,} s": batch,
+    }
 
 
 def report(results: dict) -> None:
@@ -258,12 +308,18 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--second", type=int, default=250_000, help="0: no second size")
     parser.add_argument("--sessions", type=int, default=4)
     parser.add_argument(
+        "--recall", type=int, default=1000, help="queries for the index's recall (0: none)"
+    )
+    parser.add_argument(
         "--folder", type=Path, help="keep the stores here and reuse them (default: a temporary one)"
     )
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
         folder = args.folder or Path(stack.enter_context(tempfile.TemporaryDirectory()))
         results = measure(args.rows, args.second, args.sessions, folder)
+        if args.recall:
+            store = folder / f"rows{args.rows}" / f"everyrow-{args.rows}"
+            results.update(recall(store, args.recall))
     (artifacts_dir() / "everyrow.json").write_text(json.dumps(results, default=str, indent=1))
     report(results)
 

@@ -85,13 +85,18 @@ def colour_key(page) -> str:
     return frame(page).locator("#map").get_attribute("data-colour-key")
 
 
-def click_point(page, j: int = 0) -> None:
-    """Click the ``j``-th drawn point."""
+def point_at(page, j: int = 0) -> tuple[float, float]:
+    """Where on the page the ``j``-th drawn point is (the map scrolled into view)."""
     element = page.locator(FRAME).first
     element.scroll_into_view_if_needed()
     box = element.bounding_box()
     pixel = frame(page).locator("#map").evaluate(POINT_PIXEL, j)
-    page.mouse.click(box["x"] + pixel["x"], box["y"] + pixel["y"])
+    return box["x"] + pixel["x"], box["y"] + pixel["y"]
+
+
+def click_point(page, j: int = 0) -> None:
+    """Click the ``j``-th drawn point."""
+    page.mouse.click(*point_at(page, j))
 
 
 def zoom(page, share: float) -> dict:

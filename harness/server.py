@@ -151,21 +151,29 @@ def _process_tree(pid: int) -> list[int]:
 
 def server_memory(url: str) -> dict[str, int]:
     """Resident memory of the :func:`streamlit_server` at ``url`` and its child processes,
-    from ``/proc/<pid>/status``: ``rss`` (now), ``hwm`` (the peak so far) and ``file`` (the
-    part of ``rss`` that maps files, such as a store's memory-mapped vectors), in bytes.
+    from ``/proc/<pid>/status``: ``rss`` (now), ``hwm`` (the peak so far), ``file`` (the
+    part of ``rss`` that maps files, such as a store's memory-mapped vectors) and ``anon``
+    (the process's own memory); from ``/proc/<pid>/smaps_rollup``, ``pss`` (shared pages
+    divided among the processes mapping them) and ``uss`` (pages no other process maps), in
+    bytes.
 
     Raises ``KeyError`` for a URL no running ``streamlit_server`` serves, ``OSError`` where
     there is no ``/proc``.
     """
-    totals = {"rss": 0, "hwm": 0, "file": 0}
+    totals = {"rss": 0, "hwm": 0, "file": 0, "anon": 0, "pss": 0, "uss": 0}
+    fields = {
+        "status": (("rss", "VmRSS"), ("hwm", "VmHWM"), ("file", "RssFile"), ("anon", "RssAnon")),
+        "smaps_rollup": (("pss", "Pss"), ("uss", "Private_Clean"), ("uss", "Private_Dirty")),
+    }
     for pid in _process_tree(SERVER_PIDS[url]):
-        try:
-            status = Path(f"/proc/{pid}/status").read_text()
-        except OSError:
-            continue  # the process ended meanwhile
-        for name, field_name in (("rss", "VmRSS"), ("hwm", "VmHWM"), ("file", "RssFile")):
-            match = re.search(rf"^{field_name}:\s+(\d+) kB", status, re.MULTILINE)
-            totals[name] += int(match.group(1)) * 1024 if match else 0
+        for source, names in fields.items():
+            try:
+                text = Path(f"/proc/{pid}/{source}").read_text()
+            except OSError:
+                continue  # the process ended meanwhile
+            for name, field_name in names:
+                match = re.search(rf"^{field_name}:\s+(\d+) kB", text, re.MULTILINE)
+                totals[name] += int(match.group(1)) * 1024 if match else 0
     return totals
 
 

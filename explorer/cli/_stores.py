@@ -82,6 +82,7 @@ def project(args: argparse.Namespace) -> int:
         )
     for note in entry["notes"]:
         say(f"  note: {note}")
+    _neighbour_index(args)
     store = Path(args.store).resolve()
     say(
         f"To view it: EXPLORER_CORPORA={shlex.quote(str(store.parent))} streamlit run app.py, "
@@ -89,6 +90,29 @@ def project(args: argparse.Namespace) -> int:
         f"pooling, layer {args.layer})."
     )
     return 0
+
+
+def _neighbour_index(args: argparse.Namespace) -> None:
+    """Build the store's neighbour index (:mod:`explorer.data.store.ann`) for the map's clicks
+    when the store has enough rows and has none yet."""
+    from explorer.choice import VectorChoice
+    from explorer.data.store import open_corpus
+    from explorer.data.store.ann import MIN_ROWS, build_index, load_index
+
+    corpus = open_corpus(args.store)
+    choice = VectorChoice(args.pooling, layer_arg(args.layer))
+    if len(corpus) < MIN_ROWS or load_index(corpus, choice) is not None:
+        return
+    start = time.perf_counter()
+    try:
+        path = build_index(corpus, choice)
+    except ImportError:
+        say("  note: faiss-cpu is not installed, so the map's clicks scan every vector exactly")
+        return
+    say(
+        f"  neighbour index for the map's clicks (candidates re-ranked exactly) built in "
+        f"{duration(time.perf_counter() - start)}: {path.relative_to(corpus.path)}"
+    )
 
 
 class _PlaceBar:

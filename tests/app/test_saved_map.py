@@ -124,6 +124,14 @@ def test_a_saved_map_beyond_the_drawn_sample_is_drawn_whole_and_selected_whole(
         sent = {a.key: len(a.bytes) for a in component.proto.special_args}
         assert sent["coords"] == 8 * entry["points"] and sent["colours"] == entry["points"]
         assert not at.get("plotly_chart")  # no 20,000-point figure beside it
+        # what a click's panel reads (the texts) is read once the page has drawn the map, not
+        # while it draws nor on the first click
+        memo = compute.BUDGETS["corpora"]
+        texts = [k for k in memo._items if isinstance(k, tuple) and k[0] == "store texts"]
+        assert not texts
+        at.session_state["projections.bigmap"] = {"kind": "drawn", "id": "t:drawn"}
+        at.run()
+        assert any(isinstance(k, tuple) and k[0] == "store texts" for k in memo._items)
         # a second run sends the arrays' names only: the page holds them
         at.run()
         (component,) = _bigmap(at)

@@ -1,7 +1,7 @@
 """A saved map of 30,000 rows drawn whole in Chromium (issue 38): it draws, a click shows the
-point's panel, and neither a rerun nor a new colouring sends the coordinates again (bytes
-counted by Chromium's DevTools protocol); a page that lost them (away and back) gets them
-again."""
+point's panel, a box selection counts every row inside it and downloads them as CSV, and
+neither a rerun nor a new colouring sends the coordinates again (bytes counted by Chromium's
+DevTools protocol); a page that lost them (away and back) gets them again."""
 
 from __future__ import annotations
 
@@ -25,12 +25,19 @@ COORDS_BYTES = 8 * ROWS
 
 
 @pytest.fixture(scope="module")
-def saved_url(browser, tmp_path_factory, server_log) -> Iterator[str]:
+def saved_store(browser, tmp_path_factory):
+    """The store (30,000 rows, its PCA map saved) in a folder of its own."""
     from explorer.data.store.project import save_projection
 
-    allowed = tmp_path_factory.mktemp("every-row")
-    synthetic_store(allowed / "rows30k", ROWS, dim=32, clusters=8)
-    save_projection(allowed / "rows30k", "pca")
+    store = tmp_path_factory.mktemp("every-row") / "rows30k"
+    synthetic_store(store, ROWS, dim=32, clusters=8)
+    save_projection(store, "pca")
+    return store
+
+
+@pytest.fixture(scope="module")
+def saved_url(saved_store, server_log) -> Iterator[str]:
+    allowed = saved_store.parent
     with contextlib.ExitStack() as stack:
         log = server_log.with_name("every-row-server.log")
         try:
@@ -84,4 +91,63 @@ def test_every_row_draws_answers_a_click_and_sends_the_coordinates_once(browser,
         everyrow.wait_drawn(page, None, 180)
         assert everyrow.drawn(page) == ROWS
         assert received.websocket > COORDS_BYTES
+        assert not tab.console_errors or all("404" in e for e in tab.console_errors)
+
+
+BOX = """plot => {
+    // The box drawn by the selection, in the map's coordinates.
+    const s = plot._fullLayout.selections[0];
+    return {x: [s.x0, s.x1], y: [s.y0, s.y1]};
+}"""
+
+PLOT_AREA = """plot => {
+    const L = plot._fullLayout._size;
+    return {l: L.l, t: L.t, w: L.w, h: L.h};
+}"""
+
+
+def test_a_box_selection_counts_every_row_inside_and_downloads_them(
+    browser, saved_url, saved_store
+):
+    import numpy as np
+    import pandas as pd
+
+    from explorer import open_corpus
+    from explorer.maps import rows_in_box
+
+    with open_tab(browser) as tab:
+        page = tab.page
+        page.set_default_timeout(180_000)
+        everyrow.open_saved_corpus(page, saved_url)
+        everyrow.choose_saved(page)
+        wait_until_idle(page)
+        plot = everyrow.frame(page).locator("#map")
+        everyrow.frame(page).locator("[data-attr='dragmode'][data-val='select']").click()
+        frame_box = page.locator(everyrow.FRAME).first.bounding_box()
+        area = plot.evaluate(PLOT_AREA)
+        left, top = frame_box["x"] + area["l"], frame_box["y"] + area["t"]
+        page.mouse.move(left + 0.3 * area["w"], top + 0.3 * area["h"])
+        page.mouse.down()
+        page.mouse.move(left + 0.6 * area["w"], top + 0.55 * area["h"], steps=8)
+        page.mouse.up()
+        page.get_by_text("rows selected").wait_for()
+        wait_until_idle(page)
+        box = plot.evaluate(BOX)
+
+        corpus = open_corpus(saved_store)
+        coords, rows = corpus.projection("pca", "mean", "last")
+        inside = rows_in_box(coords, box["x"], box["y"])
+        assert 0 < len(inside) < ROWS  # the box holds some rows, not all
+        heading = page.get_by_text("rows selected").inner_text()
+        assert heading.startswith(f"{len(inside):,} rows selected"), (heading, box)
+
+        button = page.get_by_role("button", name=f"Download the selection (CSV, {len(inside):,}")
+        with page.expect_download() as download:
+            button.click()
+        frame = pd.read_csv(download.value.path())
+        stored = np.arange(ROWS) if rows is None else rows
+        assert len(frame) == len(inside)
+        assert frame["row"].tolist() == stored[inside].tolist()
+        np.testing.assert_allclose(frame[["x", "y"]].to_numpy(), coords[inside], rtol=1e-5)
+        assert {"text", "label"} <= set(frame.columns)
         assert not tab.console_errors or all("404" in e for e in tab.console_errors)

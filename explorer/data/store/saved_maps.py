@@ -132,15 +132,21 @@ def inspect_saved(
     position: int,
     k: int,
     choice: VectorChoice = DEFAULT_CHOICE,
+    *,
+    index=None,
 ) -> Inspection:
     """The neighbourhood of the saved map's point ``position`` (an index into ``saved.rows``):
     its ``k`` nearest store rows in the full space under ``choice`` over every row of the
-    store (:meth:`Corpus.neighbors`), and its ``k`` nearest rows on the map among every projected
-    row. ``row``, ``indices`` and ``on_map`` of the :class:`Inspection` are store rows."""
+    store (an exact scan, :meth:`Corpus.neighbors`, or through a saved ``index`` of
+    :func:`explorer.data.store.ann.load_index`: candidates re-ranked exactly), and its ``k``
+    nearest rows on the map among every projected row. ``row``, ``indices`` and ``on_map`` of
+    the :class:`Inspection` are store rows."""
+    from explorer.data.store.ann import nearest
+
     if not 0 <= position < len(saved.rows):
         raise ValueError(f"No point {position}: the map has points 0 to {len(saved.rows) - 1}.")
     row = int(saved.rows[position])
-    found = corpus.neighbors(row, k, choice=choice)
+    found = nearest(corpus, row, k, choice, index=index)
     on_map = saved.rows[map_neighbors(saved.coords, position, k)]
     kept = len(set(found.indices.tolist()) & set(on_map.tolist()))
     return Inspection(row, found.indices, found.scores, np.asarray(on_map, dtype=np.int64), kept)

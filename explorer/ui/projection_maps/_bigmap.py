@@ -43,6 +43,8 @@ HELD_KEY = "projections._bigmap_held"
 """The names of the arrays this session's page holds (sent, and not asked for again)."""
 EVENT_KEY = "projections._bigmap_event"
 """The id of the component's last event the server acted on."""
+DRAWN_KEY = "projections._bigmap_drawn"
+"""Set once this session's page has drawn a map (its ``{"kind": "drawn"}`` event)."""
 PICKED_KEY = "projections._bigmap_picked"
 """The last click or selection on the map: ``{"kind": "click", "position": i}``, a box
 ``{"kind": "box", "x": [x0, x1], "y": [y0, y1]}`` or a lasso (``x``, ``y``: its vertices)."""
@@ -174,8 +176,9 @@ def component_folder() -> str:
 
 def take_event() -> dict | None:
     """Act on the component's latest event, once: a page asking for arrays (their names are
-    forgotten, so this run sends them), or a click or selection (kept in :data:`PICKED_KEY`;
-    a cleared selection drops it). Returns the pick in force."""
+    forgotten, so this run sends them), a click or selection (kept in :data:`PICKED_KEY`;
+    a cleared selection drops it), or a page that has drawn its map (:data:`DRAWN_KEY`).
+    Returns the pick in force."""
     event = st.session_state.get(COMPONENT_KEY)
     if isinstance(event, dict) and event.get("id") != st.session_state.get(EVENT_KEY):
         st.session_state[EVENT_KEY] = event.get("id")
@@ -187,6 +190,8 @@ def take_event() -> dict | None:
             st.session_state[PICKED_KEY] = event
         elif kind == "clear":
             st.session_state.pop(PICKED_KEY, None)
+        elif kind == "drawn":
+            st.session_state[DRAWN_KEY] = True
     return st.session_state.get(PICKED_KEY)
 
 

@@ -10,12 +10,14 @@ import pandas as pd
 import streamlit as st
 
 from explorer import maps
+from explorer.choice import VectorChoice
 from explorer.data import export
 from explorer.figures.projections import projection_title
 from explorer.figures.tables import text_table_html
 from explorer.maps import DEFAULT_K, ProjectionParams
 from explorer.ui import messages
 from explorer.ui.projection_maps._bigmap import (
+    DRAWN_KEY,
     BigData,
     big_colours,
     big_data,
@@ -93,6 +95,8 @@ def _every_row(points, params: ProjectionParams, axes: list[str], title: str) ->
             _selection_panel(points, params, data, picked)
     with chart:
         show(data, colours, density=density, title=title, axes=axes, marks=marks)
+    if st.session_state.get(DRAWN_KEY):
+        _ready_for_clicks(points)
         if colour in ("kept", "clusters"):
             st.caption(
                 "Neighbours kept and clusters need every row's neighbours in the full space: "
@@ -101,6 +105,17 @@ def _every_row(points, params: ProjectionParams, axes: list[str], title: str) ->
 
 
 _every_row_fragment = st.fragment(_every_row)
+
+
+def _ready_for_clicks(points) -> None:
+    """Read what a click's panel needs (the store's neighbour index and its texts) once the
+    page has drawn the map (not while it draws: both would share the CPU), before the first
+    click: both are server-wide, so only the first session to draw the map waits for them."""
+    from explorer.ui.compute import cached, open_store
+
+    neighbour_index(points.path, points.choice)
+    corpus = open_store(points.path)
+    cached("corpora", ("store texts", points.path), corpus.text_columns)
 
 
 def _positions(data: BigData, rows: np.ndarray) -> np.ndarray:
@@ -123,6 +138,7 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
     position = int(data.order[drawn])
     corpus = open_store(points.path)
     saved = saved_map_of(points, params)
+    index = neighbour_index(points.path, points.choice)
     found = cached(
         "projections",
         (
@@ -133,7 +149,7 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
             points.choice.layers,
             position,
         ),
-        lambda: inspect_saved(corpus, saved, position, DEFAULT_K, points.choice),
+        lambda: inspect_saved(corpus, saved, position, DEFAULT_K, points.choice, index=index),
     )
     every = cached("corpora", ("store texts", points.path), corpus.text_columns)
     frame = every.iloc[[found.row, *map(int, found.indices)]]
@@ -161,13 +177,30 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
         )
     )
     st.caption(
-        f"{found.summary()} Searched over all {len(corpus):,} rows of the store; the star "
-        "on the map is the point, the rings are those of its neighbours the map holds."
+        f"{found.summary()} Searched over all {len(corpus):,} rows of the store"
+        + (
+            " (through its neighbour index, the candidates re-ranked by exact cosine)"
+            if index is not None
+            else ""
+        )
+        + "; the star on the map is the point, the rings are those of its neighbours the "
+        "map holds."
     )
     near = _positions(data, found.indices)
     xs = [float(data.coords[position, 0]), *map(float, data.coords[near, 0])]
     ys = [float(data.coords[position, 1]), *map(float, data.coords[near, 1])]
     return {"x": xs, "y": ys, "symbol": ["star-open"] + ["circle-open"] * len(near)}
+
+
+@st.cache_resource(show_spinner="Reading the store's neighbour index…", max_entries=2)
+def neighbour_index(path: str, choice: VectorChoice):
+    """The saved neighbour index of the store at ``path`` (:func:`explorer.data.store.ann.
+    load_index`), read once per server and shared by every session, or ``None`` (exact
+    search)."""
+    from explorer.data.store.ann import load_index
+    from explorer.ui.compute import open_store
+
+    return load_index(open_store(path), choice)
 
 
 def selected_positions(data: BigData, picked: dict) -> np.ndarray:
