@@ -112,7 +112,7 @@ def test_a_box_selection_counts_every_row_inside_and_downloads_them(
     import numpy as np
     import pandas as pd
 
-    from explorer import open_corpus
+    from explorer import VectorChoice, open_corpus
     from explorer.maps import rows_in_box
 
     with open_tab(browser) as tab:
@@ -135,7 +135,7 @@ def test_a_box_selection_counts_every_row_inside_and_downloads_them(
         box = plot.evaluate(BOX)
 
         corpus = open_corpus(saved_store)
-        coords, rows = corpus.projection("pca", "mean", "last")
+        coords, rows = corpus.projection("pca", VectorChoice("mean", "last"))
         inside = rows_in_box(coords, box["x"], box["y"])
         assert 0 < len(inside) < ROWS  # the box holds some rows, not all
         heading = page.get_by_text("rows selected").inner_text()
