@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.visits import MAIN, PAGE_TIMEOUT_S, wait_for_run, watch_runs
+from harness.visits import MAIN, PAGE_TIMEOUT_S, wait_for_run, wait_until_idle, watch_runs
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -80,11 +80,19 @@ def choose_radio(page: Page, key: str, label: str, timeout_s: float = PAGE_TIMEO
 
 
 def choose_option(page: Page, key: str, label: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
-    """Open the selectbox ``key``, pick the option labelled ``label``, wait for the rerun."""
+    """Open the selectbox ``key``, pick the option labelled ``label``, wait for the rerun.
+
+    An option that is already chosen starts no rerun: then the app is only waited on to be
+    idle (:func:`wait_for_run` would wait out its 20 s grace for a run that never comes)."""
     watch_runs(page)
     widget(page, key).click()
-    page.get_by_role("option", name=label, exact=True).click()
-    wait_for_run(page, timeout_s)
+    option = page.get_by_role("option", name=label, exact=True)
+    already = option.get_attribute("aria-selected") == "true"
+    option.click()
+    if already:
+        wait_until_idle(page, timeout_s)
+    else:
+        wait_for_run(page, timeout_s)
 
 
 def upload_file(page: Page, key: str, path: Path, timeout_s: float = PAGE_TIMEOUT_S) -> None:
