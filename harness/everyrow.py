@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from harness.visits import SIDEBAR_LINK, wait_until_idle
-from harness.widgets import widget
+from harness.widgets import choose_option, widget
 
 FRAME = "iframe[title*='bigmap']"
 PANEL = "Nearest texts in the full space"
@@ -61,10 +61,14 @@ def open_saved_corpus(page, url: str, timeout_s: float = 300) -> None:
     wait_until_idle(page, timeout_s)
 
 
-def choose_saved(page, timeout_s: float = 300) -> float:
-    """Choose "Saved corpus" and wait until the map is drawn; the seconds it took."""
+def choose_saved(page, timeout_s: float = 300, store: str | None = None) -> float:
+    """Choose "Saved corpus" (and, given its folder name, the store ``store`` among several)
+    and wait until the map is drawn; the seconds it took."""
     started = time.monotonic()
     widget(page, "projections.source").get_by_text("Saved corpus", exact=True).click()
+    if store is not None:
+        wait_until_idle(page, timeout_s)
+        choose_option(page, "projections.store", store, timeout_s)
     wait_drawn(page, None, timeout_s)
     return time.monotonic() - started
 

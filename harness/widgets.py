@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.visits import MAIN, PAGE_TIMEOUT_S, wait_for_run, watch_runs
+from harness.visits import MAIN, PAGE_TIMEOUT_S, wait_for_run, wait_until_idle, watch_runs
 
 if TYPE_CHECKING:
     from playwright.sync_api import Locator, Page
@@ -79,12 +79,31 @@ def choose_radio(page: Page, key: str, label: str, timeout_s: float = PAGE_TIMEO
     wait_for_run(page, timeout_s)
 
 
+OPEN_MS = 2000
+"""How long :func:`choose_option` waits for a select box's menu before it clicks again."""
+
+
 def choose_option(page: Page, key: str, label: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
-    """Open the selectbox ``key``, pick the option labelled ``label``, wait for the rerun."""
+    """Open the selectbox ``key``, pick the option labelled ``label``, wait for the rerun.
+
+    An option that is already chosen starts no rerun: then the app is only waited on to be
+    idle (:func:`wait_for_run` would wait out its 20 s grace for a run that never comes)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
     watch_runs(page)
-    widget(page, key).click()
-    page.get_by_role("option", name=label, exact=True).click()
-    wait_for_run(page, timeout_s)
+    box = widget(page, key)
+    box.click()
+    option = page.get_by_role("option", name=label, exact=True)
+    try:
+        option.wait_for(timeout=OPEN_MS)
+    except PlaywrightTimeoutError:  # a box still focused from its last choice: click opens it
+        box.click()
+    already = option.get_attribute("aria-selected") == "true"
+    option.click()
+    if already:
+        wait_until_idle(page, timeout_s)
+    else:
+        wait_for_run(page, timeout_s)
 
 
 def upload_file(page: Page, key: str, path: Path, timeout_s: float = PAGE_TIMEOUT_S) -> None:

@@ -12,7 +12,7 @@ import pytest
 from explorer.ui.presentation import KEY
 from harness.browser import open_tab
 from harness.visits import MAIN, PAGES, failure_report, save_full_page, wait_until_idle
-from harness.widgets import choose_radio, widget
+from harness.widgets import choose_option, choose_radio, widget
 from tests.browser.conftest import SAVED_CORPUS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -122,6 +122,8 @@ def test_the_saved_corpus_select_box_shows_the_whole_name(
         choose_radio(page, "similarity.corpus.source", "Saved corpus")
         box = widget(page, "similarity.corpus.store")
         box.wait_for()
+        # By name: test_every_row.py puts a second store beside it for its own tests.
+        choose_option(page, "similarity.corpus.store", SAVED_CORPUS)
         shown = box.locator("input").input_value()
         found = page.evaluate(CUT)
         mode = "present" if present else "normal"

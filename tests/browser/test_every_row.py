@@ -5,8 +5,9 @@ DevTools protocol); a page that lost them (away and back) gets them again."""
 
 from __future__ import annotations
 
-import contextlib
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,6 @@ from bench.store import synthetic_store
 from harness import everyrow
 from harness.browser import open_tab
 from harness.network import Received
-from harness.server import ServerError, streamlit_server
 from harness.visits import SIDEBAR_LINK, wait_until_idle
 from harness.widgets import widget
 
@@ -22,29 +22,30 @@ pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
 ROWS = 30_000
 COORDS_BYTES = 8 * ROWS
+STORE = "rows30k"
+"""The store's folder name, chosen by name beside the session's saved corpus."""
 
 
 @pytest.fixture(scope="module")
-def saved_store(browser, tmp_path_factory):
-    """The store (30,000 rows, its PCA map saved) in a folder of its own."""
+def saved_store(saved_corpora) -> Iterator[Path]:
+    """The store (30,000 rows, its PCA map saved), put beside the browser server's saved
+    corpus for this module's tests (the server lists the folder on every run) and taken away
+    after them, so that the other files see the one saved corpus they expect."""
     from explorer.data.store.project import save_projection
 
-    store = tmp_path_factory.mktemp("every-row") / "rows30k"
-    synthetic_store(store, ROWS, dim=32, clusters=8)
-    save_projection(store, "pca")
-    return store
+    store = saved_corpora / STORE
+    try:
+        synthetic_store(store, ROWS, dim=32, clusters=8)
+        save_projection(store, "pca")
+        yield store
+    finally:
+        shutil.rmtree(store, ignore_errors=True)
 
 
 @pytest.fixture(scope="module")
-def saved_url(saved_store, server_log) -> Iterator[str]:
-    allowed = saved_store.parent
-    with contextlib.ExitStack() as stack:
-        log = server_log.with_name("every-row-server.log")
-        try:
-            url = stack.enter_context(streamlit_server(log, env={"EXPLORER_CORPORA": str(allowed)}))
-        except ServerError as error:
-            pytest.fail(str(error), pytrace=False)
-        yield url
+def saved_url(saved_store, app_url) -> str:
+    """The session's browser server (tests/browser/conftest.py), with the store offered."""
+    return app_url
 
 
 def test_every_row_draws_answers_a_click_and_sends_the_coordinates_once(browser, saved_url):
@@ -53,7 +54,7 @@ def test_every_row_draws_answers_a_click_and_sends_the_coordinates_once(browser,
         page.set_default_timeout(180_000)
         everyrow.open_saved_corpus(page, saved_url)
         received = Received(page)
-        everyrow.choose_saved(page)
+        everyrow.choose_saved(page, store=STORE)
         wait_until_idle(page)
         assert everyrow.drawn(page) == ROWS  # fewer than the overview sample: all of them
         assert received.websocket > COORDS_BYTES  # the coordinates came once
@@ -119,7 +120,7 @@ def test_a_box_selection_counts_every_row_inside_and_downloads_them(
         page = tab.page
         page.set_default_timeout(180_000)
         everyrow.open_saved_corpus(page, saved_url)
-        everyrow.choose_saved(page)
+        everyrow.choose_saved(page, store=STORE)
         wait_until_idle(page)
         plot = everyrow.frame(page).locator("#map")
         everyrow.frame(page).locator("[data-attr='dragmode'][data-val='select']").click()

@@ -19,8 +19,8 @@ from harness.visits import (
     MAIN,
     PAGES,
     failure_report,
+    page_problems,
     save_full_page,
-    visit,
     wait_for_run,
     wait_until_idle,
     watch_runs,
@@ -62,18 +62,25 @@ def _spec(url_path: str):
 
 
 def _open(tab: Tab, app_url: str, url_path: str, server_log: Path) -> None:
-    problems = visit(tab, app_url, _spec(url_path), screenshot=None)
+    """The page from its link (the app_url fixture made the server's first visit; the
+    sidebar's way there is test_pages.py's), its chart or table drawn, no error."""
+    spec = _spec(url_path)
+    tab.page.goto(f"{app_url}/{url_path}")
+    wait_until_idle(tab.page)
+    tab.page.locator(MAIN).locator(spec.expect).filter(visible=True).first.wait_for()
+    problems = page_problems(tab.page)
     assert not problems, failure_report(f"page {url_path!r}", problems, tab, server_log)
 
 
 def _assert_inert(tab: Tab, what: str, server_log: Path, artifacts: Path, shot: str) -> None:
-    """No dialog, no injected element, no exception box; saves a screenshot."""
+    """No dialog, no injected element, no exception box; a screenshot when there is one."""
     tab.page.wait_for_timeout(FIRES_MS)
-    save_full_page(tab.page, artifacts / "screenshots" / f"security-{shot}.png")
     injected = injected_markup(tab.page)
     boxes = [box.inner_text()[:300] for box in tab.page.locator(EXCEPTION).all()]
     problems = [f"dialog: {d}" for d in tab.dialogs] + [f"injected: {i}" for i in injected]
     problems += [f"exception box: {b!r}" for b in boxes]
+    if problems:  # a screenshot costs a second (a pause to lay out, a tall page)
+        save_full_page(tab.page, artifacts / "screenshots" / f"security-{shot}.png")
     assert not problems, failure_report(what, problems, tab, server_log)
 
 
