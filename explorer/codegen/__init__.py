@@ -7,7 +7,7 @@ and scikit-learn (or umap-learn) where the page fits a projection or a probe; ne
 project (the default model's bundled copy only when installed), so a reader can paste it
 into a notebook; :func:`model_preamble` names the model. The library's named
 choices (layers, pooling, subword modes) are written as torch expressions once, in
-:mod:`explorer.codegen.expressions`. ``tests/test_codegen_*.py`` (and the snippet tests in
+:mod:`explorer.expressions`. ``tests/test_codegen_*.py`` (and the snippet tests in
 ``tests/test_probe.py``) run the snippets and compare their numbers with the library's.
 """
 

@@ -18,7 +18,7 @@ from pathlib import PurePath
 
 from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import batch_loop, literal, model_preamble
-from explorer.codegen.expressions import NUM_LAYERS, pooled_lines
+from explorer.expressions import NUM_LAYERS, pooled_lines
 from explorer.layers import Layers, layers_label
 from explorer.model.ref import ModelRef
 from explorer.pooling import POOLINGS
