@@ -83,3 +83,33 @@ def test_a_folder_given_by_a_script_is_written_as_it_is(tmp_path, monkeypatch):
 def test_a_hub_id_is_kept():
     assert "name = 'bert-base-uncased'\n" in model_preamble(ModelRef("bert-base-uncased"))
     assert operator_folders({"EXPLORER_MODELS": "bert-base-uncased,*"}) == frozenset()
+
+
+@pytest.fixture(scope="module", params=["float16", "bfloat16"])
+def half_path(request, tmp_path_factory, tiny_bert_path) -> str:
+    """The tiny BERT saved as a 16-bit checkpoint."""
+    import torch
+
+    from tests.tiny_models import save_copy
+
+    folder = tmp_path_factory.mktemp(f"tiny-{request.param}")
+    return save_copy(tiny_bert_path, folder, dtype=getattr(torch, request.param))
+
+
+def test_a_16_bit_checkpoint_runs_in_float32_in_the_snippet_as_in_the_explorer(half_path):
+    import numpy as np
+    import torch
+
+    import explorer
+    from explorer.codegen.attention import attention_snippet
+    from explorer.codegen.layers import layers_snippet
+    from tests.snippets import run_snippet
+
+    text = "The bank robber was seen fishing on the river bank."
+    model = explorer.load_model(half_path)
+    assert next(model.encoder.parameters()).dtype == torch.float32
+    namespace, _ = run_snippet(layers_snippet(ModelRef(half_path), text, 2, 3))
+    assert next(namespace["model"].parameters()).dtype == torch.float32
+    np.testing.assert_allclose(namespace["hidden"], model.hidden_states(text), atol=1e-5)
+    namespace, _ = run_snippet(attention_snippet(ModelRef(half_path), text))
+    assert next(namespace["model"].parameters()).dtype == torch.float32

@@ -31,6 +31,7 @@ def model_preamble(model: ModelRef, folders: Collection[str] = ()) -> str:
     snippet never shows where the server keeps its models. Any other folder (typed under free
     entry, or given by a script) is written as it is: whoever gave it knows it already.
 
+    Trained weights load in float32 (:data:`TRAINED_LOAD`), as the explorer loads them.
     For random weights (``model.random``) the snippet builds the weights the explorer uses
     (:func:`explorer.model.loading.random_weights`): the tokenizer and configuration of
     ``model.source``, then ``AutoModel.from_config`` in float32 after ``torch.manual_seed(0)``,
@@ -58,7 +59,7 @@ def model_preamble(model: ModelRef, folders: Collection[str] = ()) -> str:
             "from transformers import AutoModel, AutoTokenizer\n\n"
             + where
             + tokenizer
-            + "model = AutoModel.from_pretrained(name).eval()\n"
+            + f"{TRAINED_LOAD}.eval()\n"
         )
     return (
         "import torch\n"
@@ -72,6 +73,10 @@ def model_preamble(model: ModelRef, folders: Collection[str] = ()) -> str:
     )
 
 
+TRAINED_LOAD = "model = AutoModel.from_pretrained(name, dtype=torch.float32)"
+"""The line of :func:`model_preamble` that loads trained weights (without ``.eval()``): in
+float32, as :func:`explorer.model.loading.load_model` does, also from a float16 or bfloat16
+checkpoint (transformers' ``from_pretrained`` keeps the checkpoint's dtype by default)."""
 RANDOM_LOAD = "model = AutoModel.from_config(config, dtype=torch.float32)"
 """The line of :func:`model_preamble` that builds random weights (without ``.eval()``)."""
 
