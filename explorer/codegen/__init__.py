@@ -81,20 +81,26 @@ RANDOM_LOAD = "model = AutoModel.from_config(config, dtype=torch.float32)"
 """The line of :func:`model_preamble` that builds random weights (without ``.eval()``)."""
 
 
-def _placeholder(folder: str) -> str:
-    name = PurePath(folder).name or "model"
+def _placeholder(folder: str, variable: str = "name") -> str:
     return (
-        f"name = {('path/to/' + name)!r}  # the folder where you saved this model "
+        f"{variable} = {_hidden(folder)!r}  # the folder where you saved this model "
         "(save_pretrained)\n"
     )
 
 
+def _hidden(folder: str) -> str:
+    return "path/to/" + (PurePath(folder).name or "model")
+
+
 def hide_folders(source: str, folders: Collection[str]) -> str:
-    """``source`` (a snippet) with each model folder of ``folders`` that its
-    :func:`model_preamble` names written as ``"path/to/<folder name>"``, as
-    ``model_preamble(name, folders)`` writes it."""
+    """``source`` (a snippet) with each model folder of ``folders`` written as
+    ``"path/to/<folder name>"``: the line of :func:`model_preamble` that names it as
+    ``model_preamble(name, folders)`` writes it (also the ``name_a``/``name_b`` of a
+    two-model snippet), and any other literal of it (``explorer.load_model('/srv/...')``)."""
     for folder in folders:
-        source = source.replace(f"name = {folder!r}\n", _placeholder(folder))
+        for variable in ("name", "name_a", "name_b"):
+            source = source.replace(f"{variable} = {folder!r}\n", _placeholder(folder, variable))
+        source = source.replace(repr(folder), repr(_hidden(folder)))
     return source
 
 
