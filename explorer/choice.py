@@ -9,7 +9,7 @@ indices`, :meth:`VectorChoice.dim`).
 The rules stay where their names live: the parts of a pooling (``mean_max`` is ``mean`` then
 ``max``) in :mod:`explorer.pooling`, the hidden states a layer choice takes and how many blocks
 it puts side by side in :mod:`explorer.layers`, the subword modes in :mod:`explorer.subwords`, the
-torch expressions in :mod:`explorer.codegen.expressions`. The value asks them.
+torch expressions in :mod:`explorer.expressions`. The value asks them.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal, get_args
 
 import numpy as np
 
-from explorer.codegen.expressions import pooled_layers_expression
+from explorer.expressions import pooled_layers_expression
 from explorer.layers import (
     Layers,
     combine_layers,
@@ -134,7 +134,7 @@ class VectorChoice:
 
     def expression(self) -> str:
         """The torch expression a snippet writes for the sentence vectors, from the pooled
-        stacks :func:`explorer.codegen.expressions.pooled_lines` assigns
+        stacks :func:`explorer.expressions.pooled_lines` assigns
         (``"mean[L]"``, ``"torch.cat([mean[L], maxed[L]], dim=-1)"``)."""
         return pooled_layers_expression(self.pooling, self.layers)
 

@@ -83,3 +83,56 @@ def test_a_folder_given_by_a_script_is_written_as_it_is(tmp_path, monkeypatch):
 def test_a_hub_id_is_kept():
     assert "name = 'bert-base-uncased'\n" in model_preamble(ModelRef("bert-base-uncased"))
     assert operator_folders({"EXPLORER_MODELS": "bert-base-uncased,*"}) == frozenset()
+
+
+@pytest.fixture(scope="module", params=["float16", "bfloat16"])
+def half_path(request, tmp_path_factory, tiny_bert_path) -> str:
+    """The tiny BERT saved as a 16-bit checkpoint."""
+    import torch
+
+    from tests.tiny_models import save_copy
+
+    folder = tmp_path_factory.mktemp(f"tiny-{request.param}")
+    return save_copy(tiny_bert_path, folder, dtype=getattr(torch, request.param))
+
+
+def test_a_16_bit_checkpoint_runs_in_float32_in_the_snippet_as_in_the_explorer(half_path):
+    import numpy as np
+    import torch
+
+    import explorer
+    from explorer.codegen.attention import attention_snippet
+    from explorer.codegen.layers import layers_snippet
+    from tests.snippets import run_snippet
+
+    text = "The bank robber was seen fishing on the river bank."
+    model = explorer.load_model(half_path)
+    assert next(model.encoder.parameters()).dtype == torch.float32
+    namespace, _ = run_snippet(layers_snippet(ModelRef(half_path), text, 2, 3))
+    assert next(namespace["model"].parameters()).dtype == torch.float32
+    np.testing.assert_allclose(namespace["hidden"], model.hidden_states(text), atol=1e-5)
+    namespace, _ = run_snippet(attention_snippet(ModelRef(half_path), text))
+    assert next(namespace["model"].parameters()).dtype == torch.float32
+
+
+@pytest.mark.parametrize("random_b", [False, True])
+def test_the_compare_snippets_hide_both_operator_folders(random_b, monkeypatch):
+    """Compare models names its two models ``name_a``/``name_b`` (or loads them with the
+    library): the operator's folders were shown as they are on the server."""
+    from explorer.codegen import compare
+
+    folders = ("/srv/models/secret-a", "/srv/models/secret-b")
+    monkeypatch.setenv("EXPLORER_MODELS", ",".join(folders))
+    a, b = ModelRef(folders[0]), ModelRef(folders[1], random=random_b)
+    texts = ["The bank was closed.", "A river bank."]
+    snippets = [
+        compare.tokens_compare_snippet(a, b, texts[0], texts),
+        compare.cross_cka_snippet(a, b, texts, 10),
+        compare.neighbours_snippet(a, b, texts, "mean", "last", 1),
+        compare.search_compare_snippet(a, b, texts, "money", "mean", "last", 1),
+        compare.depth_curves_snippet(a, b, 4, 4),
+    ]
+    for snippet in snippets:
+        shown = hide_folders(snippet, operator_folders())
+        assert "/srv" not in shown and "secret-a" in shown and "secret-b" in shown
+        compile(shown, "<snippet>", "exec")

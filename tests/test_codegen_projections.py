@@ -9,7 +9,6 @@ import pytest
 
 import explorer
 from explorer.codegen.datafile import INLINE_ROWS
-from explorer.codegen.expressions import layers_expression
 from explorer.codegen.mapfile import map_file_block
 from explorer.codegen.projections import (
     DATA_FILE,
@@ -17,6 +16,7 @@ from explorer.codegen.projections import (
     projection_snippet,
     word_projection_snippet,
 )
+from explorer.expressions import layers_expression
 from explorer.maps import ProjectionParams, Projector
 from explorer.model.ref import ModelRef
 from tests.snippets import assert_prints_headline, run_snippet

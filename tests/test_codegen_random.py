@@ -20,6 +20,7 @@ from explorer.model.cache import ModelCache
 from explorer.model.loading import load_ref
 from explorer.model.ref import ModelRef
 from tests.snippets import run_snippet
+from tests.tiny_models import save_copy
 
 TEXT = "The bank robber was seen fishing on the river bank."
 TEXTS = (TEXT, "She sat on the bank of the river.")
@@ -34,15 +35,7 @@ def cache() -> ModelCache:
 def trained_path(tmp_path_factory, tiny_bert_path) -> str:
     """The tiny BERT's architecture and tokenizer with weights other than seed 0's (the shared
     tiny models are saved from seed 0, so their random twins equal them): "trained" ones."""
-    import torch
-    from transformers import AutoConfig, AutoTokenizer, BertModel
-
-    folder = tmp_path_factory.mktemp("tiny-trained")
-    with torch.random.fork_rng(devices=[]):
-        torch.manual_seed(1)
-        BertModel(AutoConfig.from_pretrained(tiny_bert_path)).eval().save_pretrained(folder)
-    AutoTokenizer.from_pretrained(tiny_bert_path).save_pretrained(folder)
-    return str(folder)
+    return save_copy(tiny_bert_path, tmp_path_factory.mktemp("tiny-trained"), seed=1)
 
 
 def test_layers_snippet_prints_the_random_weights_numbers(trained_path, cache):
@@ -63,7 +56,8 @@ def test_layers_snippet_prints_the_random_weights_numbers(trained_path, cache):
 def test_trained_and_random_preambles_differ_only_in_how_the_model_is_built(tiny_bert_path):
     trained = layers_snippet(ModelRef(tiny_bert_path), TEXT, 2, 3)
     random = layers_snippet(ModelRef(tiny_bert_path, random=True), TEXT, 2, 3)
-    assert "from_pretrained(name).eval()" in trained and "from_config" not in trained
+    assert "from_pretrained(name, dtype=torch.float32).eval()" in trained
+    assert "from_config" not in trained
     assert "torch.manual_seed(0)" in random and "AutoModel.from_pretrained" not in random
     assert "random-weights:" not in random  # the source's name, never the text form
 

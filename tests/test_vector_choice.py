@@ -9,7 +9,7 @@ import torch
 
 import explorer
 from explorer.choice import POSTPROCESSING, VectorChoice, vector_choice
-from explorer.codegen.expressions import pooled_lines
+from explorer.expressions import pooled_lines
 from explorer.layers import LAYER_CHOICES, layer_choices
 from explorer.pooling import POOLINGS
 from explorer.subwords import SUBWORD_MODES

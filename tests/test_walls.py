@@ -2,6 +2,8 @@
 
 - The library (everything under explorer/ but explorer/ui/ and explorer/server/) does not import
   explorer.server: the server passes its caps in as arguments.
+- The library does not import explorer.codegen either: the snippets stand above what they
+  reproduce (a choice's torch expression is the library's, in explorer/expressions.py).
 - A module named with a leading underscore is private to its package: only modules inside that
   package import it (others import the package's face).
 - Streamlit's private runtime (``streamlit.runtime``, ``streamlit.web``) is imported in one
@@ -73,6 +75,18 @@ def test_the_library_does_not_import_the_server():
         and not _inside(name, "explorer.server")
         for line, module in imports(path, name, face)
         if _inside(module, "explorer.server")
+    ]
+    assert doors == []
+
+
+def test_the_library_does_not_import_the_snippets():
+    doors = [
+        f"{path.relative_to(ROOT)}:{line} imports {module}"
+        for name, path, face in _modules()
+        if _inside(name, "explorer")
+        and not any(_inside(name, f"explorer.{above}") for above in ("ui", "server", "codegen"))
+        for line, module in imports(path, name, face)
+        if _inside(module, "explorer.codegen")
     ]
     assert doors == []
 

@@ -47,6 +47,24 @@ def save_random_model(folder: Path, config, model_class, tokenizer) -> str:
     return str(folder)
 
 
+def save_copy(source: str, folder: Path, *, seed: int | None = None, dtype=None) -> str:
+    """The model folder ``source`` written again to ``folder``: with weights drawn afresh under
+    ``seed`` when given (its architecture and tokenizer with other "trained" weights: the
+    shared tiny models are saved from seed 0, so their random twin equals them), and stored
+    in ``dtype`` when given (``torch.float16``: a 16-bit checkpoint)."""
+    from transformers import AutoConfig, AutoModel, AutoTokenizer
+
+    if seed is None:
+        model = AutoModel.from_pretrained(source, dtype=torch.float32)
+    else:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(seed)
+            model = AutoModel.from_config(AutoConfig.from_pretrained(source))
+    model.to(dtype or torch.float32).eval().save_pretrained(folder)
+    AutoTokenizer.from_pretrained(source).save_pretrained(folder)
+    return str(folder)
+
+
 def bundled_vocab_tokenizer(tokenizer_class, folder: Path | None = None, **specials):
     """``tokenizer_class`` over the bundled model's uncased WordPiece vocab, with its maximum
     length. ``specials`` (``cls_token="<s>"``, ...) rename special tokens: the vocab is then

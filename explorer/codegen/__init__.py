@@ -7,7 +7,7 @@ and scikit-learn (or umap-learn) where the page fits a projection or a probe; ne
 project (the default model's bundled copy only when installed), so a reader can paste it
 into a notebook; :func:`model_preamble` names the model. The library's named
 choices (layers, pooling, subword modes) are written as torch expressions once, in
-:mod:`explorer.codegen.expressions`. ``tests/test_codegen_*.py`` (and the snippet tests in
+:mod:`explorer.expressions`. ``tests/test_codegen_*.py`` (and the snippet tests in
 ``tests/test_probe.py``) run the snippets and compare their numbers with the library's.
 """
 
@@ -31,6 +31,7 @@ def model_preamble(model: ModelRef, folders: Collection[str] = ()) -> str:
     snippet never shows where the server keeps its models. Any other folder (typed under free
     entry, or given by a script) is written as it is: whoever gave it knows it already.
 
+    Trained weights load in float32 (:data:`TRAINED_LOAD`), as the explorer loads them.
     For random weights (``model.random``) the snippet builds the weights the explorer uses
     (:func:`explorer.model.loading.random_weights`): the tokenizer and configuration of
     ``model.source``, then ``AutoModel.from_config`` in float32 after ``torch.manual_seed(0)``,
@@ -58,7 +59,7 @@ def model_preamble(model: ModelRef, folders: Collection[str] = ()) -> str:
             "from transformers import AutoModel, AutoTokenizer\n\n"
             + where
             + tokenizer
-            + "model = AutoModel.from_pretrained(name).eval()\n"
+            + f"{TRAINED_LOAD}.eval()\n"
         )
     return (
         "import torch\n"
@@ -72,24 +73,34 @@ def model_preamble(model: ModelRef, folders: Collection[str] = ()) -> str:
     )
 
 
+TRAINED_LOAD = "model = AutoModel.from_pretrained(name, dtype=torch.float32)"
+"""The line of :func:`model_preamble` that loads trained weights (without ``.eval()``): in
+float32, as :func:`explorer.model.loading.load_model` does, also from a float16 or bfloat16
+checkpoint (transformers' ``from_pretrained`` keeps the checkpoint's dtype by default)."""
 RANDOM_LOAD = "model = AutoModel.from_config(config, dtype=torch.float32)"
 """The line of :func:`model_preamble` that builds random weights (without ``.eval()``)."""
 
 
-def _placeholder(folder: str) -> str:
-    name = PurePath(folder).name or "model"
+def _placeholder(folder: str, variable: str = "name") -> str:
     return (
-        f"name = {('path/to/' + name)!r}  # the folder where you saved this model "
+        f"{variable} = {_hidden(folder)!r}  # the folder where you saved this model "
         "(save_pretrained)\n"
     )
 
 
+def _hidden(folder: str) -> str:
+    return "path/to/" + (PurePath(folder).name or "model")
+
+
 def hide_folders(source: str, folders: Collection[str]) -> str:
-    """``source`` (a snippet) with each model folder of ``folders`` that its
-    :func:`model_preamble` names written as ``"path/to/<folder name>"``, as
-    ``model_preamble(name, folders)`` writes it."""
+    """``source`` (a snippet) with each model folder of ``folders`` written as
+    ``"path/to/<folder name>"``: the line of :func:`model_preamble` that names it as
+    ``model_preamble(name, folders)`` writes it (also the ``name_a``/``name_b`` of a
+    two-model snippet), and any other literal of it (``explorer.load_model('/srv/...')``)."""
     for folder in folders:
-        source = source.replace(f"name = {folder!r}\n", _placeholder(folder))
+        for variable in ("name", "name_a", "name_b"):
+            source = source.replace(f"{variable} = {folder!r}\n", _placeholder(folder, variable))
+        source = source.replace(repr(folder), repr(_hidden(folder)))
     return source
 
 

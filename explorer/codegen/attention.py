@@ -3,11 +3,10 @@ attention and the masked-LM lens with plain transformers."""
 
 from __future__ import annotations
 
-from explorer.codegen import RANDOM_LOAD, literal, model_preamble
+from explorer.codegen import RANDOM_LOAD, TRAINED_LOAD, literal, model_preamble
 from explorer.model.ref import ModelRef
 
-_LOAD = "AutoModel.from_pretrained(name)"
-_EAGER = 'AutoModel.from_pretrained(name, attn_implementation="eager")'
+_EAGER = TRAINED_LOAD.removesuffix(")") + ', attn_implementation="eager")'
 _RANDOM_EAGER = RANDOM_LOAD.removesuffix(")") + ', attn_implementation="eager")'
 
 
@@ -23,7 +22,7 @@ def attention_snippet(
     ``(heads, tokens, tokens)``; BERT-style layer names).
     """
     preamble = model_preamble(ref)
-    load, eager = (RANDOM_LOAD, _RANDOM_EAGER) if ref.random else (_LOAD, _EAGER)
+    load, eager = (RANDOM_LOAD, _RANDOM_EAGER) if ref.random else (TRAINED_LOAD, _EAGER)
     if load not in preamble:  # pragma: no cover - model_preamble changed
         raise ValueError(f"model_preamble no longer loads with {load}.")
     return (
@@ -88,7 +87,9 @@ def lens_snippet(ref: ModelRef, text: str, k: int = 5) -> str:
     if ref.random:
         raise ValueError("Random weights have no trained masked-LM head for the lens to read.")
     preamble = model_preamble(ref).replace("AutoModel,", "AutoModelForMaskedLM,")
-    preamble = preamble.replace(_LOAD, "AutoModelForMaskedLM.from_pretrained(name)")
+    preamble = preamble.replace(
+        TRAINED_LOAD, TRAINED_LOAD.replace("AutoModel.", "AutoModelForMaskedLM.")
+    )
     # the lens reads a typed [MASK] as the mask token, on purpose
     preamble = preamble.replace(", split_special_tokens=True)", ")")
     return (

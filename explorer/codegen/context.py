@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import literal, model_preamble
-from explorer.codegen.expressions import NUM_LAYERS, layers_expression, subwords_expression
+from explorer.expressions import NUM_LAYERS, layers_expression, subwords_expression
 from explorer.layers import Layers, layers_label
 from explorer.model.ref import ModelRef
 

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from explorer.choice import VectorChoice, validate_post, vector_choice
 from explorer.codegen import literal, model_preamble
-from explorer.codegen.expressions import NUM_LAYERS, joined, layers_expression
+from explorer.expressions import NUM_LAYERS, joined, layers_expression
 from explorer.layers import Layers, layers_label
 from explorer.model.ref import ModelRef
 

@@ -21,7 +21,7 @@ from pathlib import PurePath
 
 from explorer.codegen import batch_loop, literal, model_preamble
 from explorer.codegen.datafile import data_file, inline, read_lines
-from explorer.codegen.expressions import pooling_expression, subwords_expression
+from explorer.expressions import pooling_expression, subwords_expression
 from explorer.model.ref import ModelRef
 from explorer.pooling import validate_pooling
 from explorer.subwords import validate_subwords

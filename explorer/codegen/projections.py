@@ -19,7 +19,7 @@ from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import literal, model_preamble
 from explorer.codegen.datafile import data_file, inline, read_lines
 from explorer.codegen.explain import postprocess_lines
-from explorer.codegen.expressions import (
+from explorer.expressions import (
     NUM_LAYERS,
     layers_expression,
     pooled_lines,

@@ -18,7 +18,7 @@ from pathlib import PurePath
 
 from explorer.choice import VectorChoice, vector_choice
 from explorer.codegen import batch_loop, literal, model_preamble
-from explorer.codegen.expressions import NUM_LAYERS, pooled_lines
+from explorer.expressions import NUM_LAYERS, pooled_lines
 from explorer.layers import Layers, layers_label
 from explorer.model.ref import ModelRef
 from explorer.pooling import POOLINGS
@@ -175,6 +175,8 @@ def store_search_snippet(
     pooling: VectorChoice | str = "mean",
     layers: Layers | None = None,
     k: int = 5,
+    *,
+    model: ModelRef | None = None,
 ) -> str:
     """A runnable program printing the ``k`` rows of a saved corpus most similar to ``query``
     under one :class:`explorer.VectorChoice` (or pooling name and ``layers``).
@@ -182,18 +184,36 @@ def store_search_snippet(
     ``store`` is the store folder's name (written as ``"path/to/<store>"``: a snippet never
     shows where the server keeps its stores). The snippet opens the store with
     :func:`explorer.open_corpus`, loads the model named in its manifest and calls
-    :meth:`explorer.data.store.Corpus.search` (only the query runs the model). Leaves ``found``
-    (``indices`` and ``scores``, ``(k,)``, best first) in its namespace.
+    :meth:`explorer.data.store.Corpus.search` (only the query runs the model). ``model`` is
+    the model the page embedded the query with: for random weights (a corpus embedded with
+    :func:`explorer.model.loading.random_weights`, whose manifest names no loadable model)
+    the snippet builds them the same way from ``model.source`` (``name = ...``, a line
+    :func:`explorer.codegen.hide_folders` hides). Leaves ``found`` (``indices`` and
+    ``scores``, ``(k,)``, best first) in its namespace.
     """
     choice = vector_choice(pooling, layers)
     pooling, layers = choice.pooling, choice.layers
     folder = "path/to/" + (PurePath(store).name or "corpus")
+    if model is not None and model.random:
+        loaded = (
+            "# the corpus was embedded with random (untrained) weights: the model's architecture\n"
+            "# built afresh, as the explorer builds them (seed 0)\n"
+            f"name = {model.source!r}\n"
+            "model = random_weights(explorer.load_model(name))\n"
+        )
+        imports = "import explorer\nfrom explorer.model.loading import random_weights\n\n"
+    else:
+        loaded = (
+            "model = explorer.load_model(corpus.model_name)  # the model the corpus was "
+            "embedded with\n"
+        )
+        imports = "import explorer\n\n"
     return (
         f"# Semantic search over a saved corpus · {choice.title}\n"
-        "import explorer\n\n"
-        f"corpus = explorer.open_corpus({folder!r})  # the folder `explorer embed --out` wrote\n"
-        "model = explorer.load_model(corpus.model_name)  # the model the corpus was embedded with\n"
-        f"query = {literal(query)}\n"
+        + imports
+        + f"corpus = explorer.open_corpus({folder!r})  # the folder `explorer embed --out` wrote\n"
+        + loaded
+        + f"query = {literal(query)}\n"
         f"pooling, layers, k = {pooling!r}, {literal(layers)}, {int(k)}\n\n"
         "# Embeds the query only (refused if the model's weights are not the store's), then\n"
         "# ranks every row of the store by cosine similarity.\n"

@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from explorer.similarity._cosine import cosine_similarity as cosine_similarity
     from explorer.similarity._nearest import Metric as Metric
     from explorer.similarity._nearest import Neighbors as Neighbors
+    from explorer.similarity._nearest import check_row_query as check_row_query
     from explorer.similarity._nearest import neighbors as neighbors
     from explorer.similarity._nearest import row_norms as row_norms
     from explorer.similarity._search import MAX_K as MAX_K

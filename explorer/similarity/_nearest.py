@@ -127,13 +127,7 @@ def neighbors(
     n, d = vectors.shape
     dtype = np.float64 if vectors.dtype == np.float64 else np.float32
     rows, batch, single = _check_query(query, n, d, dtype)
-    candidates = n - 1 if rows is not None else n
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= candidates:
-        what = "other rows (the query row is left out)" if rows is not None else "rows"
-        raise ValueError(
-            f"k must be a whole number from 1 to {candidates}, the number of {what}; got {k!r}."
-        )
-    k = int(k)
+    k = _check_k(k, n, by_row=rows is not None)
     if norms is not None:
         norms = _check_norms(norms, n, dtype)
     block_rows = _positive_int(block_rows, "block_rows")
@@ -225,6 +219,38 @@ def _check_norms(norms: np.ndarray, n: int, dtype: type) -> np.ndarray:
     return norms
 
 
+def check_row_query(row: int, k: int, n: int) -> tuple[int, int]:
+    """``(row, k)`` as ints after the checks :func:`neighbors` makes of a query by one row
+    index among ``n`` rows and of its ``k``, with the same ``ValueError`` messages: for a
+    search of those rows that does not go through :func:`neighbors` (a store's neighbour index,
+    :func:`explorer.data.store.ann.nearest`)."""
+    if isinstance(row, bool | np.bool_) or not isinstance(row, int | np.integer):
+        raise ValueError(f"query must be a row index (int), not {row!r}.")
+    _check_rows(np.array([row], dtype=np.int64), n)
+    return int(row), _check_k(k, n, by_row=True)
+
+
+def _check_rows(rows: np.ndarray, n: int) -> None:
+    outside = (rows < 0) | (rows >= n)
+    if outside.any():
+        raise ValueError(
+            f"Query row {int(rows[np.argmax(outside)])} is out of range: vectors has {n} "
+            f"rows, numbered 0 to {n - 1}."
+        )
+
+
+def _check_k(k: int, n: int, *, by_row: bool) -> int:
+    """``k`` as an int: a whole number from 1 to the candidates (``n``, or ``n - 1`` when the
+    query is a row, which is left out)."""
+    candidates = n - 1 if by_row else n
+    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= candidates:
+        what = "other rows (the query row is left out)" if by_row else "rows"
+        raise ValueError(
+            f"k must be a whole number from 1 to {candidates}, the number of {what}; got {k!r}."
+        )
+    return int(k)
+
+
 def _check_query(
     query: int | np.ndarray, n: int, d: int, dtype: type
 ) -> tuple[np.ndarray | None, np.ndarray | None, bool]:
@@ -238,12 +264,7 @@ def _check_query(
                 f"Row indices must be one int or a 1-D array of ints; got shape {array.shape}."
             )
         rows = array.reshape(-1).astype(np.int64)
-        outside = (rows < 0) | (rows >= n)
-        if outside.any():
-            raise ValueError(
-                f"Query row {int(rows[np.argmax(outside)])} is out of range: vectors has {n} "
-                f"rows, numbered 0 to {n - 1}."
-            )
+        _check_rows(rows, n)
         return rows, None, array.ndim == 0
     if array.dtype.kind != "f" or array.ndim not in (1, 2):
         raise ValueError(

@@ -211,3 +211,40 @@ def test_why_close_uses_the_model_the_corpus_was_embedded_with(
     at.selectbox(key="similarity.why_b").set_value("s1").run()
     _ok(at)
     assert not any("explained with" in plain(i.value) for i in at.info)
+
+
+def test_a_corpus_embedded_with_random_weights_gets_a_snippet_that_builds_them(
+    page, monkeypatch, tiny_bert_path, tmp_path
+):
+    """Issue 34: a store embedded with random weights names its model "<folder> (random
+    weights)" in its manifest; its snippet called explorer.load_model with that and failed."""
+    import explorer
+    from explorer.data.store import embed_to_store
+    from explorer.model.loading import random_weights
+    from explorer.ui.model_in_use import PICKER_KEY
+    from tests.tiny_models import save_copy
+
+    trained = save_copy(tiny_bert_path, tmp_path / "model", seed=1)  # not seed 0's weights
+    stores = tmp_path / "corpora"
+    source = write_csv(tmp_path / "input.csv", TEXTS)
+    embed_to_store(random_weights(explorer.load_model(trained)), source, stores / "random")
+    monkeypatch.setenv("EXPLORER_MODELS", "*")
+    monkeypatch.setenv("EXPLORER_CORPORA", str(stores))
+    at = page("similarity")
+    other = next(o for o in at.selectbox(key=PICKER_KEY).options if o.startswith("Other"))
+    at.selectbox(key=PICKER_KEY).select(other).run()
+    at.text_input(key="model.other").input(f"random-weights:{trained}").run()
+    at.radio(key="similarity.corpus.source").set_value("saved").run()
+    at.selectbox(key="similarity.corpus.store").set_value("random").run()
+    at.text_input(key="similarity.query").set_value("Who scored the goal?").run()
+    _ok(at)
+    assert not at.error, [e.value for e in at.error]
+    results = _results(at)
+    code = at.code[-1].value
+    assert "random_weights(explorer.load_model(name))" in code
+    code = code.replace("'path/to/random'", repr(str(stores / "random")))
+    _, printed = run_snippet(code)
+    expected = [
+        f"{r.rank}. {r.score:.4f}  row {r.row}  {r.text}" for r in results.itertuples(index=False)
+    ]
+    assert printed.splitlines() == expected

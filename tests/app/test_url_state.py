@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app.conftest import APP, TIMEOUT
@@ -23,33 +24,27 @@ def test_tokens_text_from_the_url():
     assert "##ization" in tokens
 
 
-def test_context_word_and_layers_from_the_url():
+@pytest.mark.parametrize(
+    ("key", "label", "layers"),
+    [
+        ("context.layers", "Embedding layer (static)", "embeddings"),
+        # "context.strategy" named the layer choice before it was renamed "context.layers"
+        # (issue 34): a link made before still opens on its choice
+        ("context.strategy", "Sum of last four layers", "sum_last4"),
+    ],
+)
+def test_context_word_and_layers_from_the_url(key, label, layers):
     at = _open(
         "context",
         {
             "context.text": "The bat flew out of the cave.\nHe swung the bat hard.",
             "context.word": "bat",
-            "context.layers": "Embedding layer (static)",
+            key: label,
         },
     )
     assert at.text_input(key="context.word").value == "bat"
-    assert at.selectbox(key="context.layers").value == "embeddings"
-    assert not at.error
-
-
-def test_an_old_context_link_with_its_strategy_key_opens_on_its_layers():
-    # "context.strategy" named the layer choice before it was renamed "context.layers" (issue
-    # 34): a link made before still opens on its choice, and the address keeps the new key
-    at = _open(
-        "context",
-        {
-            "context.text": "The bat flew out of the cave.\nHe swung the bat hard.",
-            "context.word": "bat",
-            "context.strategy": "Sum of last four layers",
-        },
-    )
-    assert at.selectbox(key="context.layers").value == "sum_last4"
-    assert "context.strategy" not in at.query_params
+    assert at.selectbox(key="context.layers").value == layers
+    assert "context.strategy" not in at.query_params  # the address keeps the new key only
     assert not at.error
 
 

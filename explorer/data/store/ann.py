@@ -27,7 +27,7 @@ import numpy as np
 
 from explorer.choice import VectorChoice
 from explorer.data.store.corpus import DEFAULT_CHOICE, Corpus
-from explorer.similarity import Neighbors
+from explorer.similarity import Neighbors, check_row_query
 
 MIN_ROWS = 100_000
 """Stores with fewer rows are searched exactly: the scan is fast and its memory small."""
@@ -135,14 +135,11 @@ def nearest(
 ) -> Neighbors:
     """The ``k`` store rows nearest to row ``row`` by cosine (itself left out), best first, ties
     by row: through ``index`` (:func:`load_index`) when given (candidates from the index,
-    re-ranked by exact cosine), else :meth:`Corpus.neighbors`' exact scan."""
+    re-ranked by exact cosine), else :meth:`Corpus.neighbors`' exact scan. Either way ``row`` and
+    ``k`` are checked by :func:`explorer.similarity.check_row_query`: the same messages."""
     if index is None:
         return corpus.neighbors(row, k, choice=choice)
-    n = len(corpus)
-    if not 0 <= row < n:
-        raise ValueError(f"No row {row}: the store has rows 0 to {n - 1}.")
-    if not 1 <= k < n:
-        raise ValueError(f"k must be a whole number from 1 to {n - 1}; got {k!r}.")
+    row, k = check_row_query(row, k, len(corpus))
     query = _unit(_rows(corpus, choice, np.array([row])))
     _, found = index.search(query, max(CANDIDATES, 5 * k) + 1)
     candidates = np.unique(found[found >= 0])

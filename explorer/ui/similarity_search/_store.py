@@ -268,7 +268,7 @@ def store_section(
         layers,
         tuple(frame["text"]),
         model,
-        store_search_snippet(store_name(path), query, pooling, layers, k),
+        store_search_snippet(store_name(path), query, pooling, layers, k, model=model.ref),
     )
 
 

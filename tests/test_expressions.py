@@ -1,7 +1,7 @@
 """The snippets' torch expressions: one for every library choice, and the library's numbers.
 
 These run the expressions on small random tensors (no model), so a new layer choice, pooling
-or subword mode in the library fails here until :mod:`explorer.codegen.expressions` has it.
+or subword mode in the library fails here until :mod:`explorer.expressions` has it.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 import torch
 
+from explorer import expressions
 from explorer.choice import VectorChoice
-from explorer.codegen import expressions
 from explorer.layers import LAYER_CHOICES, combine_layers
 from explorer.pooling import BASE_POOLINGS, POOLINGS, pool_hidden
 from explorer.subwords import SUBWORD_MODES, aggregate_subwords

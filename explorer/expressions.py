@@ -4,8 +4,12 @@ A snippet reproduces a library computation in plain torch, so each layer choice,
 subword mode needs its expression. They live here, once each, in tables keyed by the
 library's own constants (:data:`explorer.layers.LAYER_CHOICES`,
 :data:`explorer.pooling.BASE_POOLINGS` with :func:`explorer.pooling.pooling_parts`,
-:data:`explorer.subwords.SUBWORD_MODES`); ``tests/test_codegen_expressions.py`` checks that every
+:data:`explorer.subwords.SUBWORD_MODES`); ``tests/test_expressions.py`` checks that every
 name has one, so a new choice cannot be added to the library and forgotten here.
+
+This module stands beside :mod:`explorer.choice` (whose :meth:`~explorer.choice.VectorChoice.
+expression` it serves), not in :mod:`explorer.codegen`: the snippets import the library, and
+the library never imports them.
 
 Expressions use ``L`` for the number of encoder layers (:data:`NUM_LAYERS` defines it in a
 snippet); index 0 of a hidden-state stack is the embedding output.
