@@ -123,6 +123,26 @@ def test_a_column_of_every_row_reads_numbers_as_numbers(store):
         corpus.column("nope")
     columns = corpus.text_columns()
     assert list(columns.columns) == [corpus.text_column, corpus.label_column]
-    picked = columns.iloc[[7, 3, 599]]
-    assert picked[corpus.text_column].tolist() == [corpus.texts[i] for i in (7, 3, 599)]
-    assert picked[corpus.label_column].tolist() == [corpus.labels[i] for i in (7, 3, 599)]
+    picked = columns.take([7, 3, 599, 3])
+    assert picked[corpus.text_column].tolist() == [corpus.texts[i] for i in (7, 3, 599, 3)]
+    assert picked[corpus.label_column].tolist() == [corpus.labels[i] for i in (7, 3, 599, 3)]
+
+
+def test_the_texts_for_clicks_are_memory_mapped_not_held(store, tmp_path):
+    """Corpus.text_columns copies the text and label columns into an Arrow file and maps it:
+    Arrow's allocator holds none of the texts afterwards (they were 92 MB of the server's own
+    memory at 1,000,000 rows, and 125 MB more the allocator kept), and the file is gone."""
+    import pyarrow as pa
+
+    corpus = open_corpus(store)
+    size = sum(len(t.encode()) for t in corpus.texts)
+    before = pa.total_allocated_bytes()
+    columns = corpus.text_columns(tmp_path)
+    assert pa.total_allocated_bytes() - before < size / 4
+    assert len(columns) == len(corpus) and not any(tmp_path.iterdir())
+    picked = columns.take(np.array([599, 0, 250]))
+    assert picked[corpus.text_column].tolist() == [corpus.texts[i] for i in (599, 0, 250)]
+    assert picked.index.tolist() == [0, 1, 2]
+    assert len(columns.take([])) == 0
+    with pytest.raises(ValueError, match="from 0 to 599"):
+        columns.take([600])
