@@ -4,6 +4,7 @@ packed arrays, colours, and selections counted over every row against brute forc
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from explorer.maps import (
@@ -83,6 +84,12 @@ def test_categories_of_text_tie_by_name_as_text_as_numpy_unique_ranks_them():
     assert colours.codes.tolist() == [top.get(str(v), 20) for v in labels]
     mixed = colour_codes(np.array(["b", None, 3, "3", "b"], dtype=object))
     assert mixed.names == ("3", "b", "None") and mixed.codes.tolist() == [1, 2, 0, 0, 1]
+
+    categorical = pd.Categorical(["b", None, "a", "b", None, "c"])
+    as_objects = np.array(["b", None, "a", "b", None, "c"], dtype=object)
+    from_codes, from_values = colour_codes(categorical), colour_codes(as_objects)
+    assert from_codes.names == from_values.names == ("None", "b", "a", "c")
+    assert from_codes.codes.tolist() == from_values.codes.tolist()
 
 
 def _working_bytes(work) -> int:

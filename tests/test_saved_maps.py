@@ -128,6 +128,18 @@ def test_a_column_of_every_row_reads_numbers_as_numbers(store):
     assert picked[corpus.label_column].tolist() == [corpus.labels[i] for i in (7, 3, 599, 3)]
 
 
+def test_a_text_column_as_categories_and_the_word_counts_read_shard_by_shard(store):
+    from explorer.data.columns import text_lengths
+
+    corpus = open_corpus(store)
+    labels = corpus.column(corpus.label_column, categorical=True)
+    assert labels.codes.itemsize <= 4 and len(labels.categories) < len(corpus) / 10
+    assert list(np.asarray(labels, dtype=object)) == corpus.labels
+    lengths = corpus.text_lengths()
+    np.testing.assert_array_equal(lengths, text_lengths(corpus.texts))
+    assert lengths.dtype == np.float64 and len(lengths) == len(corpus)
+
+
 def test_the_texts_for_clicks_are_memory_mapped_not_held(store, tmp_path):
     """Corpus.text_columns copies the text and label columns into an Arrow file and maps it:
     Arrow's allocator holds none of the texts afterwards (they were 92 MB of the server's own

@@ -121,7 +121,13 @@ class Colours:
 def colour_codes(values: Sequence | np.ndarray) -> Colours:
     """:class:`Colours` of a column ``(n,)``: numbers (a numeric dtype) on a linear scale of
     :data:`NUMERIC_LEVELS` levels (NaN: :data:`MISSING`), anything else by category, the most
-    frequent first."""
+    frequent first (ties by the text), each value as text (``str``); a pandas ``Categorical``
+    by its categories (a missing value as ``"None"``, as ``str(None)``), without a value per
+    row."""
+    if hasattr(values, "categories") and hasattr(values, "codes"):
+        codes = np.asarray(values.codes)
+        names, inverse, counts = _coded(codes, np.asarray(values.categories, dtype=object))
+        return _ranked(names, inverse, counts)
     array = np.asarray(values)
     if array.dtype.kind in "iuf" and array.dtype != bool:
         numbers = array.astype(np.float64)
@@ -133,7 +139,10 @@ def colour_codes(values: Sequence | np.ndarray) -> Colours:
         scale = (NUMERIC_LEVELS - 1) / (high - low) if high > low else 0.0
         codes[finite] = np.rint((numbers[finite] - low) * scale).astype(np.uint8)
         return Colours(codes, low=low, high=high)
-    names, inverse, counts = _categories(array.reshape(-1))
+    return _ranked(*_categories(array.reshape(-1)))
+
+
+def _ranked(names: np.ndarray, inverse: np.ndarray, counts: np.ndarray) -> Colours:
     ranked = np.argsort(-counts, kind="stable")
     code_of = np.empty(len(names), dtype=np.int64)
     code_of[ranked] = np.minimum(np.arange(len(names)), MAX_CATEGORIES)
@@ -154,12 +163,17 @@ def _categories(array: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     if array.dtype.kind != "U" and pd.api.types.infer_dtype(array, skipna=False) != "string":
         return np.unique(array.astype(str), return_inverse=True, return_counts=True)
     codes, distinct = pd.factorize(array, size_hint=256)  # grows as it needs
-    distinct = np.asarray(distinct, dtype=str)
-    order = np.argsort(distinct, kind="stable")
-    place = np.empty(len(order), dtype=np.int64)
-    place[order] = np.arange(len(order))
-    inverse = place[codes]
-    return distinct[order], inverse, np.bincount(inverse, minlength=len(order))
+    return _coded(codes, np.asarray(distinct, dtype=object))
+
+
+def _coded(codes: np.ndarray, distinct: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """:func:`_categories` of the values ``distinct[codes]`` (code -1: ``None``)."""
+    if len(codes) and codes.min() < 0:
+        distinct = np.append(distinct, None)
+        codes = np.where(codes < 0, len(distinct) - 1, codes)
+    names, place = np.unique(distinct.astype(str), return_inverse=True)
+    inverse = place.reshape(-1)[codes]
+    return names, inverse, np.bincount(inverse, minlength=len(names))
 
 
 def density_grid(coords: np.ndarray, bins: int = 160) -> tuple[np.ndarray, tuple[float, ...]]:

@@ -21,6 +21,9 @@ import pyarrow.parquet as pq
 
 from explorer.data.store.format import store_file
 
+LENGTH_ROWS = 10_000
+"""Texts turned into Python strings at a time by :meth:`StoreRows.text_lengths`."""
+
 
 def open_shards(path: Path, shards: list[tuple[str, int]]) -> list[tuple[int, int, Path]]:
     """``(first row, rows, Parquet file)`` of each shard (``(folder, rows)`` as the manifest
@@ -59,16 +62,49 @@ class StoreRows:
         parts = [pq.read_table(file, columns=[name]).column(name) for _, _, file in self._shards]
         return pa.chunked_array([c for part in parts for c in part.chunks])
 
-    def column(self, name: str) -> np.ndarray:
+    def column(self, name: str, *, categorical: bool = False) -> np.ndarray | pd.Categorical:
         """One input column of every row ``(n,)``, read now and not kept: numbers as a float64
         array (missing values NaN), anything else as an object array of ``str`` (``None``
-        for a missing value). ``ValueError`` for a column the store does not have."""
+        for a missing value), or with ``categorical`` as a ``pd.Categorical`` of the same
+        texts (missing values: code -1), read a shard at a time: a code per row and each
+        distinct text once, where a million Python strings took 60 MB and more.
+        ``ValueError`` for a column the store does not have."""
         if name not in self.manifest["input"]["columns"]:
             raise ValueError(f"The saved corpus has no column {name!r}.")
+        if categorical and self._shards:
+            kind = pq.ParquetFile(self._shards[0][2]).schema_arrow.field(name).type
+            if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+                return self._categories(name)
         column = self._column(name)
         if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
             return column.to_numpy().astype(np.float64)
         return np.asarray(column.cast(pa.string()).to_pylist(), dtype=object)
+
+    def _categories(self, name: str) -> pd.Categorical:
+        distinct: dict[str, int] = {}
+        codes = np.full(self._n, -1, dtype=np.int32)
+        for start, rows, file in self._shards:
+            column = pq.read_table(file, columns=[name]).column(name).combine_chunks()
+            encoded = column.cast(pa.string()).dictionary_encode()
+            texts = encoded.dictionary.to_pylist()
+            local = [distinct.setdefault(text, len(distinct)) for text in texts]
+            found = encoded.indices.fill_null(-1).to_numpy()
+            mapped = np.asarray(local + [-1], dtype=np.int32)  # index -1: the missing value
+            codes[start : start + rows] = mapped[found]
+        return pd.Categorical.from_codes(codes, categories=pd.Index(list(distinct), dtype=object))
+
+    def text_lengths(self) -> np.ndarray:
+        """Words in each row's text (:func:`explorer.data.columns.text_lengths`), float64
+        ``(n,)``, counted :data:`LENGTH_ROWS` texts at a time: a million texts as Python
+        strings at once raised the peak by 250 MB."""
+        from explorer.data.columns import text_lengths
+
+        parts = [np.zeros(0)]
+        for _, _, file in self._shards:
+            column = pq.read_table(file, columns=[self.text_column]).column(0)
+            for start in range(0, len(column), LENGTH_ROWS):
+                parts.append(text_lengths(column.slice(start, LENGTH_ROWS).to_pylist()))
+        return np.concatenate(parts)
 
     def text_columns(self, folder: Path | None = None) -> MappedTexts:
         """The text column and the label column (when there is one) of every row, for reading
