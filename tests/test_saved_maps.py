@@ -158,3 +158,5 @@ def test_the_texts_for_clicks_are_memory_mapped_not_held(store, tmp_path):
     assert len(columns.take([])) == 0
     with pytest.raises(ValueError, match="from 0 to 599"):
         columns.take([600])
+    held = corpus.text_columns(tmp_path / "nowhere")  # no file: the columns in memory
+    assert held.take([599, 0]).equals(columns.take([599, 0]))

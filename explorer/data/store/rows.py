@@ -110,11 +110,17 @@ class StoreRows:
         """The text column and the label column (when there is one) of every row, for reading
         a few rows at a time (a map's clicks): copied shard by shard into an uncompressed
         Arrow file in ``folder`` (default: the system's temporary folder) and memory-mapped
-        (:class:`MappedTexts`), where :meth:`take` reads every shard the rows are in."""
+        (:class:`MappedTexts`), where :meth:`take` reads every shard the rows are in; held in
+        memory when the file cannot be written."""
         names = [n for n in (self.text_column, self.label_column) if n is not None]
-        return MappedTexts.write(
-            (pq.read_table(file, columns=names) for _, _, file in self._shards), folder
-        )
+
+        def tables():
+            return (pq.read_table(file, columns=names) for _, _, file in self._shards)
+
+        try:
+            return MappedTexts.write(tables(), folder)
+        except OSError:  # no room for the file (or no folder): held in memory, as before
+            return MappedTexts([b for table in tables() for b in table.to_batches()])
 
     @cached_property
     def texts(self) -> list[str]:
