@@ -125,7 +125,7 @@ def test_the_index_is_memory_mapped_not_read_into_the_process(store, small):
     path = ann.build_index(corpus)
     index = ann.load_index(corpus)
     lists = faiss.downcast_InvertedLists(faiss.extract_index_ivf(index).invlists)
-    assert isinstance(lists, faiss.OnDiskInvertedLists)
+    assert isinstance(lists, faiss.OnDiskInvertedLists) and lists.prefetch_nthread == 0
     mapped = Path("/proc/self/maps")
     if mapped.is_file():
         assert str(path.resolve()) in mapped.read_text()
