@@ -132,7 +132,8 @@ def load_index(corpus: Corpus, choice: VectorChoice = DEFAULT_CHOICE):
     lists = faiss.downcast_InvertedLists(ivf.invlists)
     if isinstance(lists, faiss.OnDiskInvertedLists):
         # no threads started per query to touch the lists first (32 by default, on a server
-        # of two cores): the scan pages them in itself; 27 ms a query here against 33 ms
+        # of two cores): the scan pages them in itself (27 ms a query against 33 ms with them,
+        # 22 ms with the codes read into memory; million store, load 11)
         lists.prefetch_nthread = 0
     return index
 
