@@ -9,7 +9,7 @@ holds fewer than that every point in it is drawn. Colours travel as one byte per
 (:func:`colour_codes`), the optional density layer as a small grid (:func:`density_grid`).
 What the person selects comes back as geometry (a box or a lasso polygon in the map's
 coordinates), counted over every row (:func:`rows_in_box`, :func:`rows_in_lasso`), not only
-over the points drawn. Pure NumPy.
+over the points drawn. NumPy (and pandas' ``factorize`` for a column of text).
 """
 
 from __future__ import annotations

@@ -4,6 +4,8 @@ Parquet files (``shard-*/rows.parquet``) only when asked.
 :func:`open_shards` checks that each shard's file is there, readable and as long as the
 manifest says; :class:`StoreRows` reads columns and rows from them, and
 :class:`~explorer.data.store.corpus.Corpus` is one (beside its memory-mapped vectors).
+:class:`MappedTexts` holds the text and label columns for a map's clicks in a memory-mapped
+Arrow file rather than in the process's memory.
 """
 
 from __future__ import annotations
