@@ -112,8 +112,8 @@ class StoreRows:
         """The text column and the label column (when there is one) of every row, for reading
         a few rows at a time (a map's clicks): copied shard by shard into an uncompressed
         Arrow file in ``folder`` (default: the system's temporary folder) and memory-mapped
-        (:class:`MappedTexts`), where :meth:`take` reads every shard the rows are in; held in
-        memory when the file cannot be written."""
+        (:class:`MappedTexts`: its ``take`` reads the rows' pages, where :meth:`take` reads
+        every shard they are in); held in memory when the file cannot be written."""
         names = [n for n in (self.text_column, self.label_column) if n is not None]
 
         def tables():
