@@ -4,6 +4,8 @@ project from ann.MIN_ROWS rows, its answers re-ranked by exact cosine, and the c
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -111,3 +113,21 @@ def corpus_choice():
     from explorer.choice import VectorChoice
 
     return VectorChoice("mean", "last")
+
+
+def test_the_index_is_memory_mapped_not_read_into_the_process(store, small):
+    """The loaded index's inverted lists are faiss's on-disk lists over a mapping of the saved
+    file (its pages shared and paged in by the lists a query reads), not a copy in the
+    process's own memory (0.39 GB at 1,000,000 rows)."""
+    import faiss
+
+    corpus = open_corpus(store)
+    path = ann.build_index(corpus)
+    index = ann.load_index(corpus)
+    lists = faiss.downcast_InvertedLists(faiss.extract_index_ivf(index).invlists)
+    assert isinstance(lists, faiss.OnDiskInvertedLists) and lists.prefetch_nthread == 0
+    mapped = Path("/proc/self/maps")
+    if mapped.is_file():
+        assert str(path.resolve()) in mapped.read_text()
+    found = ann.nearest(corpus, 3, 10, index=index)
+    assert len(found.indices) == 10 and 3 not in found.indices

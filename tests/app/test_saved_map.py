@@ -162,5 +162,13 @@ def test_a_saved_map_beyond_the_drawn_sample_is_drawn_whole_and_selected_whole(
         texts = dict(zip(frame["row"], frame["text"], strict=True))
         listed = [c for c in at.get("html") if "projections.selection" in c.proto.body]
         assert listed and all(texts[r][:30] in listed[0].proto.body for r in frame["row"][:3])
+        # coloured by the texts' lengths (counted a shard at a time): new codes, not coordinates
+        at.selectbox(key="projections.colour").set_value("length").run()
+        assert not at.exception, [e.message for e in at.exception]
+        (component,) = _bigmap(at)
+        sent = {a.key: len(a.bytes) for a in component.proto.special_args}
+        assert sent["colours"] == entry["points"] and sent["coords"] == 0
+        legend = json.loads(component.proto.json_args)["legend"]
+        assert legend["title"] == "Length (words)" and "scale" in legend
     finally:
         compute.clear()

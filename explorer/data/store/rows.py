@@ -4,10 +4,15 @@ Parquet files (``shard-*/rows.parquet``) only when asked.
 :func:`open_shards` checks that each shard's file is there, readable and as long as the
 manifest says; :class:`StoreRows` reads columns and rows from them, and
 :class:`~explorer.data.store.corpus.Corpus` is one (beside its memory-mapped vectors).
+:class:`MappedTexts` holds the text and label columns for a map's clicks in a memory-mapped
+Arrow file rather than in the process's memory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import tempfile
 from functools import cached_property
 from pathlib import Path
 
@@ -17,6 +22,9 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from explorer.data.store.format import store_file
+
+LENGTH_ROWS = 10_000
+"""Texts turned into Python strings at a time by :meth:`StoreRows.text_lengths`."""
 
 
 def open_shards(path: Path, shards: list[tuple[str, int]]) -> list[tuple[int, int, Path]]:
@@ -56,25 +64,65 @@ class StoreRows:
         parts = [pq.read_table(file, columns=[name]).column(name) for _, _, file in self._shards]
         return pa.chunked_array([c for part in parts for c in part.chunks])
 
-    def column(self, name: str) -> np.ndarray:
+    def column(self, name: str, *, categorical: bool = False) -> np.ndarray | pd.Categorical:
         """One input column of every row ``(n,)``, read now and not kept: numbers as a float64
         array (missing values NaN), anything else as an object array of ``str`` (``None``
-        for a missing value). ``ValueError`` for a column the store does not have."""
+        for a missing value), or with ``categorical`` as a ``pd.Categorical`` of the same
+        texts (missing values: code -1), read a shard at a time: a code per row and each
+        distinct text once, where a million Python strings took 60 MB and more.
+        ``ValueError`` for a column the store does not have."""
         if name not in self.manifest["input"]["columns"]:
             raise ValueError(f"The saved corpus has no column {name!r}.")
+        if categorical and self._shards:
+            kind = pq.ParquetFile(self._shards[0][2]).schema_arrow.field(name).type
+            if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)):
+                return self._categories(name)
         column = self._column(name)
         if pa.types.is_integer(column.type) or pa.types.is_floating(column.type):
             return column.to_numpy().astype(np.float64)
         return np.asarray(column.cast(pa.string()).to_pylist(), dtype=object)
 
-    def text_columns(self) -> pd.DataFrame:
-        """The text column and the label column (when there is one) of every row, read now and
-        not kept: a DataFrame backed by Arrow (``pd.ArrowDtype``, the texts' bytes and their
-        offsets, not a Python object per text), in which ``.iloc`` of a few rows takes
-        microseconds where :meth:`take` reads every shard they are in."""
+    def _categories(self, name: str) -> pd.Categorical:
+        distinct: dict[str, int] = {}
+        codes = np.full(self._n, -1, dtype=np.int32)
+        for start, rows, file in self._shards:
+            column = pq.read_table(file, columns=[name]).column(name).combine_chunks()
+            encoded = column.cast(pa.string()).dictionary_encode()
+            texts = encoded.dictionary.to_pylist()
+            local = [distinct.setdefault(text, len(distinct)) for text in texts]
+            found = encoded.indices.fill_null(-1).to_numpy()
+            mapped = np.asarray(local + [-1], dtype=np.int32)  # index -1: the missing value
+            codes[start : start + rows] = mapped[found]
+        return pd.Categorical.from_codes(codes, categories=pd.Index(list(distinct), dtype=object))
+
+    def text_lengths(self) -> np.ndarray:
+        """Words in each row's text (:func:`explorer.data.columns.text_lengths`), float64
+        ``(n,)``, counted :data:`LENGTH_ROWS` texts at a time: a million texts as Python
+        strings at once raised the peak by 250 MB."""
+        from explorer.data.columns import text_lengths
+
+        parts = [np.zeros(0)]
+        for _, _, file in self._shards:
+            column = pq.read_table(file, columns=[self.text_column]).column(0)
+            for start in range(0, len(column), LENGTH_ROWS):
+                parts.append(text_lengths(column.slice(start, LENGTH_ROWS).to_pylist()))
+        return np.concatenate(parts)
+
+    def text_columns(self, folder: Path | None = None) -> MappedTexts:
+        """The text column and the label column (when there is one) of every row, for reading
+        a few rows at a time (a map's clicks): copied shard by shard into an uncompressed
+        Arrow file in ``folder`` (default: the system's temporary folder) and memory-mapped
+        (:class:`MappedTexts`: its ``take`` reads the rows' pages, where :meth:`take` reads
+        every shard they are in); held in memory when the file cannot be written."""
         names = [n for n in (self.text_column, self.label_column) if n is not None]
-        table = pa.table({name: self._column(name) for name in names}).combine_chunks()
-        return table.to_pandas(types_mapper=pd.ArrowDtype)
+
+        def tables():
+            return (pq.read_table(file, columns=names) for _, _, file in self._shards)
+
+        try:
+            return MappedTexts.write(tables(), folder)
+        except OSError:  # no room for the file (or no folder): held in memory, as before
+            return MappedTexts([b for table in tables() for b in table.to_batches()])
 
     @cached_property
     def texts(self) -> list[str]:
@@ -124,3 +172,65 @@ class StoreRows:
             return pd.DataFrame(columns=["row"])
         frame = pd.concat(parts, ignore_index=True).set_index("row").loc[rows].reset_index()
         return frame
+
+
+class MappedTexts:
+    """Columns of every row of a store (a Parquet file's are compressed, and a shard is read
+    whole) in an uncompressed Arrow IPC file, memory-mapped: :meth:`take` of a few rows reads
+    their pages only. The pages are the page cache's, not the process's own memory, and a
+    process holds only those it read (92 MB of texts and labels at 1,000,000 rows, of which
+    a click reads a few pages). The file is removed once mapped: it lasts as long as the
+    mapping, and nothing is left behind when the process ends."""
+
+    def __init__(self, batches: list[pa.RecordBatch]):
+        self._batches = batches
+        self._starts = np.cumsum([0, *(len(batch) for batch in batches)])
+        self.columns = list(batches[0].schema.names) if batches else []
+
+    @classmethod
+    def write(cls, tables, folder: Path | None = None) -> MappedTexts:
+        """The rows of ``tables`` (Arrow tables of the same columns, in order), written one at
+        a time (only one is in memory) into a new file in ``folder`` and mapped."""
+        handle, name = tempfile.mkstemp(prefix="explorer-texts-", suffix=".arrow", dir=folder)
+        os.close(handle)
+        try:
+            with pa.OSFile(name, "wb") as sink:
+                writer = schema = None
+                for table in tables:
+                    if writer is None:
+                        schema = table.schema
+                        writer = pa.ipc.new_file(sink, schema)
+                    writer.write_table(table.cast(schema))
+                    del table
+                if writer is None:
+                    return cls([])
+                writer.close()
+            pa.default_memory_pool().release_unused()  # the shards' decoding buffers
+            reader = pa.ipc.open_file(pa.memory_map(name))
+            return cls([reader.get_batch(i) for i in range(reader.num_record_batches)])
+        finally:
+            with contextlib.suppress(OSError):
+                os.unlink(name)
+
+    def __len__(self) -> int:
+        return int(self._starts[-1])
+
+    def take(self, rows) -> pd.DataFrame:
+        """The rows ``rows`` (indices, in the order given, repeats allowed) as a DataFrame
+        backed by Arrow (``pd.ArrowDtype``), indexed 0 to ``len(rows) - 1``. Each record batch
+        is taken from apart: a take across them would copy every batch into one first."""
+        rows = np.asarray(rows, dtype=np.int64).reshape(-1)
+        if len(rows) and (rows.min() < 0 or rows.max() >= len(self)):
+            raise ValueError(f"Rows must be from 0 to {len(self) - 1}.")
+        which = np.searchsorted(self._starts, rows, side="right") - 1
+        parts, places = [], []
+        for batch in np.unique(which):
+            mine = np.flatnonzero(which == batch)
+            local = pa.array(rows[mine] - self._starts[batch])
+            parts.append(self._batches[batch].take(local))
+            places.append(mine)
+        if not parts:
+            return pd.DataFrame({name: [] for name in self.columns})
+        table = pa.Table.from_batches(parts).combine_chunks()
+        table = table.take(pa.array(np.argsort(np.concatenate(places), kind="stable")))
+        return table.to_pandas(types_mapper=pd.ArrowDtype)

@@ -29,14 +29,17 @@ import shutil
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import streamlit as st
 from streamlit.components.v1 import declare_component
 
 from explorer import maps
-from explorer.data.columns import text_lengths
 from explorer.figures.projections import palette
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 COMPONENT_KEY = "projections.bigmap"
 HELD_KEY = "projections._bigmap_held"
@@ -110,9 +113,12 @@ def big_data(path: str, method: str, pooling: str, layers) -> BigData:
     return cached("corpora", ("big map", path, method, pooling, layers), build)
 
 
-def colour_values(path: str, rows: np.ndarray, colour: str) -> tuple[str, np.ndarray | None]:
+def colour_values(
+    path: str, rows: np.ndarray, colour: str
+) -> tuple[str, np.ndarray | pd.Categorical | None]:
     """What ``colour`` (a "Colour by" option) colours the store's ``rows`` by: ``(title,
-    values)``; labels for any option the big map does not offer (neighbours kept, clusters:
+    values)``, texts as a ``pd.Categorical`` (a million Python strings were the server's
+    peak); labels for any option the big map does not offer (neighbours kept, clusters:
     they need every row's neighbours in the full space), ``None`` values for one colour."""
     from explorer.ui.compute import open_store
     from explorer.ui.projection_maps._colours import TEXT_LENGTH, column_of
@@ -120,12 +126,12 @@ def colour_values(path: str, rows: np.ndarray, colour: str) -> tuple[str, np.nda
     corpus = open_store(path)
     name = column_of(colour)
     if name is not None:
-        return name, corpus.column(name)[rows]
+        return name, corpus.column(name, categorical=True)[rows]
     if colour == TEXT_LENGTH:
-        return "Length (words)", text_lengths(corpus.column(corpus.text_column)[rows])
+        return "Length (words)", corpus.text_lengths()[rows]
     if corpus.label_column is None:
         return "Label", None
-    return corpus.label_column, corpus.column(corpus.label_column)[rows]
+    return corpus.label_column, corpus.column(corpus.label_column, categorical=True)[rows]
 
 
 def big_colours(path: str, method: str, pooling: str, layers, colour: str) -> BigColours:

@@ -152,7 +152,7 @@ def _point_panel(points, params: ProjectionParams, data: BigData, drawn: int) ->
         lambda: inspect_saved(corpus, saved, position, DEFAULT_K, points.choice, index=index),
     )
     every = cached("corpora", ("store texts", points.path), corpus.text_columns)
-    frame = every.iloc[[found.row, *map(int, found.indices)]]
+    frame = every.take([found.row, *map(int, found.indices)])
     texts = frame[corpus.text_column].astype(str).tolist()
     label = corpus.label_column
     st.markdown(f"**Nearest texts in the full space** to row {found.row:,}:")
@@ -239,7 +239,7 @@ def _selection_panel(points, params: ProjectionParams, data: BigData, picked: di
         return
     every = cached("corpora", ("store texts", points.path), corpus.text_columns)
     rows = data.rows[inside[:FIRST_TEXTS]]
-    first = every.iloc[rows].astype(str).reset_index(drop=True)
+    first = every.take(rows).astype(str)
     first.insert(0, "row", rows)
     st.html(
         text_table_html(
