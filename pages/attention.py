@@ -3,7 +3,6 @@ and the masked-LM lens."""
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from explorer import attention
@@ -74,22 +73,7 @@ floor = right.slider(
     key="attention.floor",
 )
 shown = table[table[statistic] >= floor].sort_values(statistic, ascending=False)
-presentation.table(
-    shown,
-    hide_index=True,
-    key="attention.stats",
-    height=260,
-    column_config={
-        label: st.column_config.NumberColumn(label, format="%.3f") for label in names.values()
-    },
-)
-messages.caption(  # escaped whole: the statistics name the model's specials ("on <s>")
-    f"{len(shown)} of {len(table)} heads, sorted by {statistic} (highest first)"
-    + ("." if presentation.is_on() else "; click a column header to sort another way.")
-    + " Shares are the mean "
-    "over attending tokens; entropy 0 = one token gets everything, "
-    f"{np.log2(n):.1f} bits = spread evenly over all {n}."
-)
+attention_heads.head_table(shown, len(table), statistic, names.values(), n)
 
 # -- one head -------------------------------------------------------------------------------
 st.subheader("One head, large")
