@@ -137,8 +137,18 @@ def test_presentation_mode_lists_the_top_heads_and_folds_the_rest(fresh_app):
     assert top.equals(every.head(PRESENT_HEADS))
     (folded,) = [e for e in at.expander if e.label == "All 72 heads"]
     assert not folded.proto.expanded
-    said = plain(next(c.value for c in at.caption if "heads, sorted by" in plain(c.value)))
-    assert "72 of 72 heads" in said and f"the other {72 - PRESENT_HEADS}" in said
+    said = plain(next(c.value for c in at.caption if "The top" in plain(c.value)))
+    assert f"top {PRESENT_HEADS} of all 72 heads, by {statistic}" in said
+    assert f"the other {72 - PRESENT_HEADS} are under 'All 72 heads'" in said
+
+    floor = float(every[statistic].iloc[19])
+    at.slider(key="attention.floor").set_value(floor).run()
+    _ok(at)
+    kept = int((every[statistic] >= floor).sum())
+    top, every_kept = _head_tables(at)
+    assert len(top) == PRESENT_HEADS and len(every_kept) == kept > PRESENT_HEADS
+    said = plain(next(c.value for c in at.caption if "The top" in plain(c.value)))
+    assert f"of the {kept} heads (of 72) the filter keeps" in said
 
     at.slider(key="attention.floor").set_value(float(every[statistic].iloc[3])).run()
     _ok(at)  # four heads pass the filter: all of them listed, nothing folded

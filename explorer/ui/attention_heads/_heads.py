@@ -30,9 +30,15 @@ def head_table(
     hidden = len(shown) - len(top)
     said = f"{len(shown)} of {total} heads, sorted by {statistic} (highest first)"
     if hidden:
-        said += (
-            f": the top {len(top)} here, the other {hidden} under 'All {len(shown)} heads' "
-            "below (or turn presentation mode off to sort the table by any column)."
+        among = (
+            f"all {total} heads"
+            if len(shown) == total
+            else f"the {len(shown)} heads (of {total}) the filter keeps"
+        )
+        said = (
+            f"The top {len(top)} of {among}, by {statistic} (highest first); the other "
+            f"{hidden} are under 'All {len(shown)} heads' below (or turn presentation mode off "
+            "to sort the table by any column)."
         )
     else:
         said += "." if presentation.is_on() else "; click a column header to sort another way."
