@@ -16,7 +16,7 @@ from explorer.figures.attention import (
     statistic_labels,
     statistics_table,
 )
-from explorer.figures.attention_notices import influence_notice, what_to_notice
+from explorer.figures.attention_notices import head_sentence, influence_notice, what_to_notice
 from explorer.server import limits
 from explorer.ui import attention_heads, messages, presentation
 from explorer.ui.model_in_use import current_model
@@ -82,10 +82,7 @@ layer = left.selectbox("Layer", range(1, layers + 1), index=0, key="attention.la
 head = right.selectbox("Head", range(1, heads + 1), index=0, key="attention.head", bind=URL)
 matrix = result.attentions[layer - 1, head - 1]
 best, share, entropy = attention.strongest_pattern(result.stats, layer, head)
-st.markdown(
-    f"Layer {layer}, head {head} puts **{share:.0%}** of its attention "
-    f"{names[best]} (entropy {entropy:.2f} bits)."
-)
+st.markdown(head_sentence(layer, head, best, share, entropy, *specials))
 big, lines = st.tabs(["Heatmap", "Head view (lines)"])
 big.plotly_chart(
     head_heatmap(matrix, tokens, f"Layer {layer}, head {head}", scale=presentation.scale()),
