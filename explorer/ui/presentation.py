@@ -141,8 +141,10 @@ def table(
     these arguments: sorting, column widths) normally; in presentation mode a static
     ``st.table`` that grows with the page's font and shows every row (``height`` is the grid's
     only), its columns titled and numbers formatted as ``column_config`` says (see
-    :func:`static_table`). ``placeholder``: what a missing value reads as in both (the grid
-    otherwise paints a grey "None", the static table leaves the cell empty)."""
+    :func:`static_table`), a named index kept (Streamlit 1.67's ``st.table`` hides a
+    ``RangeIndex`` unless told, so "layer" 0..12 vanished). ``placeholder``: what a missing
+    value reads as in both (the grid otherwise paints a grey "None", the static table leaves
+    the cell empty)."""
     if not is_on():
         container.dataframe(
             data,
@@ -154,6 +156,8 @@ def table(
             placeholder=placeholder,
         )
         return
+    if hide_index is None:  # the grid shows any index; st.table hides every RangeIndex
+        hide_index = isinstance(data.index, pd.RangeIndex) and data.index.name is None
     styled = static_table(data, column_config or {}, missing=placeholder or "")
     container.table(styled, hide_index=hide_index, width=width)
 
