@@ -63,7 +63,7 @@ def comparison(
     download_pooling = downloads[0].selectbox(
         "Vectors to download",
         tuple(poolings),
-        format_func=POOLING_LABELS.get,
+        format_func=labels.get,
         key="similarity.download_pooling",
     )
     vectors = corpus.sentence(download_pooling, layers)
