@@ -67,6 +67,9 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_tokenizer
     assert "Model B uses model A's tokenizer" in _texts(at)
     table = at.dataframe[0].value
     assert table["words"].iloc[0] == table["words"].iloc[1]  # the same tokenizer
+    best = next(d for d in at.dataframe if "B's best layer" in d.value.columns)
+    # every CKA with three decimals (0.400 beside 0.383, not 0.4)
+    assert json.loads(best.proto.columns)["CKA"]["type_config"]["format"] == "%.3f"
     code = [c.value for c in at.code]
     assert any("AutoModel.from_config" in c for c in code)
     random_agreement = _agreement(at)
