@@ -16,6 +16,8 @@ def test_cell_numbers_are_large_enough_for_a_projector():
 
 def test_cell_text_drops_the_leading_zero():
     assert [cell_text(v) for v in (0.814, -0.02, 1.0, -0.5)] == [".81", "-.02", "1", "-.50"]
+    # all-mpnet-base-v2's mean pooling gave -0.002 for two sentences: "-.00" read as a sign
+    assert [cell_text(v) for v in (-0.004, 0.004, -0.0)] == [".00", ".00", ".00"]
 
 
 def test_scale_enlarges_the_cell_numbers_and_the_figure() -> None:

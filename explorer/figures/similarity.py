@@ -43,8 +43,11 @@ def figure_height(panels: int, scale: float = 1.0) -> int:
 
 def cell_text(value: float) -> str:
     """Two decimals without the leading zero (``0.81`` -> ``.81``, ``-0.02`` -> ``-.02``),
-    and ``1`` for 1.00 (the diagonal), so the numbers fit small cells."""
+    and ``1`` for 1.00 (the diagonal), so the numbers fit small cells; a value that rounds to
+    zero reads ``.00``, never ``-.00``."""
     text = f"{value:.2f}"
+    if text == "-0.00":
+        text = "0.00"
     if text == "1.00":
         return "1"
     return text.replace("0.", ".", 1) if text.lstrip("-").startswith("0.") else text
