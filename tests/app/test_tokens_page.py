@@ -155,3 +155,17 @@ def test_special_tokens_word_cell_shows_a_mark_not_none(page):
     words = cells.iloc[:, list(table.value.columns).index("word")]
     assert (words[special] == NO_WORD).all()
     assert words[~special].str.fullmatch(r"\d+").all()
+
+
+def test_the_introduction_names_the_models_own_special_tokens(page, tiny_roberta_path, monkeypatch):
+    # all-mpnet-base-v2 adds <s> and </s>; the introduction spoke of [CLS] and [SEP].
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("tokens")
+    assert "`[CLS]` and `[SEP]`" in at.markdown[0].value
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    assert not at.exception, [e.message for e in at.exception]
+    intro = next(m.value for m in at.markdown if "special tokens such as" in m.value)
+    assert "`<s>` and `</s>`" in intro and "[CLS]" not in intro
+    assert _table(at)["token"].iloc[0] == "<s>"
