@@ -3,7 +3,6 @@ and the masked-LM lens."""
 
 from __future__ import annotations
 
-import numpy as np
 import streamlit as st
 
 from explorer import attention
@@ -17,7 +16,7 @@ from explorer.figures.attention import (
     statistic_labels,
     statistics_table,
 )
-from explorer.figures.attention_notices import influence_notice, what_to_notice
+from explorer.figures.attention_notices import head_sentence, influence_notice, what_to_notice
 from explorer.server import limits
 from explorer.ui import attention_heads, messages, presentation
 from explorer.ui.model_in_use import current_model
@@ -74,22 +73,7 @@ floor = right.slider(
     key="attention.floor",
 )
 shown = table[table[statistic] >= floor].sort_values(statistic, ascending=False)
-presentation.table(
-    shown,
-    hide_index=True,
-    key="attention.stats",
-    height=260,
-    column_config={
-        label: st.column_config.NumberColumn(label, format="%.3f") for label in names.values()
-    },
-)
-messages.caption(  # escaped whole: the statistics name the model's specials ("on <s>")
-    f"{len(shown)} of {len(table)} heads, sorted by {statistic} (highest first)"
-    + ("." if presentation.is_on() else "; click a column header to sort another way.")
-    + " Shares are the mean "
-    "over attending tokens; entropy 0 = one token gets everything, "
-    f"{np.log2(n):.1f} bits = spread evenly over all {n}."
-)
+attention_heads.head_table(shown, len(table), statistic, names.values(), n)
 
 # -- one head -------------------------------------------------------------------------------
 st.subheader("One head, large")
@@ -98,10 +82,7 @@ layer = left.selectbox("Layer", range(1, layers + 1), index=0, key="attention.la
 head = right.selectbox("Head", range(1, heads + 1), index=0, key="attention.head", bind=URL)
 matrix = result.attentions[layer - 1, head - 1]
 best, share, entropy = attention.strongest_pattern(result.stats, layer, head)
-st.markdown(
-    f"Layer {layer}, head {head} puts **{share:.0%}** of its attention "
-    f"{names[best]} (entropy {entropy:.2f} bits)."
-)
+st.markdown(head_sentence(layer, head, best, share, entropy, *specials))
 big, lines = st.tabs(["Heatmap", "Head view (lines)"])
 big.plotly_chart(
     head_heatmap(matrix, tokens, f"Layer {layer}, head {head}", scale=presentation.scale()),

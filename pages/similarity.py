@@ -75,7 +75,7 @@ else:
     messages.info(said, notice)
     if rogue:
         messages.info(rogue)
-    similarity_search.comparison(corpus, matrices, agreement, sentences, poolings, layers)
+    similarity_search.comparison(corpus, matrices, agreement, sentences, poolings, layers, labels)
 
 # -- semantic search -------------------------------------------------------------------------
 st.subheader("Semantic search")

@@ -18,11 +18,13 @@ leave_legacy_pages_mode()
 model = current_model()
 
 st.title("Tokens")
+specials = [t for t in (model.tokenizer.cls_token, model.tokenizer.sep_token) if t]
 (st.expander("About this page") if presentation.is_on() else st).markdown(
     "Before a transformer sees any text, its tokenizer cuts the text into **tokens** from a "
     f"fixed vocabulary ({model.vocab_size:,} entries here). Common words are one token; rarer "
-    "words are split into pieces, and special tokens such as `[CLS]` and `[SEP]` are added. "
-    "Every token gets its own contextual vector on the other pages."
+    "words are split into pieces, and special tokens"
+    + (f" such as {' and '.join(f'`{t}`' for t in specials)}" if specials else "")
+    + " are added. Every token gets its own contextual vector on the other pages."
 )
 
 settings = presentation.controls("tokens.settings")

@@ -11,6 +11,7 @@ import explorer
 from explorer.attention import _weights as attention
 from explorer.figures.attention_notices import (
     change,
+    head_sentence,
     influence_notice,
     percent,
     special_shares,
@@ -120,3 +121,23 @@ def test_layers_named_are_the_layers_with_most_attention() -> None:
     stats = attention.head_statistics(stack, ["[CLS]", "a", "b", "c", "[SEP]"])
     sentence = what_to_notice(stats)
     assert "most in layers 1 and 3" in sentence
+
+
+@pytest.mark.parametrize(
+    ("pattern", "words"),
+    [
+        ("previous", "on the previous token"),
+        ("next", "on the next token"),
+        ("self", "on itself"),
+        ("punctuation", "on punctuation"),
+        ("cls", "on `<s>`"),
+        ("sep", "on `</s>`"),
+    ],
+)
+def test_the_one_head_sentence_reads_where_the_head_looks(pattern, words) -> None:
+    # The page wrote the table's column title into the sentence: "puts 26% of its attention
+    # on next", and a model's "<s>" bare in Markdown.
+    text = head_sentence(3, 7, pattern, 0.456, 1.234, "<s>", "</s>")
+    assert text == f"Layer 3, head 7 puts **46%** of its attention {words} (entropy 1.23 bits)."
+    with pytest.raises(ValueError, match="choose one of"):
+        head_sentence(3, 7, "entropy", 0.5, 1.0)

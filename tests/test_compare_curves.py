@@ -168,3 +168,18 @@ def test_snippet_prints_each_models_peaks(tiny_bert_path, other_tokenizer_path, 
     assert printed.count("peak") == 2 * len(MEASURES)
     best = curves[(curves["model"] == "A") & (curves["measure"] == "probe")]["value"].max()
     assert f"A probe: peak {best:.3f}" in printed
+
+
+def test_the_probe_subplot_draws_the_chance_line(curves):
+    # all-mpnet-base-v2's random weights probed the topic at 0.05-0.11 with nothing to read it
+    # against: four topics, no line saying what guessing scores.
+    from explorer.figures.compare_curves import CHANCE_NAME
+
+    figure = depth_curves_figure(curves, MEASURES, "tiny", "other", chance=0.26)
+    (line,) = [t for t in figure.data if t.name.startswith(CHANCE_NAME)]
+    assert list(line.y) == [0.26, 0.26] and line.line.dash == "dot"
+    keys = [k for k in MEASURES if (curves["measure"] == k).any()]
+    index = keys.index("probe")
+    probes = [t for t in figure.data if t.legendgroup == "A"]
+    assert (line.xaxis, line.yaxis) == (probes[index].xaxis, probes[index].yaxis)
+    assert len(depth_curves_figure(curves, MEASURES, "tiny", "other").data) == 2 * len(keys)

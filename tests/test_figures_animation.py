@@ -93,7 +93,7 @@ def test_motion_notice_follows_the_direction_of_the_numbers(agreement, words) ->
 
     text = motion_notice(agreement)
     assert words in text
-    assert f"at layer 0, {agreement[0]:.0%}" in text and f"last layer {agreement[-1]:.0%}" in text
+    assert f"At layer 0, {agreement[0]:.0%}" in text and f"last layer {agreement[-1]:.0%}" in text
     # the peak is named only when it is not the first or the last layer's share
     assert ("most at layer 1 (80%)" in text) == (agreement[1] == 0.8)
     assert "clusters separate" in motion_notice([0.2, 0.6], "cluster")

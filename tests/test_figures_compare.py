@@ -54,6 +54,14 @@ def test_cka_notice_reads_the_matrix():
     assert "least alike 0.10" in sentence
     shuffled = cross_cka_notice(MATRIX[::-1], "A", "B")
     assert shuffled.startswith("B's best-matching layers do not follow A's order")
+    # all-mpnet-base-v2 against its random weights: every row within a few hundredths, the best
+    # match jumping from B's layer 2 to 12 on 0.01; "the layers line up" read into noise
+    rows = np.linspace(0.38, 0.12, 13)[:, None] + np.linspace(0.0, 0.01, 13)[None, :]
+    rows[:6, 2] += 0.005
+    flat = cross_cka_notice(rows, "A", "B")
+    assert "line up" not in flat and "do not follow" not in flat
+    assert flat.startswith("Each layer of A is about as alike to every layer of B")
+    assert "differ by 0.01 on average" in flat and "(CKA 0.13)" in flat
 
 
 def test_token_notice_names_who_splits_more_with_both_shares():

@@ -16,6 +16,8 @@ def test_cell_numbers_are_large_enough_for_a_projector():
 
 def test_cell_text_drops_the_leading_zero():
     assert [cell_text(v) for v in (0.814, -0.02, 1.0, -0.5)] == [".81", "-.02", "1", "-.50"]
+    # all-mpnet-base-v2's mean pooling gave -0.002 for two sentences: "-.00" read as a sign
+    assert [cell_text(v) for v in (-0.004, 0.004, -0.0)] == [".00", ".00", ".00"]
 
 
 def test_scale_enlarges_the_cell_numbers_and_the_figure() -> None:
@@ -27,3 +29,20 @@ def test_scale_enlarges_the_cell_numbers_and_the_figure() -> None:
     assert large.data[0].textfont.size > plain.data[0].textfont.size
     assert large.layout.height > plain.layout.height and large.layout.font.size > 14
     assert cell_font(4, 2, 1.35) >= 1.3 * cell_font(4, 2)
+
+
+def test_a_models_own_first_token_names_the_pooling_as_text_not_a_tag() -> None:
+    # Plotly reads "<s>" as a strikethrough tag: "<s> token" drew a struck-out " token".
+    import pandas as pd
+
+    from explorer.figures.similarity import agreement_figure
+    from explorer.pooling import pooling_labels
+
+    labels = pooling_labels("<s>")
+    matrix = np.eye(4) * 0.5 + 0.5
+    heatmaps = similarity_heatmaps({"cls": matrix, "mean": matrix}, list("abcd"), labels)
+    titles = [a.text for a in heatmaps.layout.annotations]
+    assert titles == ["&lt;s&gt; token", "Mean of tokens"]
+    assert "<s>" not in heatmaps.data[0].hovertemplate and "<s>" not in heatmaps.data[0].name
+    rho = pd.DataFrame(np.eye(2), index=["cls", "mean"], columns=["cls", "mean"])
+    assert list(agreement_figure(rho, labels).data[0].x) == ["&lt;s&gt; token", "Mean of tokens"]

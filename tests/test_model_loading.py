@@ -227,3 +227,15 @@ def test_the_download_advice_names_a_command_the_hub_client_installs(monkeypatch
     commands = [c for c in ("hf", "huggingface-cli") if f"({c} download" in str(caught.value)]
     assert commands and set(commands) <= scripts, str(caught.value)
     assert "bert-base-uncased" in str(caught.value).split("download", 1)[1]
+
+
+def test_random_weights_have_as_many_parameters_as_their_model(masked_lm_path, tiny_bert_path):
+    # A model read through its masked-LM class has no pooler; its twin from AutoModel had one,
+    # so Compare models listed all-mpnet-base-v2 at 108.9 M beside its random weights at 109.5 M.
+    from explorer.model.loading import random_weights
+
+    for path in (masked_lm_path, tiny_bert_path):
+        model = explorer.load_model(path)
+        twin = random_weights(model)
+        assert twin.num_parameters == model.num_parameters, path
+        assert twin.hidden_states("A bank.").shape == model.hidden_states("A bank.").shape

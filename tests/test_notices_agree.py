@@ -313,7 +313,7 @@ def test_motion_notice_reads_the_label_agreement_of_every_layer(model) -> None:
     stack = explorer.embed_corpus(model, list(frame["text"])).per_layer("mean")
     agreement = [mapquality.label_agreement(layer, frame["topic"], 5) for layer in stack]
     text = motion_notice(agreement)
-    assert f"at layer 0, {agreement[0]:.0%}" in text and f"layer {agreement[-1]:.0%}" in text
+    assert f"At layer 0, {agreement[0]:.0%}" in text and f"layer {agreement[-1]:.0%}" in text
     most = re.search(r"most at layer (\d+) \((\d+)%\)", text)
     if most:
         assert int(most[2]) > round(max(agreement[0], agreement[-1]) * 100)

@@ -194,7 +194,7 @@ called "about as separate"."""
 
 
 def motion_notice(agreement: Sequence[float], what: str = "label") -> str:
-    """What to notice in Layers in motion (Markdown), from ``agreement`` (one share 0-1 per
+    """What to notice in Layers in motion (plain text), from ``agreement`` (one share 0-1 per
     layer, 0..L: :func:`explorer.maps._quality.label_agreement` of each layer's vectors): the
     share at layer 0, at the last layer and where it peaks, and which way it moves, said with
     the direction the numbers take."""
@@ -204,7 +204,7 @@ def motion_notice(agreement: Sequence[float], what: str = "label") -> str:
     first, last = shares[0], shares[-1]
     best = extremes(shares, as_percent=True)[0]  # every layer showing the highest share
     text = (
-        f"**What to notice:** at layer 0, {first:.0%} of each point's 5 nearest neighbours (in "
+        f"At layer 0, {first:.0%} of each point's 5 nearest neighbours (in "
         f"the full space) share its {what}; at the last layer {last:.0%}"
     )
     if f"{shares[best[0]]:.0%}" != f"{max(first, last):.0%}":

@@ -69,6 +69,35 @@ def what_to_notice(stats: pd.DataFrame, cls: str = "[CLS]", sep: str = "[SEP]") 
     )
 
 
+def head_sentence(
+    layer: int,
+    head: int,
+    pattern: str,
+    share: float,
+    entropy: float,
+    cls: str = "[CLS]",
+    sep: str = "[SEP]",
+) -> str:
+    """One sentence on head ``head`` of layer ``layer`` (Markdown): where it puts most of its
+    attention (``pattern``, a share column of :func:`explorer.attention.strongest_pattern`:
+    ``cls``, ``sep``, ``self``, ``previous``, ``next`` or ``punctuation``; the special tokens
+    named ``cls`` and ``sep`` by the model, as code), how much (``share``) and its entropy."""
+    where = {
+        "cls": f"on `{cls}`",
+        "sep": f"on `{sep}`",
+        "self": "on itself",
+        "previous": "on the previous token",
+        "next": "on the next token",
+        "punctuation": "on punctuation",
+    }
+    if pattern not in where:
+        raise ValueError(f"Unknown attention pattern {pattern!r}; choose one of {list(where)}.")
+    return (
+        f"Layer {layer}, head {head} puts **{share:.0%}** of its attention {where[pattern]} "
+        f"(entropy {entropy:.2f} bits)."
+    )
+
+
 def special_shares(
     influence: LayerInfluence, tokens: Sequence[str], specials: Sequence[str]
 ) -> dict[str, tuple[float, float | None]]:

@@ -75,16 +75,30 @@ def cross_cka_heatmap(
     return figure
 
 
+FLAT_ROWS = 0.05
+"""Mean spread (best minus worst CKA) of A's rows below which B's layers are called about
+equally alike to each layer of A: which of them matches best then says little."""
+
+
 def cross_cka_notice(matrix: np.ndarray, label_a: str, label_b: str) -> str:
     """What to notice in ``matrix`` (A's layers x B's layers): where B's best match for A's
-    layers lies on B's depth, A's last layer's best match, and the highest value."""
+    layers lies on B's depth (unless B's layers are about equally alike to each of A's, rows
+    spread by less than :data:`FLAT_ROWS` on average: then it says so), A's last layer's best
+    match, and the highest value."""
     matrix = np.asarray(matrix, dtype=float)
     best = np.argmax(matrix, axis=1)
     last_a, last_b = matrix.shape[0] - 1, matrix.shape[1] - 1
     i, j = np.unravel_index(int(np.argmax(matrix)), matrix.shape)
     monotone = bool(np.all(np.diff(best) >= 0))
     depth = best[-1] / last_b if last_b else 1.0
-    if monotone and best[-1] > best[0]:
+    spread = float(np.mean(matrix.max(axis=1) - matrix.min(axis=1))) if last_b else 1.0
+    if spread < FLAT_ROWS:
+        order = (
+            f"Each layer of A is about as alike to every layer of B (its best and worst match "
+            f"differ by {spread:.2f} on average): B's layers look the same from A, so which "
+            "of them matches best says little"
+        )
+    elif monotone and best[-1] > best[0]:
         order = (
             f"The higher A's layer, the higher its best match in B (B's layer {best[0]} for "
             f"A's layer 0, {best[-1]} for A's last): the two models' layers line up in the "

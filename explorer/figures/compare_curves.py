@@ -17,12 +17,22 @@ LEGEND_GAP = 40
 """Pixels between the top of the plots and the legend's bottom: room for a subplot title."""
 
 
+CHANCE_NAME = "always the most common topic"
+"""Legend name of the probe's chance line."""
+
+
 def depth_curves_figure(
-    curves: pd.DataFrame, titles: Mapping[str, str], label_a: str, label_b: str
+    curves: pd.DataFrame,
+    titles: Mapping[str, str],
+    label_a: str,
+    label_b: str,
+    chance: float | None = None,
 ) -> go.Figure:
     """``curves`` (:func:`explorer.compare.depth_curves`: ``model``, ``layer``, ``depth``,
     ``measure``, ``value``) as one subplot per measure of ``titles`` (key → title, in order),
-    a line per model: A (``label_a``) solid, B dashed. ``ValueError`` on missing columns."""
+    a line per model: A (``label_a``) solid, B dashed; with ``chance`` (the share of the most
+    common topic), a dotted grey line at that accuracy in the ``probe`` subplot, so a probe
+    at or below it reads as one that found nothing. ``ValueError`` on missing columns."""
     missing = {"model", "layer", "depth", "measure", "value"} - set(curves.columns)
     if missing:
         raise ValueError(f"The curves lack the columns {', '.join(sorted(missing))}.")
@@ -49,6 +59,19 @@ def depth_curves_figure(
                     line={"color": COLOURS[name], "dash": DASHES[name]},
                     hovertemplate=f"{labels[name]}<br>layer %{{customdata}} "
                     "(depth %{x:.0%})<br>%{y:.3f}<extra></extra>",
+                ),
+                row=row,
+                col=col,
+            )
+        if key == "probe" and chance is not None:
+            figure.add_trace(
+                go.Scatter(
+                    x=[0.0, 1.0],
+                    y=[chance, chance],
+                    mode="lines",
+                    name=f"{CHANCE_NAME} ({chance:.2f})",
+                    line={"color": "#888888", "dash": "dot"},
+                    hovertemplate=f"{CHANCE_NAME}: %{{y:.2f}}<extra></extra>",
                 ),
                 row=row,
                 col=col,

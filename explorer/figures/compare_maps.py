@@ -98,7 +98,7 @@ def paired_maps_figure(
         height=520,
         # room above the subplot titles for plotly's toolbar, which covered B's on hover
         margin={"l": 10, "r": 10, "t": 64, "b": 10},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.08, "x": 0},
+        legend={"orientation": "h", "yanchor": "top", "y": -0.14, "x": 0},
     )
     return figure
 

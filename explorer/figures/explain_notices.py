@@ -167,16 +167,23 @@ def _intra_sentence(measures: pd.DataFrame) -> str:
     )
 
 
+def _mev_range(mev: pd.Series) -> str:
+    """``"highest 78% at layer 0, lowest 14% at layer 12"``: the range with its layers, so it
+    does not read as rising when it falls (``"14% to 78%"`` did)."""
+    if f"{mev.min():.0%}" == f"{mev.max():.0%}":
+        return f"{mev.min():.0%} in every layer"
+    highest, lowest = extremes(mev, as_percent=True)
+    return (
+        f"highest {mev.max():.0%} at {_layers(mev.index[highest])}, lowest {mev.min():.0%} at "
+        f"{_layers(mev.index[lowest])}"
+    )
+
+
 def _mev(measures: pd.DataFrame) -> str:
     mev = measures["mev_adjusted"]
     bound = REFERENCES["mev"].value
     above = int((mev > bound).sum())
-    spread = (
-        f"{mev.min():.0%} in every layer"
-        if f"{mev.min():.0%}" == f"{mev.max():.0%}"
-        else f"{mev.min():.0%} to {mev.max():.0%}"
-    )
-    sentence = f"Maximum explainable variance (adjusted): {spread}; "
+    sentence = f"Maximum explainable variance (adjusted): {_mev_range(mev)}; "
     if above:
         sentence += (
             f"above the paper's under-{bound:.0%} for BERT-base in {above} of {len(mev)} layers: "
@@ -260,7 +267,7 @@ def classic_table(measures: pd.DataFrame, senses: pd.DataFrame | None = None) ->
         "anisotropy": f"random tokens' mean cosine {cosine.min():.2f} to {cosine.max():.2f}",
         "self_similarity": f"adjusted {self_sim.iloc[min(1, last)]:.2f} at layer "
         f"{min(1, last)}, {self_sim.iloc[-1]:.2f} at layer {last}",
-        "mev": f"adjusted {mev.min():.0%} to {mev.max():.0%}",
+        "mev": f"adjusted: {_mev_range(mev)}",
     }
     names = {
         "anisotropy": "Anisotropy",

@@ -43,8 +43,11 @@ def figure_height(panels: int, scale: float = 1.0) -> int:
 
 def cell_text(value: float) -> str:
     """Two decimals without the leading zero (``0.81`` -> ``.81``, ``-0.02`` -> ``-.02``),
-    and ``1`` for 1.00 (the diagonal), so the numbers fit small cells."""
+    and ``1`` for 1.00 (the diagonal), so the numbers fit small cells; a value that rounds to
+    zero reads ``.00``, never ``-.00``."""
     text = f"{value:.2f}"
+    if text == "-0.00":
+        text = "0.00"
     if text == "1.00":
         return "1"
     return text.replace("0.", ".", 1) if text.lstrip("-").startswith("0.") else text
@@ -64,9 +67,13 @@ def similarity_heatmaps(
     The scale runs from the lowest off-diagonal similarity (or 0) to 1, so a pooling that
     makes every pair look alike shows up as one flat colour. ``scale`` enlarges the numbers in
     the cells, the fonts and the figure (presentation mode: Plotly does not scale pixel sizes
-    set in a figure with the page's root font).
+    set in a figure with the page's root font). Pooling names are HTML-escaped (Plotly would
+    read a model's ``<s>`` as a strikethrough tag).
     """
-    labels = dict(POOLING_LABELS if labels is None else labels)
+    labels = {
+        k: html.escape(v, quote=False)
+        for k, v in (POOLING_LABELS if labels is None else labels).items()
+    }
     names = list(matrices)
     n = len(sentences)
     ticks = [str(i + 1) for i in range(n)]
@@ -137,10 +144,11 @@ def agreement_figure(
     """Heatmap of the Spearman correlations between poolings (``k x k`` table); a ``nan``
     cell (a pooling that cannot rank the pairs) reads "cannot rank".
 
-    ``labels`` names the poolings (default :data:`explorer.pooling.POOLING_LABELS`).
+    ``labels`` names the poolings (default :data:`explorer.pooling.POOLING_LABELS`),
+    HTML-escaped for Plotly.
     """
     labels = dict(POOLING_LABELS if labels is None else labels)
-    names = [labels.get(str(name), str(name)) for name in table.index]
+    names = [html.escape(labels.get(str(name), str(name)), quote=False) for name in table.index]
     values = table.to_numpy(dtype=float)
     # no ρ for a pooling whose pairs all show the same value: it cannot rank them
     text = np.where(np.isnan(values), "cannot rank", np.char.mod("%.2f", np.nan_to_num(values)))

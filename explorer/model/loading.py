@@ -355,6 +355,8 @@ def random_weights(model: Model, seed: int = 0) -> Model:
     with torch.random.fork_rng(devices=[]):
         torch.manual_seed(seed)
         encoder = AutoModel.from_config(config, attn_implementation=config._attn_implementation)
+    if getattr(model.encoder, "pooler", False) is None:  # read through its masked-LM class
+        encoder.pooler = None  # nothing reads it; the twin counted 0.6 M more parameters
     # Its own tokenizer: a fast tokenizer's per-call settings (truncation, special-token
     # splitting) are shared state, guarded by each model's own lock.
     tokenizer = copy.deepcopy(model.tokenizer)

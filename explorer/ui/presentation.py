@@ -134,13 +134,17 @@ def table(
     width: str | int = "stretch",
     height: str | int = "auto",
     key: str | None = None,
+    placeholder: str | None = None,
     container=st,
 ) -> None:
     """``data`` as a table in ``container``: the interactive data grid (``st.dataframe`` with
     these arguments: sorting, column widths) normally; in presentation mode a static
     ``st.table`` that grows with the page's font and shows every row (``height`` is the grid's
     only), its columns titled and numbers formatted as ``column_config`` says (see
-    :func:`static_table`)."""
+    :func:`static_table`), a named index kept (Streamlit 1.67's ``st.table`` hides a
+    ``RangeIndex`` unless told, so "layer" 0..12 vanished). ``placeholder``: what a missing
+    value reads as in both (the grid otherwise paints a grey "None", the static table leaves
+    the cell empty)."""
     if not is_on():
         container.dataframe(
             data,
@@ -149,25 +153,31 @@ def table(
             hide_index=hide_index,
             column_config=column_config,
             key=key,
+            placeholder=placeholder,
         )
         return
-    container.table(static_table(data, column_config or {}), hide_index=hide_index, width=width)
+    if hide_index is None:  # the grid shows any index; st.table hides every RangeIndex
+        hide_index = isinstance(data.index, pd.RangeIndex) and data.index.name is None
+    styled = static_table(data, column_config or {}, missing=placeholder or "")
+    container.table(styled, hide_index=hide_index, width=width)
 
 
-def static_table(data: pd.DataFrame, column_config: Mapping[str, object]) -> Styler:
+def static_table(
+    data: pd.DataFrame, column_config: Mapping[str, object], missing: str = ""
+) -> Styler:
     """``data`` styled for ``st.table`` as ``column_config`` (``st.column_config`` values or
     plain titles, by column) has the grid show it: each column's title (``st.table`` shows
     the data's column names, not a Styler's), a number column's printf ``format``, a progress
-    column's bar (from ``min_value`` to ``max_value``), booleans as ticks, missing values
-    empty, other floats with up to 4 decimals. Every text, title and index value is escaped
-    (``st.table`` reads them as Markdown)."""
+    column's bar (from ``min_value`` to ``max_value``), booleans as ticks, missing values as
+    ``missing`` (empty unless given), other floats with up to 4 decimals. Every text, title
+    and index value is escaped (``st.table`` reads them as Markdown)."""
     titles, formats, bars = [], [], {}
     for column in data.columns:
         config = column_config.get(column)
         config = {"label": config} if isinstance(config, str) else dict(config or {})
         kind = dict(config.get("type_config") or {})
         titles.append(escape(str(config.get("label") or column)))
-        formats.append(_formatter(kind.get("format")))
+        formats.append(_formatter(kind.get("format"), escape(missing)))
         if kind.get("type") == "progress":
             bars[titles[-1]] = (kind.get("min_value"), kind.get("max_value"))
     frame = data.set_axis(titles, axis=1)
@@ -179,12 +189,13 @@ def static_table(data: pd.DataFrame, column_config: Mapping[str, object]) -> Sty
     return styled
 
 
-def _formatter(printf: str | None):
-    """How a grid column's cells read as text (see :func:`static_table`)."""
+def _formatter(printf: str | None, missing: str = ""):
+    """How a grid column's cells read as text (see :func:`static_table`); a missing value
+    reads ``missing``."""
 
     def shown(value) -> str:
         if value is None or (pd.api.types.is_scalar(value) and pd.isna(value)):
-            return ""
+            return missing
         if isinstance(value, bool | np.bool_):
             return "✓" if value else ""
         if isinstance(value, int | float | np.number):

@@ -110,3 +110,48 @@ def test_a_session_keeps_no_analysis_the_cache_let_go(page):
     alive = [o for o in gc.get_objects() if isinstance(o, attention_heads.Analysis)]
     assert alive == [], f"{len(alive)} analyses outlive the cache while the session is open"
     assert at.selectbox(key="attention.focus").options[0] == "every token"
+
+
+def _head_tables(at) -> list:
+    """The static tables of head statistics (presentation mode), titled as a reader sees them."""
+    frames = [t.value.rename(columns=plain) for t in at.table]
+    return [frame for frame in frames if "on [SEP]" in frame.columns]
+
+
+@pytest.mark.slow
+def test_presentation_mode_lists_the_top_heads_and_folds_the_rest(fresh_app):
+    # A projector showed all 72 heads (144 for BERT-base) over several screens: presentation
+    # mode lists the top of the table's sort and says where the others are.
+    from explorer.ui.attention_heads._heads import PRESENT_HEADS
+    from explorer.ui.presentation import KEY
+
+    at = fresh_app
+    at.query_params[KEY] = "true"
+    at.run()
+    at.switch_page("pages/attention.py").run()
+    _ok(at)
+    top, every = _head_tables(at)
+    statistic = at.selectbox(key="attention.filter").value
+    assert len(top) == PRESENT_HEADS and len(every) == 6 * 12
+    assert every[statistic].is_monotonic_decreasing
+    assert top.equals(every.head(PRESENT_HEADS))
+    (folded,) = [e for e in at.expander if e.label == "All 72 heads"]
+    assert not folded.proto.expanded
+    said = plain(next(c.value for c in at.caption if "The top" in plain(c.value)))
+    assert f"top {PRESENT_HEADS} of all 72 heads, by {statistic}" in said
+    assert f"the other {72 - PRESENT_HEADS} are under 'All 72 heads'" in said
+
+    floor = float(every[statistic].iloc[19])
+    at.slider(key="attention.floor").set_value(floor).run()
+    _ok(at)
+    kept = int((every[statistic] >= floor).sum())
+    top, every_kept = _head_tables(at)
+    assert len(top) == PRESENT_HEADS and len(every_kept) == kept > PRESENT_HEADS
+    said = plain(next(c.value for c in at.caption if "The top" in plain(c.value)))
+    assert f"of the {kept} heads (of 72) the filter keeps" in said
+
+    at.slider(key="attention.floor").set_value(float(every[statistic].iloc[3])).run()
+    _ok(at)  # four heads pass the filter: all of them listed, nothing folded
+    (few,) = _head_tables(at)
+    assert len(few) == (every[statistic] >= every[statistic].iloc[3]).sum() < PRESENT_HEADS
+    assert not [e for e in at.expander if e.label.endswith(" heads")]

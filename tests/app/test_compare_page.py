@@ -67,6 +67,9 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_tokenizer
     assert "Model B uses model A's tokenizer" in _texts(at)
     table = at.dataframe[0].value
     assert table["words"].iloc[0] == table["words"].iloc[1]  # the same tokenizer
+    best = next(d for d in at.dataframe if "B's best layer" in d.value.columns)
+    # every CKA with three decimals (0.400 beside 0.383, not 0.4)
+    assert json.loads(best.proto.columns)["CKA"]["type_config"]["format"] == "%.3f"
     code = [c.value for c in at.code]
     assert any("AutoModel.from_config" in c for c in code)
     random_agreement = _agreement(at)
@@ -79,7 +82,9 @@ def test_opens_against_random_weights_then_changes_model_b(page, other_tokenizer
     assert tables["compare.followed"].count("<tr>") == 1 + 10  # its 10 neighbours, A and B
     assert "the text the models disagree about most" in _texts(at)
     traces = _curves(at)
-    assert len(traces) == 8  # four measures, A and B each
+    assert len(traces) == 8 + 1  # four measures, A and B each, and the probe's chance line
+    assert traces[-1]["name"].startswith("always the most common topic")
+    assert f"dotted grey, {traces[-1]['y'][0]:.2f}: always guessing" in _texts(at)
     assert [t["line"]["dash"] for t in traces[:2]] == ["solid", "dash"]
     assert "The sense gap peaks for all-MiniLM-L6-v2" in _texts(at)
     assert any("depth_curves(model_a, model_b" in c and "random_weights" in c for c in code)

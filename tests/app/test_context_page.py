@@ -96,6 +96,17 @@ def test_pairs_from_one_sentence_are_flagged(page):
     notice = plain(at.info[0].value)
     assert "from one sentence score" in notice and "share all their context" in notice
     assert any("'river | " in plain(i.value) for i in at.info)
+    assert any("Dotted lines are pairs from one sentence" in plain(c.value) for c in at.caption)
+
+
+def test_dotted_lines_are_explained_only_when_there_are_some(page):
+    # The default sentences hold one "bank" each: no pair from one sentence, no dotted line,
+    # and the caption under the chart used to explain dotted lines all the same.
+    at = page("context")
+    assert "same sentence" not in set(at.dataframe[0].value["Kind"])
+    assert all(t.get("line", {}).get("dash") != "dot" for t in _by_layer(at))
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "The dashed line is the mean cosine" in captions and "Dotted lines" not in captions
 
 
 def test_senses_of_user_lines_are_read_before_a_bar_or_a_tab(page):

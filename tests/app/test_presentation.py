@@ -164,3 +164,26 @@ def test_every_table_is_drawn_through_presentation_table():
         if re.search(r"\.(dataframe|data_editor)\(", line)
     ]
     assert direct == []
+
+
+def _two_tables():
+    import pandas as pd
+    import streamlit as st
+
+    from explorer.ui import presentation
+
+    st.session_state[presentation.KEY] = True
+    presentation.table(pd.DataFrame({"mev": [0.9, 0.8]}, index=pd.RangeIndex(2, name="layer")))
+    presentation.table(pd.DataFrame({"mev": [0.9, 0.8]}))
+
+
+def test_a_static_table_keeps_a_named_index_as_the_grid_does():
+    # How contextual?'s one-word table is indexed by "layer" 0..12: the grid shows it, and
+    # st.table (Streamlit 1.67) hid every RangeIndex, so the rows lost their layer.
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_two_tables, default_timeout=60).run()
+    assert not at.exception, [e.message for e in at.exception]
+    named, unnamed = at.table
+    assert named.value.index.name == "layer" and named.proto.hide_index is False
+    assert unnamed.proto.hide_index is True  # 0, 1, ... of a frame without an index: left out

@@ -250,6 +250,16 @@ def test_pasted_lines_carry_labels_before_a_tab(page):
     assert sorted(_legend(_figures(at)[0])) == ["money", "river"]
 
 
+def _in_order(node):
+    """The elements under ``node`` in the order the page shows them."""
+    children = getattr(node, "children", None)
+    if children is None:
+        yield node
+        return
+    for index in sorted(children):
+        yield from _in_order(children[index])
+
+
 def test_layers_in_motion_custom_axes_and_named_clusters(page, tmp_path):
     at = page("projections")
     at.radio(key="projections.view").set_value("motion").run()
@@ -258,7 +268,14 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page, tmp_path):
         next(c for c in at.get("plotly_chart") if c.key == "projections.motion").proto.spec
     )
     assert len(motion["frames"]) == 7  # layers 0..6 of the bundled model
-    assert any("What to notice" in m.value for m in at.markdown)
+    # What to notice is in the notice box above the chart, as in the other views (it was bold
+    # text under the chart).
+    order = list(_in_order(at.main))
+    chart = next(i for i, e in enumerate(order) if getattr(e, "key", None) == "projections.motion")
+    notices = {id(i) for i in at.info if "5 nearest neighbours" in plain(i.value)}
+    found = [i for i, e in enumerate(order) if id(e) in notices]
+    assert len(found) == 1 and found[0] < chart
+    assert not any("What to notice" in m.value for m in at.markdown)
     at.radio(key="projections.view").set_value("axes").run()
     _ok(at)
     axes = json.loads(

@@ -120,3 +120,18 @@ def test_bad_input_gets_messages_and_a_new_query_new_results(page):
     _ok(at)
     # The shared text-source picker lets the person choose the text column of any CSV.
     assert at.selectbox(key="similarity.corpus.text_column").options == ["a", "b"]
+
+
+def test_the_heatmaps_name_the_models_own_first_token(page, tiny_roberta_path, monkeypatch):
+    # all-mpnet-base-v2's notice said "Under <s> token" above heatmaps titled "[CLS] token".
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("similarity")
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    _ok(at)
+    heatmaps, agreement = _figures(at)
+    titles = [plain(a["text"]) for a in heatmaps["layout"]["annotations"]]
+    assert titles[0] == "<s> token" and not any("[CLS]" in t for t in titles)
+    assert [plain(name) for name in agreement["data"][0]["x"]][0] == "<s> token"
+    assert plain(at.info[0].value).startswith("Under <s> token")

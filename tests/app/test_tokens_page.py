@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pandas as pd
 import pytest
 
 from explorer.model import DEFAULT_MODEL
@@ -123,3 +124,48 @@ def test_ids_can_be_hidden_and_the_table_fits_its_rows(page):
     at.text_area(key="tokens.text").input(text).run()
     frame = at.dataframe[0]
     assert len(frame.value) == 42  # the height (set by the page) fits up to LONG rows
+
+
+def _shown_cells(table) -> pd.DataFrame:
+    """A static table's cells as ``st.table`` draws them: the Styler's display values."""
+    import pyarrow as pa
+
+    values = table.proto.arrow_data.styler.display_values
+    return pa.ipc.open_stream(values).read_pandas()
+
+
+def test_special_tokens_word_cell_shows_a_mark_not_none(page):
+    # The grid paints a missing number as a grey "None" (Streamlit 1.67's default placeholder):
+    # a first-time reader took it for a word called None. Both modes show the same mark.
+    from explorer.ui.presentation import KEY
+    from explorer.ui.word_pieces._sections import COLUMNS, NO_WORD
+
+    at = page("tokens")
+    (grid,) = at.dataframe
+    special = grid.value["special"].to_numpy(bool)
+    assert special.any() and grid.value["word_id"][special].isna().all()
+    assert grid.value["word_id"][~special].notna().all()
+    assert grid.proto.placeholder == NO_WORD and NO_WORD.strip() and NO_WORD != "None"
+    assert NO_WORD in COLUMNS["word_id"]["help"] and "no word" in COLUMNS["word_id"]["help"]
+
+    at.sidebar.toggle(key=KEY).set_value(True).run()
+    assert not at.exception, [e.message for e in at.exception]
+    (table,) = at.table
+    cells = _shown_cells(table)
+    words = cells.iloc[:, list(table.value.columns).index("word")]
+    assert (words[special] == NO_WORD).all()
+    assert words[~special].str.fullmatch(r"\d+").all()
+
+
+def test_the_introduction_names_the_models_own_special_tokens(page, tiny_roberta_path, monkeypatch):
+    # all-mpnet-base-v2 adds <s> and </s>; the introduction spoke of [CLS] and [SEP].
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("tokens")
+    assert "`[CLS]` and `[SEP]`" in at.markdown[0].value
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    assert not at.exception, [e.message for e in at.exception]
+    intro = next(m.value for m in at.markdown if "special tokens such as" in m.value)
+    assert "`<s>` and `</s>`" in intro and "[CLS]" not in intro
+    assert _table(at)["token"].iloc[0] == "<s>"

@@ -61,8 +61,9 @@ def curves_section(pair: Pair) -> None:
         messages.error(error)
         return
     messages.info(depth_notice(curves, pair.a.label, pair.b.label))
+    chance = float(topics["topic"].value_counts(normalize=True).max())
     st.plotly_chart(
-        depth_curves_figure(curves, MEASURES, pair.a.label, pair.b.label),
+        depth_curves_figure(curves, MEASURES, pair.a.label, pair.b.label, chance),
         width="stretch",
         key="compare.curves",
     )
@@ -72,7 +73,10 @@ def curves_section(pair: Pair) -> None:
         "cosine of a word's same-sense pairs minus its different-sense pairs (Word in context), "
         "all words' pairs pooled. Self-similarity and the anisotropy baseline (How contextual?): "
         "a word's vectors across sentences, and random tokens of different sentences. Probe "
-        "accuracy: a cross-validated linear probe of the topic (Which layer?), mean pooling."
+        "accuracy: a cross-validated linear probe of the topic (Which layer?), mean pooling; "
+        f"dotted grey, {chance:.2f}: always guessing the most common of the "
+        f"{len(topics):,} texts' topics. A probe at or below that line found no topic in the "
+        "vectors."
     )
     show_code(
         depth_curves_snippet(

@@ -190,6 +190,7 @@ def layers_section(pair: Pair, texts: tuple[str, ...]) -> None:
         hide_index=True,
         width="content",
         key="compare.best",
+        column_config={"CKA": st.column_config.NumberColumn("CKA", format="%.3f")},
     )
     dropped = alignment.note()
     from explorer.compare import specials_left_out

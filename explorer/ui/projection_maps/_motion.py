@@ -92,8 +92,8 @@ def motion(
         legend_title=legend_title,
         axes=(f"{maps.LABELS[params.method]} 1", f"{maps.LABELS[params.method]} 2"),
     )
+    messages.info(_notice(points, labels, rows))  # above the chart, as the other views
     st.plotly_chart(figure, key="projections.motion", width="stretch")
-    st.markdown(_notice(points, labels, rows))
     st.caption(
         "Press play or drag the layer slider. The frames share one set of axes (PCA fitted on "
         "all layers together, UMAP laid out for all layers at once, or t-SNE started from the "

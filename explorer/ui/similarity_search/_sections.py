@@ -4,7 +4,7 @@ renders numbers the page computed with :mod:`explorer.similarity`."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import pandas as pd
 import streamlit as st
@@ -21,15 +21,25 @@ from explorer.ui.similarity_search._store import show_results
 from explorer.ui.widgets import csv_download, option_labels, vector_downloads
 
 
-def comparison(corpus, matrices, agreement, sentences: Sequence[str], poolings, layers) -> None:
+def comparison(
+    corpus,
+    matrices,
+    agreement,
+    sentences: Sequence[str],
+    poolings,
+    layers,
+    labels: Mapping[str, str] = POOLING_LABELS,
+) -> None:
     """The cosine ``matrices`` of ``sentences`` under each of ``poolings`` as heatmaps, the
     Spearman ``agreement`` of the poolings (two or more), and the vectors of one pooling to
-    download (from ``corpus``, :class:`explorer.CorpusEmbeddings`, under ``layers``)."""
+    download (from ``corpus``, :class:`explorer.CorpusEmbeddings`, under ``layers``). The
+    figures name the poolings by ``labels`` (:func:`explorer.pooling.pooling_labels` of the
+    model: "<s> token" for a model whose first token is ``<s>``, as the notice says)."""
     st.plotly_chart(
         similarity_heatmaps(
             matrices,
             sentences,
-            POOLING_LABELS,
+            labels,
             title=f"Cosine similarity of every pair of sentences · {layers_label(layers)}",
             scale=presentation.scale(),
         ),
@@ -41,7 +51,7 @@ def comparison(corpus, matrices, agreement, sentences: Sequence[str], poolings, 
     if len(poolings) > 1:
         plot, note = st.columns([3, 2])
         plot.plotly_chart(
-            agreement_figure(agreement, POOLING_LABELS), width="stretch", key="similarity.rho"
+            agreement_figure(agreement, labels), width="stretch", key="similarity.rho"
         )
         note.markdown(
             "**Reading it.** ρ near 1: the two poolings put the pairs in nearly the same "
@@ -53,7 +63,7 @@ def comparison(corpus, matrices, agreement, sentences: Sequence[str], poolings, 
     download_pooling = downloads[0].selectbox(
         "Vectors to download",
         tuple(poolings),
-        format_func=POOLING_LABELS.get,
+        format_func=labels.get,
         key="similarity.download_pooling",
     )
     vectors = corpus.sentence(download_pooling, layers)

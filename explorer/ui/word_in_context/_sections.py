@@ -99,9 +99,14 @@ def pair_charts(
         f"Heatmap colours span the values shown: read the numbers. The dashed line is the mean "
         f"cosine of {context.describe_baseline_pairs(tokens)} of tokens of these "
         "sentences (special tokens left out): what two unrelated tokens score at that layer. A "
-        "pair is only telling by how far it sits above that line. Dotted lines are pairs from "
-        "one sentence: they score high whatever the senses, because both occurrences see the "
-        "same words around them and attention mixes those same words into both vectors."
+        "pair is only telling by how far it sits above that line."
+        + (
+            " Dotted lines are pairs from one sentence: they score high whatever the senses, "
+            "because both occurrences see the same words around them and attention mixes those "
+            "same words into both vectors."
+            if "same sentence" in kinds
+            else ""
+        )
     )
 
 

@@ -9,6 +9,10 @@ from explorer.figures.tokens import tokens_table
 from explorer.model import Tokenization
 from explorer.ui import presentation
 
+NO_WORD = "—"
+"""What the word column reads for a special token ([CLS], [SEP], <s>, ...), which belongs to no
+word of the text (the data grid would otherwise paint a grey "None")."""
+
 COLUMNS = {
     "position": st.column_config.NumberColumn("#", help="Position in the model input"),
     "token": st.column_config.TextColumn("token", help="The vocabulary entry"),
@@ -23,7 +27,9 @@ COLUMNS = {
     "start": st.column_config.NumberColumn("start", help="First character (offset)"),
     "end": st.column_config.NumberColumn("end", help="One past the last character"),
     "word_id": st.column_config.NumberColumn(
-        "word", help="Which word of its sentence the token belongs to (None: special token)"
+        "word",
+        help=f"Which word of its sentence the token belongs to, counted from 0 ({NO_WORD}: a "
+        "special token, which belongs to no word)",
     ),
     "special": st.column_config.CheckboxColumn("special", help="[CLS], [SEP], ... added"),
     "subword": st.column_config.CheckboxColumn(
@@ -80,5 +86,6 @@ def token_table(tokenization: Tokenization, rows: int) -> None:
         width="stretch",
         hide_index=True,
         column_config=COLUMNS,
+        placeholder=NO_WORD,
         height="content" if len(tokenization) <= rows else 38 + 35 * rows,
     )
