@@ -17,7 +17,8 @@ placed); ``streamlit run app.py`` serves it
 3. **click**: a drawn point (one with no other within 6 pixels, so that each click names a
    new row) clicked until its panel ("Nearest texts in the full space", over every row of
    the store) is shown, median of :data:`CLICKS` points clicked one after another; a panel
-   not shown within :data:`LOST_AFTER_S` counts as a lost click;
+   not shown within :data:`LOST_AFTER_S` counts as a lost click; then the milliseconds the
+   page took to draw the last click's star and rings;
 4. **bytes**: what the page received (Chromium's DevTools protocol: websocket frames and HTTP
    responses, plotly.js included) from opening the app to the first draw, and for a rerun
    with nothing changed and a colour switch;
@@ -158,6 +159,9 @@ def session(stack, browser, url: str, results: dict, name: str, full: bool, shot
         print(f"clicks {clicks}", flush=True)
         results["click s"] = [round(c, 3) for c in clicks if c is not None]
         results["clicks lost"] = clicks.count(None)
+        wait_until_idle(page)  # the last click's star and rings drawn: the page's milliseconds
+        results["marks drawn ms"] = int(everyrow.frame(page).locator("#map").get_attribute(
+            "data-draw-ms"))  # fmt: skip
         page.screenshot(path=str(shots / "everyrow-panel.png"))
         received.reset()
         rerun(page)

@@ -52,9 +52,9 @@ ISOLATED = """(plot, count) => {
 
 STAR = """plot => {
     // Where the inspected point's star is (the marks' first), in the frame's pixels, or null.
-    const d = plot._fullData[2], L = plot._fullLayout;
-    return d.x.length ? {x: L._size.l + L.xaxis.d2p(d.x[0]), y: L._size.t + L.yaxis.d2p(d.y[0]),
-                         map: [d.x[0], d.y[0]]} : null;
+    const s = (plot.layout.shapes || [])[0], L = plot._fullLayout;
+    return s ? {x: L._size.l + L.xaxis.d2p(s.xanchor), y: L._size.t + L.yaxis.d2p(s.yanchor),
+                map: [s.xanchor, s.yanchor]} : null;
 }"""
 
 ZOOM = """async (plot, share) => {
