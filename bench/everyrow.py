@@ -14,8 +14,11 @@ placed); ``streamlit run app.py`` serves it
    draw order, the density grid and the colours) and a second one (cached);
 2. **zoom**: the middle half, then the middle tenth of each axis (every point in view drawn),
    then back out: each until the points are drawn again (measured in the page);
-3. **click**: a drawn point clicked until its panel ("Nearest texts in the full space", over
-   every row of the store) is shown, median of 3 points;
+3. **click**: a drawn point (one with no other within 6 pixels, so that each click names a
+   new row) clicked until its panel ("Nearest texts in the full space", over every row of
+   the store) is shown, median of :data:`CLICKS` points clicked one after another; a panel
+   not shown within :data:`LOST_AFTER_S` counts as a lost click; then the milliseconds the
+   page took to draw the last click's star and rings;
 4. **bytes**: what the page received (Chromium's DevTools protocol: websocket frames and HTTP
    responses, plotly.js included) from opening the app to the first draw, and for a rerun
    with nothing changed and a colour switch;
@@ -58,6 +61,8 @@ from harness.widgets import widget
 TARGETS = {"first": 10.0, "zoom": 1.0, "click": 0.5, "mb": 25.0, "gb": 1.5, "second": 4.0}
 """Issue 38's targets: seconds to the first draw (1,000,000 rows), a zoom, a click to its panel;
 megabytes the page receives; the server's gigabytes with 4 sessions; the first draw at 250,000."""
+CLICKS = 5
+LOST_AFTER_S = 20.0
 FIT_SAMPLE = 100_000
 CLUSTERS = 20
 MB = 2**20
@@ -94,18 +99,24 @@ PANEL_TEXT = """panel => {
 }"""
 
 
-def click_to_panel(page, j: int) -> float:
-    """Seconds from clicking the ``j``-th drawn point to its panel shown."""
+def click_to_panel(page, point: dict) -> float | None:
+    """Seconds from clicking ``point`` (:func:`harness.everyrow.isolated_points`) to a new
+    panel shown, or ``None`` when none came within :data:`LOST_AFTER_S` (a lost click)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
+
     before = page.evaluate(PANEL_TEXT, everyrow.PANEL)
-    x, y = everyrow.point_at(page, j)  # found before the clock starts
     started = time.monotonic()
-    page.mouse.click(x, y)
-    page.wait_for_function(
-        f"([panel, before]) => ({PANEL_TEXT})(panel) !== before && ({PANEL_TEXT})(panel) !== ''",
-        arg=[everyrow.PANEL, before],
-        polling=20,
-        timeout=120_000,
-    )
+    page.mouse.click(point["x"], point["y"])
+    try:
+        page.wait_for_function(
+            f"([panel, before]) => ({PANEL_TEXT})(panel) !== before "
+            f"&& ({PANEL_TEXT})(panel) !== ''",
+            arg=[everyrow.PANEL, before],
+            polling=20,
+            timeout=LOST_AFTER_S * 1000,
+        )
+    except PlaywrightTimeoutError:
+        return None
     return time.monotonic() - started
 
 
@@ -144,9 +155,13 @@ def session(stack, browser, url: str, results: dict, name: str, full: bool, shot
         )
         results["zoom out s"] = round(out / 1000, 3)
         print(f"zooms {results['zoom s']} s, refined {results['zoom refined s']} s", flush=True)
-        clicks = [click_to_panel(page, j) for j in (0, 1, 2)]
+        clicks = [click_to_panel(page, p) for p in everyrow.isolated_points(page, CLICKS)]
         print(f"clicks {clicks}", flush=True)
-        results["click s"] = [round(c, 3) for c in clicks]
+        results["click s"] = [round(c, 3) for c in clicks if c is not None]
+        results["clicks lost"] = clicks.count(None)
+        wait_until_idle(page)  # the last click's star and rings drawn: the page's milliseconds
+        results["marks drawn ms"] = int(everyrow.frame(page).locator("#map").get_attribute(
+            "data-draw-ms"))  # fmt: skip
         page.screenshot(path=str(shots / "everyrow-panel.png"))
         received.reset()
         rerun(page)
@@ -157,7 +172,7 @@ def session(stack, browser, url: str, results: dict, name: str, full: bool, shot
         wait_until_idle(page)
         results["colour switch MB"] = received.total / MB
     else:
-        click_to_panel(page, 0)
+        results[f"{name} click s"] = click_to_panel(page, everyrow.isolated_points(page, 1)[0])
 
 
 def today(browser, url: str, results: dict) -> None:
@@ -253,7 +268,8 @@ def report(results: dict) -> None:
         ("first draw, first session (s)", results.get("first session first draw s"), "first"),
         ("first draw, second session (s)", results.get("second session first draw s"), "first"),
         ("zoom 1/2, 1/5 (s)", results.get("zoom s"), "zoom"),
-        ("click to panel, median (s)", statistics.median(c for c in clicks if c), "click"),
+        ("click to panel, median (s)", statistics.median(c for c in clicks if c) if any(clicks)
+         else None, "click"),
         ("MB to first draw", results.get("first session MB to first draw"), "mb"),
         ("server GB", server, "gb"),
         ("first draw at the second size (s)", second, "second"),
@@ -269,7 +285,8 @@ def rows_of(results: dict) -> list[Row]:
     """The table rows of :func:`measure`'s results against :data:`TARGETS`."""
     first = results["first session first draw s"]
     zooms = results["zoom s"]
-    click = statistics.median(results["click s"])
+    click = statistics.median(results["click s"]) if results["click s"] else float("inf")
+    lost = results.get("clicks lost", 0)  # a lost click misses the target whatever the rest
     received = results["first session MB to first draw"]
     server = next(v for k, v in results.items() if k.startswith("server GB"))
     second = next((v for k, v in results.items() if k.startswith("first draw s at")), None)
@@ -278,8 +295,9 @@ def rows_of(results: dict) -> list[Row]:
             f"{first:.1f} s", "<= 10 s", first <= TARGETS["first"], first),
         Row("a zoom (to 1/2, then 1/5 of each axis)", " / ".join(f"{z:.2f} s" for z in zooms),
             "<= 1 s", max(zooms) <= TARGETS["zoom"], max(zooms)),
-        Row("a click to its panel (median of 3)", f"{click:.2f} s", "<= 0.5 s",
-            click <= TARGETS["click"], click),
+        Row(f"a click to its panel (median of {len(results['click s'])}; "
+            f"{lost} lost)", f"{click:.2f} s", "<= 0.5 s",
+            click <= TARGETS["click"] and not lost, click),
         Row("MB the page receives (app, plotly.js, map)", f"{received:.1f} MB", "<= 25 MB",
             received <= TARGETS["mb"], received),
         Row("server memory, sessions viewing it", f"{server:.2f} GB", "<= 1.5 GB",

@@ -26,6 +26,37 @@ POINT_PIXEL = """(plot, j) => {
     return null;
 }"""
 
+ISOLATED = """(plot, count) => {
+    // The first `count` drawn points inside the middle 70 % of the plot area with no other
+    // drawn point within 6 pixels: where they are in the frame's pixels, and their map
+    // coordinates (float32, as the page holds them).
+    const d = plot._fullData[1], L = plot._fullLayout, w = L._size.w, h = L._size.h;
+    const px = Array.from(d.x, v => L.xaxis.d2p(v)), py = Array.from(d.y, v => L.yaxis.d2p(v));
+    const cells = new Map(), cell = (x, y) => Math.floor(x / 6) + "," + Math.floor(y / 6);
+    px.forEach((x, i) => { const c = cell(x, py[i]); cells.set(c, [...(cells.get(c) || []), i]); });
+    const alone = i => {
+        for (let a = -6; a <= 6; a += 6) for (let b = -6; b <= 6; b += 6)
+            for (const o of cells.get(cell(px[i] + a, py[i] + b)) || [])
+                if (o !== i && Math.hypot(px[o] - px[i], py[o] - py[i]) < 6) return false;
+        return true;
+    };
+    const found = [];
+    for (let i = 0; i < px.length && found.length < count; i++) {
+        if (px[i] > 0.15 * w && px[i] < 0.85 * w && py[i] > 0.15 * h && py[i] < 0.85 * h
+            && alone(i)) {
+            found.push({x: L._size.l + px[i], y: L._size.t + py[i], map: [d.x[i], d.y[i]]});
+        }
+    }
+    return found;
+}"""
+
+STAR = """plot => {
+    // Where the inspected point's star is (the marks' first), in the frame's pixels, or null.
+    const s = (plot.layout.shapes || [])[0], L = plot._fullLayout;
+    return s ? {x: L._size.l + L.xaxis.d2p(s.xanchor), y: L._size.t + L.yaxis.d2p(s.yanchor),
+                map: [s.xanchor, s.yanchor]} : null;
+}"""
+
 ZOOM = """async (plot, share) => {
     // Zoom on the middle `share` of each axis: the milliseconds until the view is drawn at its
     // new range (the points drawn so far), then until the points of the view are drawn in.
@@ -96,6 +127,25 @@ def point_at(page, j: int = 0) -> tuple[float, float]:
     box = element.bounding_box()
     pixel = frame(page).locator("#map").evaluate(POINT_PIXEL, j)
     return box["x"] + pixel["x"], box["y"] + pixel["y"]
+
+
+def isolated_points(page, count: int) -> list[dict]:
+    """Up to ``count`` drawn points with no other within 6 pixels: ``{"x", "y"}`` where they
+    are on the page (the map scrolled into view) and ``"map"``, their map coordinates."""
+    return _on_page(page, frame(page).locator("#map").evaluate(ISOLATED, count))
+
+
+def star(page) -> dict | None:
+    """The inspected point's star as :func:`isolated_points` gives a point, or ``None``."""
+    found = frame(page).locator("#map").evaluate(STAR)
+    return _on_page(page, [found])[0] if found else None
+
+
+def _on_page(page, points: list[dict]) -> list[dict]:
+    element = page.locator(FRAME).first
+    element.scroll_into_view_if_needed()
+    box = element.bounding_box()
+    return [{**p, "x": box["x"] + p["x"], "y": box["y"] + p["y"]} for p in points]
 
 
 def click_point(page, j: int = 0) -> None:

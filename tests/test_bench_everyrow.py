@@ -18,5 +18,7 @@ def test_rows_compare_each_figure_with_its_target():
     rows = rows_of(results)
     assert [row.met for row in rows] == [True, False, True, True, True, False]
     assert rows[2].value == 0.4 and "1,000,000-row" in rows[0].measure
+    results["clicks lost"] = 1  # a panel that never came: the click misses its target
+    assert [row.met for row in rows_of(results)][2] is False
     del results["first draw s at 250,000 rows"]
     assert len(rows_of(results)) == 5

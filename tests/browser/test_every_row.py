@@ -15,7 +15,7 @@ from bench.store import synthetic_store
 from harness import everyrow
 from harness.browser import open_tab
 from harness.network import Received
-from harness.visits import SIDEBAR_LINK, wait_until_idle
+from harness.visits import SIDEBAR_LINK, wait_for_run, wait_until_idle, watch_runs
 from harness.widgets import widget
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -151,4 +151,58 @@ def test_a_box_selection_counts_every_row_inside_and_downloads_them(
         assert frame["row"].tolist() == stored[inside].tolist()
         np.testing.assert_allclose(frame[["x", "y"]].to_numpy(), coords[inside], rtol=1e-5)
         assert {"text", "label"} <= set(frame.columns)
+        assert not tab.console_errors or all("404" in e for e in tab.console_errors)
+
+
+def test_every_click_gets_the_panel_of_the_point_clicked(browser, saved_url, saved_store):
+    """Clicks in quick succession: each right after the mouse rested on the previous point
+    (its star), one on the star itself after the mouse rested elsewhere, and three without
+    waiting; each panel names the store row of the point under the mouse. Plotly reports a
+    click's points from its last hover, throttled to one each 50 ms: the old page sent the
+    point the mouse had rested on, or nothing."""
+    import numpy as np
+
+    from explorer import VectorChoice, open_corpus
+
+    corpus = open_corpus(saved_store)
+    coords, rows = corpus.projection("pca", VectorChoice("mean", "last"))
+    coords = np.asarray(coords, dtype=np.float32)
+    stored = np.arange(len(coords)) if rows is None else np.asarray(rows)
+
+    def row_at(point: dict) -> int:
+        found = np.flatnonzero((coords == np.float32(point["map"])).all(axis=1))
+        assert len(found) == 1, point  # an isolated point: one row there
+        return int(stored[found[0]])
+
+    def panel_names(point: dict) -> None:
+        page.get_by_text(f" to row {row_at(point):,}:").wait_for(timeout=20_000)
+
+    with open_tab(browser) as tab:
+        page = tab.page
+        page.set_default_timeout(180_000)
+        everyrow.open_saved_corpus(page, saved_url)
+        everyrow.choose_saved(page, store=STORE)
+        wait_until_idle(page)
+        points = everyrow.isolated_points(page, 4)
+        assert len(points) == 4
+        page.mouse.click(points[0]["x"], points[0]["y"])
+        panel_names(points[0])
+        for before, point in zip(points, points[1:], strict=False):
+            page.mouse.move(before["x"], before["y"])  # on the previous star
+            page.mouse.click(point["x"], point["y"])
+            panel_names(point)
+
+        star = everyrow.star(page)
+        assert star["map"] == points[-1]["map"]
+        watch_runs(page)
+        page.mouse.move(points[0]["x"], points[0]["y"])
+        page.mouse.click(star["x"], star["y"])
+        wait_for_run(page)  # the click was sent and answered
+        panel_names(points[-1])
+
+        for point in points[:3]:
+            page.mouse.click(point["x"], point["y"])
+        panel_names(points[2])
+        wait_until_idle(page)
+        panel_names(points[2])  # no later answer to an earlier click took its place
         assert not tab.console_errors or all("404" in e for e in tab.console_errors)
