@@ -33,8 +33,12 @@ charts, hover labels). Streamlit's own markup has none of them."""
 def widget(page: Page, key: str) -> Locator:
     """The element of the widget (or keyed element) ``key``: Streamlit gives it the class
     ``st-key-<key>``, every character but letters, digits, ``_`` and ``-`` made ``-``."""
-    css_class = "st-key-" + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
-    return page.locator(f'[data-testid="stApp"] .{css_class}').first
+    return page.locator(_selector(key)).first
+
+
+def _selector(key: str) -> str:
+    """The CSS selector of the widget ``key`` (:func:`widget`)."""
+    return '[data-testid="stApp"] .st-key-' + re.sub(r"[^a-zA-Z0-9_-]", "-", key.strip())
 
 
 def injected_markup(page: Page) -> list[str]:
@@ -72,8 +76,43 @@ def metrics(page: Page) -> dict[str, str]:
     )
 
 
+UNFOLDED = """selector => {
+    const element = document.querySelector(selector);
+    if (!element) return false;
+    for (let box = element.closest('details'); box; box = box.parentElement.closest('details')) {
+        if (!box.open || box.style.height || box.getAnimations().length) return false;
+    }
+    return true;
+}"""
+"""Whether the element ``selector`` is there with every expander around it (its own
+``<details>`` for an expander's key) open and still: Streamlit 1.67 animates an
+expander's height (500 ms, inline ``height`` and ``overflow: hidden`` on its ``<details>``, both
+cleared at the end, and again when its content grows). While it runs, Playwright reaches a widget
+below the visible part by scrolling the clipped ``<details>`` itself, and the growing box scrolls
+back under the pointer: a click's mousedown and mouseup land on different options and it chooses
+none (the saved-corpus flake of tests/browser/test_cut_labels.py, seen under load)."""
+
+
+def wait_until_unfolded(page: Page, key: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """Wait until every expander around the widget ``key`` is open and no longer moving
+    (:data:`UNFOLDED`); at once for a widget outside any expander."""
+    page.wait_for_function(UNFOLDED, arg=_selector(key), timeout=timeout_s * 1000, polling=100)
+
+
+def open_expander(page: Page, key: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
+    """Open the expander ``key`` (``st.expander(..., key=key)``) by its summary unless it is
+    open, then wait until it has stopped growing (:func:`wait_until_unfolded`)."""
+    details = widget(page, key).locator("details").first
+    if not details.evaluate("box => box.open"):
+        details.locator("summary").first.click()
+    selector = f"{_selector(key)} details"
+    page.wait_for_function(UNFOLDED, arg=selector, timeout=timeout_s * 1000, polling=100)
+
+
 def choose_radio(page: Page, key: str, label: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
-    """Click the option labelled ``label`` of the radio ``key`` and wait for the rerun."""
+    """Click the option labelled ``label`` of the radio ``key`` (once the expanders around it
+    are still: :data:`UNFOLDED`) and wait for the rerun."""
+    wait_until_unfolded(page, key, timeout_s)
     watch_runs(page)
     widget(page, key).get_by_text(label, exact=True).click()
     wait_for_run(page, timeout_s)
@@ -84,12 +123,14 @@ OPEN_MS = 2000
 
 
 def choose_option(page: Page, key: str, label: str, timeout_s: float = PAGE_TIMEOUT_S) -> None:
-    """Open the selectbox ``key``, pick the option labelled ``label``, wait for the rerun.
+    """Open the selectbox ``key`` (once the expanders around it are still: :data:`UNFOLDED`),
+    pick the option labelled ``label``, wait for the rerun.
 
     An option that is already chosen starts no rerun: then the app is only waited on to be
     idle (:func:`wait_for_run` would wait out its 20 s grace for a run that never comes)."""
     from playwright.sync_api import TimeoutError as PlaywrightTimeoutError
 
+    wait_until_unfolded(page, key, timeout_s)
     watch_runs(page)
     box = widget(page, key)
     box.click()

@@ -12,7 +12,7 @@ import pytest
 from explorer.ui.presentation import KEY
 from harness.browser import open_tab
 from harness.visits import MAIN, PAGES, failure_report, save_full_page, wait_until_idle
-from harness.widgets import choose_option, choose_radio, widget
+from harness.widgets import choose_option, choose_radio, open_expander, widget
 from tests.browser.conftest import SAVED_CORPUS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -118,7 +118,7 @@ def test_the_saved_corpus_select_box_shows_the_whole_name(
         page.locator(MAIN).locator(spec.expect).first.wait_for(timeout=300_000)
         wait_until_idle(page)
         if present:  # the corpus settings are folded into an expander
-            widget(page, "similarity.corpus_settings").locator("summary").click()
+            open_expander(page, "similarity.corpus_settings")
         choose_radio(page, "similarity.corpus.source", "Saved corpus")
         box = widget(page, "similarity.corpus.store")
         box.wait_for()
