@@ -42,11 +42,13 @@ layers = layers_select(
     "Also used by the search below.",
     old_key="similarity.strategy",
 )
+first = pooling_labels(model.tokenizer.cls_token)["cls"]  # the model's own first token
 poolings = pooling_select(
     right,
     "similarity.pooling",
     multi=True,
-    help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
+    help=f"{first}; mean or max over the tokens (padding excluded); mean and max side by side.",
+    cls_token=model.tokenizer.cls_token,
 )
 post = similarity_search.post_select(right)
 choices = vector_choice(poolings, layers, post=post)
@@ -119,7 +121,9 @@ if store is not None:
     search_code = stored and stored.code
 elif uploaded is None:
     query = controls[0].text_input("Query", SIMILARITY_QUERY, key="similarity.query", bind=URL)
-    search_pooling = pooling_select(controls[1], "similarity.search_pooling")
+    search_pooling = pooling_select(
+        controls[1], "similarity.search_pooling", cls_token=model.tokenizer.cls_token
+    )
 
 if corpus_texts:
     try:
