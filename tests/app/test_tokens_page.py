@@ -187,3 +187,21 @@ def test_the_special_columns_help_names_the_models_own(page, tiny_roberta_path, 
     at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
     assert not at.exception, [e.message for e in at.exception]
     assert _special_help(at) == "Added by the tokenizer: <s>, </s>"
+
+
+def test_the_subword_help_shows_hashes_only_when_the_tokenizer_writes_them():
+    # Byte-level BPE (RoBERTa) marks a word's start (Ġ), not a continuation (##...).
+    from explorer.model import Tokenization
+    from explorer.ui.word_pieces._sections import column_config
+
+    def tokenization(tokens):
+        return Tokenization(
+            "embed", None, tokens, [0, 1, 2, 3], [0] * 4, [1] * 4, [(0, 0), (0, 2), (2, 5), (0, 0)],
+            [None, 0, 0, None], [None, 0, 0, None], [True, False, False, True], False,
+        )  # fmt: skip
+
+    bpe = column_config(tokenization(["<s>", "em", "bed", "</s>"]))
+    assert "##" not in bpe["subword"]["help"]
+    assert bpe["special"]["help"] == "Added by the tokenizer: <s>, </s>"
+    wordpiece = column_config(tokenization(["[CLS]", "em", "##bed", "[SEP]"]))
+    assert "(##...)" in wordpiece["subword"]["help"]

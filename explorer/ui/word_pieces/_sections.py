@@ -43,14 +43,27 @@ special tokens of the text shown)."""
 def column_config(tokenization: Tokenization) -> dict:
     """:data:`COLUMNS` for the table of ``tokenization``: the "special" column's help names
     the special tokens this model added (``<s>``, ``</s>`` for RoBERTa or MPNet; it read
-    "[CLS], [SEP], ... added" for every model)."""
+    "[CLS], [SEP], ... added" for every model), and the "subword" column's shows WordPiece's
+    ``##`` only when the continuations carry it."""
     added = tokenization.special_tokens
     says = (
         f"Added by the tokenizer: {', '.join(added)}"
         if added
         else "A token the tokenizer adds (none in this text)"
     )
-    return {**COLUMNS, "special": st.column_config.CheckboxColumn("special", help=says)}
+    marked = any(
+        t.startswith("##")
+        for t, sub in zip(tokenization.tokens, tokenization.subword, strict=True)
+        if sub
+    )  # WordPiece marks a continuation; BPE (RoBERTa) marks a word's start instead
+    return {
+        **COLUMNS,
+        "special": st.column_config.CheckboxColumn("special", help=says),
+        "subword": st.column_config.CheckboxColumn(
+            "subword",
+            help="Continues the word of the token before it" + (" (##...)" if marked else ""),
+        ),
+    }
 
 
 def count_metrics(counts, cut: bool = False) -> None:
