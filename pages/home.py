@@ -7,17 +7,21 @@ import streamlit as st
 from explorer.model.hub import DEFAULT_MODEL
 from explorer.model.summary import model_notice
 from explorer.ui import messages
-from explorer.ui.model_in_use import current_model, current_model_label
-from explorer.ui.pages import HOME, PAGES
+from explorer.ui.model_in_use import current_model, current_model_label, loaded_model
+from explorer.ui.pages import HOME, PAGES, ModelTokens, card_blurb
 from explorer.ui.widgets import header
 
 header("pages/home.py")
 notice = st.container()  # what the model in use does, once it is loaded (after the cards)
+model = loaded_model()  # None on a fresh server: the cards come first, the model after them
+tokens = None if model is None else ModelTokens.of(model.tokenizer)
 columns = st.columns(2)
+blurbs = {}
 for index, page in enumerate(p for p in PAGES if p is not HOME):
     with columns[index % 2].container(border=True):
         st.markdown(f"#### {page.title}")
-        st.markdown(page.blurb)
+        blurbs[page] = st.empty()
+        blurbs[page].markdown(card_blurb(page, tokens))
         st.page_link(page.path, label=f"Open {page.title}", icon=page.icon)
 
 st.caption(
@@ -28,4 +32,10 @@ st.caption(
 )
 
 # Loaded last, so that on a fresh server the cards are on screen while the model loads.
-messages.info(model_notice(current_model(), current_model_label()), notice)
+model = current_model()
+if tokens is None:  # the cards name the model's own tokens now that it is here
+    tokens = ModelTokens.of(model.tokenizer)
+    for page, slot in blurbs.items():
+        if card_blurb(page, tokens) != page.blurb:
+            slot.markdown(card_blurb(page, tokens))
+messages.info(model_notice(model, current_model_label()), notice)

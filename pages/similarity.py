@@ -42,12 +42,8 @@ layers = layers_select(
     "Also used by the search below.",
     old_key="similarity.strategy",
 )
-poolings = pooling_select(
-    right,
-    "similarity.pooling",
-    multi=True,
-    help="[CLS] token; mean or max over the tokens (padding excluded); mean and max side by side.",
-)
+first = model.tokenizer.cls_token  # the menus name it as the model writes it (<s>, [CLS])
+poolings = pooling_select(right, "similarity.pooling", multi=True, cls_token=first)
 post = similarity_search.post_select(right)
 choices = vector_choice(poolings, layers, post=post)
 
@@ -119,7 +115,7 @@ if store is not None:
     search_code = stored and stored.code
 elif uploaded is None:
     query = controls[0].text_input("Query", SIMILARITY_QUERY, key="similarity.query", bind=URL)
-    search_pooling = pooling_select(controls[1], "similarity.search_pooling")
+    search_pooling = pooling_select(controls[1], "similarity.search_pooling", cls_token=first)
 
 if corpus_texts:
     try:

@@ -219,3 +219,21 @@ def test_tsne_layers_report_progress_without_error_evaluations(monkeypatch):
     with pytest.raises(RuntimeError, match="gone"):
         layer_maps(X, "tsne", progress=stop)
     assert calls[-2:] == [1, 1] and 2 not in calls
+
+
+def test_joint_pca_frames_carry_their_shared_axes_explained_variance():
+    # The motion frames were titled "PCA 1"/"PCA 2" while the map says "PC1 (6.1 %)": the
+    # joint PCA's own shares let the frames be named as the map is.
+    X = _layers(layers=4)
+    joint = layer_maps(X, "pca", align="joint")
+    ratios = joint.explained_variance_ratio
+    assert ratios is not None and ratios.shape == (2,)
+    assert 0 < ratios[1] <= ratios[0] and ratios.sum() <= 1
+    from sklearn.decomposition import PCA
+
+    stacked = standardize_layers(X).reshape(-1, X.shape[2])
+    expected = PCA(2, random_state=0).fit(stacked).explained_variance_ratio_
+    np.testing.assert_allclose(ratios, expected, rtol=1e-4)
+    # a PCA per frame has no one share per axis
+    assert layer_maps(X, "pca", align="none").explained_variance_ratio is None
+    assert layer_maps(X, "pca", align="procrustes").explained_variance_ratio is None

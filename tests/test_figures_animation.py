@@ -99,6 +99,36 @@ def test_motion_notice_follows_the_direction_of_the_numbers(agreement, words) ->
     assert "clusters separate" in motion_notice([0.2, 0.6], "cluster")
 
 
+def test_motion_notice_names_what_colours_the_points() -> None:
+    from explorer.figures.animation import motion_notice
+
+    text = motion_notice([0.2, 0.6], "“topic” value", "“topic” values")
+    assert "share its “topic” value" in text and "The “topic” values separate" in text
+    assert "label" not in text
+
+
+def test_the_motion_notice_is_told_what_colours_the_points() -> None:
+    from explorer.ui.projection_maps._motion import colour_noun
+
+    assert colour_noun("Cluster") == ("cluster", "clusters")
+    assert colour_noun("Sentence") == ("sentence", "sentences")
+    assert colour_noun("topic") == ("label", "labels")  # the data's labels, whatever named
+    assert colour_noun("mood", "mood") == ("“mood” value", "“mood” values")
+
+
+def test_motion_caption_says_what_the_axes_are() -> None:
+    from explorer.figures.animation import motion_caption
+    from explorer.maps._animation import layer_maps
+
+    X = np.random.default_rng(0).standard_normal((3, 12, 5)).astype(np.float32)
+    joint = motion_caption(layer_maps(X, "pca", score=False))
+    assert "one PCA fitted on all layers" in joint and "percentages" in joint
+    assert "trail" not in joint  # no point is selected in this view (it said one was)
+    alone = motion_caption(layer_maps(X, "pca", align="none", score=False), trails=True)
+    assert "Each layer has its own PCA map." in alone and "share one set" not in alone
+    assert alone.endswith("Selected points leave a trail.")
+
+
 def test_play_buttons_and_slider_do_not_overlap_and_the_ticks_fit():
     # the Pause button covered the start of the slider, and "0 (embeddings)" was cut off
     figure = animated_map(_frames(), TEXTS, LABELS, title="Layers")

@@ -39,6 +39,19 @@ def test_overview_grid_is_one_image_of_all_heads():
     assert list(figure.layout.yaxis.ticktext) == ["layer 1", "layer 2"]
 
 
+def test_overview_grids_colour_bar_sits_under_the_grid_not_a_gap_away():
+    # The cells are square, so the grid (as high as the figure) is narrower than the chart:
+    # the colour bar at the chart's right edge stood a wide gap from it. The grid is centred
+    # (its x domain shrinks about the middle) and the bar lies centred under it.
+    figure = figures.overview_grid(np.full((12, 12, 5, 5), 0.2), max_tokens=4)
+    bar, layout = figure.data[0].colorbar, figure.layout
+    assert layout.xaxis.constrain == "domain" and layout.xaxis.constraintoward in (None, "center")
+    assert bar.orientation == "h" and bar.x == 0.5 and bar.xanchor == "center"
+    assert bar.y < 0 and bar.yanchor == "top" and bar.len <= 0.5  # below the plot, short
+    assert layout.margin.b >= 60  # room for it
+    assert layout.height - layout.margin.t - layout.margin.b >= 60 * 12  # the grid kept its size
+
+
 def test_token_labels_are_escaped_everywhere():
     stack = _stack()
     shown = [

@@ -31,6 +31,27 @@ def test_scale_enlarges_the_cell_numbers_and_the_figure() -> None:
     assert cell_font(4, 2, 1.35) >= 1.3 * cell_font(4, 2)
 
 
+def test_four_heatmaps_leave_no_empty_band_above_them() -> None:
+    # On a projector four square heatmaps about 215 px wide sat in a 621 px high figure,
+    # under a 200 px empty band. The figure's height is now what a square heatmap needs on a
+    # chart about 1,000 px wide (scale times that in presentation mode), and what is left
+    # over goes below the heatmaps.
+    from explorer.figures.similarity import BESIDE, CHART_WIDTH
+
+    matrices = {name: np.eye(6) for name in ("cls", "mean", "max", "mean+max")}
+    for scale in (1.0, 1.35):
+        figure = similarity_heatmaps(matrices, list("abcdef"), scale=scale)
+        layout = figure.layout
+        start, end = layout.xaxis.domain
+        wide = (end - start) * (CHART_WIDTH - BESIDE) * scale  # one heatmap's width
+        high = layout.height - layout.margin.t - layout.margin.b - 60 * scale  # its room
+        assert wide <= high + 1 and high - wide <= 0.1 * wide, (scale, wide, high)
+        assert all(
+            layout[f"yaxis{i if i > 1 else ''}"].constraintoward == "top" for i in (1, 2, 3, 4)
+        )
+        assert figure.data[0].textfont.size >= 15 * scale  # the numbers stay legible
+
+
 def test_a_models_own_first_token_names_the_pooling_as_text_not_a_tag() -> None:
     # Plotly reads "<s>" as a strikethrough tag: "<s> token" drew a struck-out " token".
     import pandas as pd

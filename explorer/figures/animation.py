@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from explorer._markup import escape_plotly
 from explorer._shown import extremes, join
 from explorer.figures.projections import UNLABELLED, _groups, _hovers, palette
+from explorer.maps import LABELS
 
 WEBGL_ABOVE = 1000
 """Above this many points the frames are drawn with WebGL (``Scattergl``)."""
@@ -193,11 +194,46 @@ SEPARATES = 0.1
 called "about as separate"."""
 
 
-def motion_notice(agreement: Sequence[float], what: str = "label") -> str:
+def motion_caption(layer_maps, *, trails: bool = False) -> str:
+    """The caption under Layers in motion (plain text) for ``layer_maps`` (an
+    :class:`explorer.maps.LayerMaps`): how to play it and what its axes are, true for its
+    method and alignment (one PCA of all layers, whose axes' percentages are of all layers'
+    variance; a joint UMAP; each t-SNE frame started from the previous; or a projection per
+    frame); ``trails``: the selected points leave a trail."""
+    method, joint = layer_maps.method, layer_maps.align == "joint"
+    if method == "pca" and layer_maps.explained_variance_ratio is not None:
+        axes = (
+            "The frames share one set of axes, one PCA fitted on all layers' points together "
+            "(each layer centred and scaled first): PC1's and PC2's percentages are shares of "
+            "the variance of all layers together, not of one layer as on the map. So a point "
+            "that moves has really changed neighbourhood."
+        )
+    elif method == "umap" and joint:
+        axes = (
+            "The frames are laid out by one UMAP of all layers at once, which keeps each point "
+            "close to itself from layer to layer: a point that moves has really changed "
+            "neighbourhood."
+        )
+    elif method == "tsne" and joint:
+        axes = (
+            "Each layer has its own t-SNE map, started from the previous layer's, so the "
+            "frames line up: a point that moves has really changed neighbourhood."
+        )
+    else:
+        axes = f"Each layer has its own {LABELS[method]} map" + (
+            ", turned to match the previous one." if layer_maps.align == "procrustes" else "."
+        )
+    text = "Press play or drag the layer slider. " + axes
+    return text + (" Selected points leave a trail." if trails else "")
+
+
+def motion_notice(agreement: Sequence[float], what: str = "label", whats: str | None = None) -> str:
     """What to notice in Layers in motion (plain text), from ``agreement`` (one share 0-1 per
     layer, 0..L: :func:`explorer.maps._quality.label_agreement` of each layer's vectors): the
     share at layer 0, at the last layer and where it peaks, and which way it moves, said with
-    the direction the numbers take."""
+    the direction the numbers take. ``what`` names what the points are coloured by (a label,
+    a cluster, a sentence, a column's value), ``whats`` its plural (default ``what + "s"``)."""
+    whats = what + "s" if whats is None else whats
     shares = [float(a) for a in agreement]
     if len(shares) < 2:
         raise ValueError("Label agreement is needed for at least two layers.")
@@ -212,10 +248,10 @@ def motion_notice(agreement: Sequence[float], what: str = "label") -> str:
         text += f", and most at {where} ({shares[best[0]]:.0%})"
     text += ". "
     if last >= first + SEPARATES:
-        return text + f"The {what}s separate as context flows in."
+        return text + f"The {whats} separate as context flows in."
     if last <= first - SEPARATES:
-        return text + f"The {what}s are less separate at the end than at the input."
+        return text + f"The {whats} are less separate at the end than at the input."
     return (
-        text + f"The {what}s are about as separate at the input as at the end: the words alone "
+        text + f"The {whats} are about as separate at the input as at the end: the words alone "
         "carry them."
     )

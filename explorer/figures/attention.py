@@ -87,7 +87,19 @@ def overview_grid(attentions: np.ndarray, max_tokens: int = 24) -> go.Figure:
             zmin=0,
             zmax=1,
             hoverinfo="skip",
-            colorbar={"title": "weight", "thickness": 12},
+            # Under the grid, centred as the grid is: the cells are square, so a grid as high
+            # as the figure is narrower than the chart, and a bar at the chart's right edge
+            # stood a wide gap away from it.
+            colorbar={
+                "title": {"text": "weight", "side": "top"},
+                "thickness": 12,
+                "orientation": "h",
+                "x": 0.5,
+                "xanchor": "center",
+                "y": -0.02,
+                "yanchor": "top",
+                "len": 0.3,
+            },
         )
     )
 
@@ -96,10 +108,10 @@ def overview_grid(attentions: np.ndarray, max_tokens: int = 24) -> go.Figure:
         text = [f"{name} {i + 1}" for i in range(count)]
         return {"tickvals": centres[:count], "ticktext": text, "showgrid": False, "zeroline": False}
 
-    figure.update_xaxes(side="top", **ticks(heads, "head"))
+    figure.update_xaxes(side="top", constrain="domain", **ticks(heads, "head"))
     figure.update_yaxes(autorange="reversed", scaleanchor="x", **ticks(layers, "layer"))
     figure.update_layout(
-        height=max(320, 60 * layers + 80), margin={"l": 60, "r": 10, "t": 50, "b": 10}
+        height=max(320, 60 * layers + 80) + 60, margin={"l": 60, "r": 10, "t": 50, "b": 70}
     )
     return figure
 

@@ -22,7 +22,23 @@ def _short(text: str, width: int = 60) -> str:
 
 
 HEIGHTS = {1: 540, 2: 500, 3: 460}
-"""Figure height by number of heatmaps side by side (460 for more)."""
+"""Most figure height by number of heatmaps side by side (460 for more)."""
+
+CHART_WIDTH = 1000
+"""About how wide the chart is drawn (px) on a wide page (the presentation scale times that
+in presentation mode, where the sidebar is folded away)."""
+
+BESIDE = 180
+"""Of :data:`CHART_WIDTH`, the px that are not heatmap: the left margin with the "Sentence"
+axis title and the colour bar with its title."""
+
+AROUND = 90
+"""Figure height (px) above and below the heatmaps' axes: the top margin (title and the
+poolings' names) and the bottom margin; the x axis's ticks and title take 60 px more, times
+the presentation scale."""
+
+SPACING = 0.04
+"""Horizontal space between two heatmaps, as a share of the plotting width."""
 
 
 def cell_font(sentences: int, panels: int, scale: float = 1.0) -> int:
@@ -37,8 +53,14 @@ def cell_font(sentences: int, panels: int, scale: float = 1.0) -> int:
 
 
 def figure_height(panels: int, scale: float = 1.0) -> int:
-    """Height (px) of the figure with ``panels`` heatmaps side by side, times ``scale``."""
-    return int(HEIGHTS.get(panels, 460) * scale)
+    """Height (px) of the figure with ``panels`` heatmaps side by side, ``scale`` times larger
+    in presentation mode: the heatmaps are square, so no taller than a heatmap is wide on a
+    chart :data:`CHART_WIDTH` times ``scale`` wide (plus the room for titles and axes), and
+    at most :data:`HEIGHTS`. Four heatmaps on a projector were 621 px high for squares
+    about 215 px wide: a 200 px empty band above them."""
+    panels = max(panels, 1)
+    side = (CHART_WIDTH - BESIDE) * scale * (1 - SPACING * (panels - 1)) / panels
+    return int(min(HEIGHTS.get(panels, 460) * scale, side + AROUND + 60 * scale))
 
 
 def cell_text(value: float) -> str:
@@ -85,7 +107,7 @@ def similarity_heatmaps(
         rows=1,
         cols=len(names),
         subplot_titles=[labels.get(name, name) for name in names],
-        horizontal_spacing=0.04,
+        horizontal_spacing=SPACING,
     )
     for col, name in enumerate(names, start=1):
         matrix = np.asarray(matrices[name])
@@ -115,6 +137,7 @@ def similarity_heatmaps(
         figure.update_yaxes(
             autorange="reversed",
             constrain="domain",
+            constraintoward="top",  # any height to spare goes below, not between name and map
             scaleanchor=f"x{col if col > 1 else ''}",
             row=1,
             col=col,

@@ -82,7 +82,10 @@ class LayerMaps:
     ``frames`` is ``(L + 1, n, k)`` float32 (frame ``i`` is layer ``i``; 0 = embeddings),
     ``trustworthiness[i]`` the trustworthiness of frame ``i`` against layer ``i``'s vectors
     (``None`` with too few points), ``motion`` :func:`frame_motion` of the frames, ``notes``
-    sentences about what was adjusted.
+    sentences about what was adjusted. ``explained_variance_ratio`` ``(k,)``: with PCA
+    aligned ``"joint"`` (one PCA, the frames' shared axes), each axis's share of the variance
+    of all layers' points together (each layer standardised first, :func:`standardize_layers`);
+    else ``None`` (each frame has its own projection).
     """
 
     frames: np.ndarray
@@ -91,6 +94,7 @@ class LayerMaps:
     trustworthiness: tuple[float | None, ...]
     motion: float
     notes: tuple[str, ...] = ()
+    explained_variance_ratio: np.ndarray | None = None
 
     @property
     def num_frames(self) -> int:
@@ -202,6 +206,7 @@ def layer_maps(
     X = standardize_layers(X)
     total = X.shape[0]
     notes: list[str] = []
+    ratios = None
 
     def report(done: int) -> None:
         if progress is not None:
@@ -215,7 +220,7 @@ def layer_maps(
     with warnings.catch_warnings(record=True) as caught, threadpool_limits(limits=1):
         warnings.simplefilter("always")
         if method == "pca":
-            frames = _pca_frames(X, n_components, random_state, align, report)
+            frames, ratios = _pca_frames(X, n_components, random_state, align, report)
         elif method == "umap":
             frames = _umap_frames(X, n_components, random_state, align, n_neighbors, report, notes)
         else:
@@ -235,10 +240,13 @@ def layer_maps(
     for warning in caught:
         if not issubclass(warning.category, DeprecationWarning | FutureWarning):
             notes.append(f"{LABELS[method]}: {warning.message}")
-    return LayerMaps(frames, method, align, trust, frame_motion(frames), tuple(notes))
+    motion = frame_motion(frames)
+    return LayerMaps(frames, method, align, trust, motion, tuple(notes), ratios)
 
 
-def _pca_frames(X, n_components, random_state, align, report) -> np.ndarray:
+def _pca_frames(X, n_components, random_state, align, report):
+    """The PCA frames, and with ``align="joint"`` the shared PCA's explained variance ratios
+    (else ``None``: a PCA per frame)."""
     from sklearn.decomposition import PCA
 
     layers, n, d = X.shape
@@ -247,7 +255,7 @@ def _pca_frames(X, n_components, random_state, align, report) -> np.ndarray:
         pca.fit(X.reshape(layers * n, d))
         frames = np.stack([pca.transform(layer) for layer in X])
         report(layers)
-        return frames
+        return frames, pca.explained_variance_ratio_.astype(np.float32)
     frames = []
     for i, layer in enumerate(X):
         if np.ptp(layer, axis=0).max() == 0:
@@ -257,7 +265,7 @@ def _pca_frames(X, n_components, random_state, align, report) -> np.ndarray:
                 PCA(n_components=n_components, random_state=random_state).fit_transform(layer)
             )
         report(i + 1)
-    return np.stack(frames)
+    return np.stack(frames), None
 
 
 def _umap_neighbors(n: int, n_neighbors: int, notes: list[str]) -> int:

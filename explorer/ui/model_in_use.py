@@ -133,6 +133,19 @@ def current_model() -> Model:
     return load(_current_ref())
 
 
+def loaded_model() -> Model | None:
+    """The model chosen in the sidebar when the server holds it already, else ``None``
+    (nothing is loaded for the asking: the home page draws its cards before the model
+    loads)."""
+    model_ref = _current_ref()
+    if (model_ref, settings().max_parameters) not in MODELS:
+        return None
+    try:
+        return load(model_ref)  # in memory: no load, no spinner (unless it just left)
+    except ValueError:  # it left, and no longer fits beside the models in use
+        return None
+
+
 def _refusal(source: str, label: str, error: Exception, free_entry: bool) -> str:
     """The message for a model that failed to load; server paths replaced by the label
     unless the visitor typed the path themselves."""

@@ -39,8 +39,8 @@ PAGES = (
         "pages/tokens.py",
         "Tokens",
         ":material/text_fields:",
-        "How the tokenizer cuts your text into word pieces (*embeddings* becomes "
-        "`em ##bed ##ding ##s`), with ids, segment ids and character offsets.",
+        "How the tokenizer cuts your text into word pieces, with ids, segment ids and "
+        "character offsets.",
     ),
     PageInfo(
         "pages/layers.py",
@@ -61,8 +61,9 @@ PAGES = (
         "pages/attention.py",
         "Attention",
         ":material/hub:",
-        "Where every head looks, layer by layer: [CLS], [SEP], the previous token; why raw "
-        "weights mislead (rollout, norm-weighted), and what a masked-LM guesses for [MASK].",
+        "Where every head looks, layer by layer: the special tokens, the previous token; why "
+        "raw weights mislead (rollout, norm-weighted), and with a masked-LM, what it guesses "
+        "for a masked word.",
         heading="Attention",
         intro=(
             "In every layer, each **attention head** rebuilds a token's vector as a weighted mix "
@@ -174,6 +175,55 @@ PAGES = (
         ),
     ),
 )
+
+
+@dataclass(frozen=True)
+class ModelTokens:
+    """What a home card names of the model in use: its tokenizer's special tokens (``None``
+    for one it has not) and the pieces it cuts *embeddings* into."""
+
+    cls: str | None
+    sep: str | None
+    mask: str | None
+    pieces: tuple[str, ...]
+
+    @classmethod
+    def of(cls, tokenizer) -> ModelTokens:
+        """The tokens of a Hugging Face ``tokenizer`` (no model needed)."""
+        return cls(
+            tokenizer.cls_token,
+            tokenizer.sep_token,
+            tokenizer.mask_token,
+            tuple(tokenizer.tokenize("embeddings")),
+        )
+
+
+def _code(token: str) -> str:
+    """``token`` as Markdown code (a backtick inside: a longer fence around it)."""
+    return f"`` {token} ``" if "`" in token else f"`{token}`"
+
+
+def card_blurb(page: PageInfo, tokens: ModelTokens | None = None) -> str:
+    """The home card of ``page``: its blurb, or with ``tokens`` (the model in use's) the
+    Tokens and Attention cards naming that model's own tokens (``<s>`` and ``</s>`` for
+    RoBERTa or MPNet, not [CLS] and [SEP]; the masked word only for a model whose vocabulary
+    has a mask token)."""
+    if tokens is None:
+        return page.blurb
+    if page.path == "pages/tokens.py" and tokens.pieces:
+        return (
+            "How the tokenizer cuts your text into word pieces (*embeddings* becomes "
+            f"{_code(' '.join(tokens.pieces))}), with ids, segment ids and character offsets."
+        )
+    if page.path == "pages/attention.py":
+        specials = [_code(t) for t in dict.fromkeys((tokens.cls, tokens.sep)) if t]
+        return (
+            "Where every head looks, layer by layer: "
+            + ", ".join([*specials, "the previous token"])
+            + "; why raw weights mislead (rollout, norm-weighted)"
+            + (f", and what a masked-LM guesses for {_code(tokens.mask)}." if tokens.mask else ".")
+        )
+    return page.blurb
 
 
 def page_info(path: str) -> PageInfo:

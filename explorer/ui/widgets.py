@@ -192,17 +192,26 @@ def postprocess_select(container, key: str, help: str | None = None) -> str:
     return choose(container, "Post-processing", POSTPROCESSING, LABELS.get, key, "none", help)
 
 
-def pooling_select(container, key: str, *, multi: bool = False, help: str | None = None):
+def pooling_select(
+    container,
+    key: str,
+    *,
+    multi: bool = False,
+    help: str | None = None,
+    cls_token: str | None = "[CLS]",
+):
     """Choose one pooling (``multi=False``, default mean) or several (all by default), labelled
-    by :data:`explorer.pooling.POOLING_LABELS`."""
-    from explorer.pooling import POOLING_LABELS, POOLINGS
+    by :func:`explorer.pooling.pooling_labels` of ``cls_token`` (the model's own first token:
+    "<s> token" for RoBERTa or MPNet; the page's figures name it so too)."""
+    from explorer.pooling import POOLINGS, pooling_labels
 
+    labels = pooling_labels(cls_token)
     help = help or (
-        "How the token vectors of a text become one vector: the [CLS] token, the mean or the "
-        "maximum over the tokens (padding excluded), or mean and max side by side."
+        f"How the token vectors of a text become one vector: the {labels['cls']}, the mean or "
+        "the maximum over the tokens (padding excluded), or mean and max side by side."
     )
     label, default = ("Poolings", list(POOLINGS)) if multi else ("Pooling", "mean")
-    return choose(container, label, POOLINGS, POOLING_LABELS.get, key, default, help)
+    return choose(container, label, POOLINGS, labels.get, key, default, help)
 
 
 def layers_select(

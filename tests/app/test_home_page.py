@@ -126,3 +126,45 @@ def test_random_weights_typed_under_free_entry_get_a_snippet_that_builds_them(
     assert codes, "the Layers page shows its snippet"
     assert "torch.manual_seed(0)" in codes[0] and "AutoModel.from_config(config" in codes[0]
     assert "AutoModel.from_pretrained" not in codes[0]
+
+
+def _card(at, title: str) -> str:
+    """The blurb under the card heading ``title``."""
+    texts = [m.value for m in at.markdown]
+    return texts[texts.index(f"#### {title}") + 1]
+
+
+def test_the_cards_name_the_models_own_special_tokens(page, tiny_roberta_path, monkeypatch):
+    # The Attention card read "[CLS], [SEP]" and "[MASK]", the Tokens card "em ##bed ##ding
+    # ##s", whatever the model in use.
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("home")
+    assert "`[CLS]`, `[SEP]`, the previous token" in _card(at, "Attention")
+    assert "guesses for `[MASK]`" in _card(at, "Attention")
+    assert "`em ##bed ##ding ##s`" in _card(at, "Tokens")
+    at.selectbox(key=PICKER_KEY).set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    assert not at.exception, [e.message for e in at.exception]
+    attention = _card(at, "Attention")
+    assert "`<s>`, `</s>`, the previous token" in attention and "`<mask>`" in attention
+    assert "[CLS]" not in attention and "[MASK]" not in attention
+    # On a fresh server the cards are drawn before the model loads, then name its tokens.
+    from explorer.ui import model_in_use
+
+    monkeypatch.setattr(model_in_use, "loaded_model", lambda: None)
+    at.run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert "`<s>`, `</s>`, the previous token" in _card(at, "Attention")
+
+
+def test_a_card_promises_no_mask_token_the_model_has_not():
+    from explorer.ui.pages import ModelTokens, card_blurb, page_info
+
+    attention = page_info("pages/attention.py")
+    tokens = ModelTokens("<s>", "</s>", None, ("em", "##bed"))
+    text = card_blurb(attention, tokens)
+    assert "`<s>`, `</s>`" in text and "guesses" not in text and "mask" not in text.lower()
+    assert card_blurb(attention, None) == attention.blurb  # no model yet: no token named
+    assert "[" not in attention.blurb and "##" not in page_info("pages/tokens.py").blurb
+    assert "`` a`b ``" in card_blurb(attention, ModelTokens("a`b", None, None, ()))

@@ -321,6 +321,24 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page, tmp_path):
         assert f"{int(number) - 1:>3} (" in printed and words in printed, (name, printed)
 
 
+def test_layers_in_motion_names_its_colouring_and_its_axes_as_the_map(page):
+    # Coloured by clusters, the notice said the neighbours "share its label"; the frames'
+    # axes read "PCA 1" beside the map's "PC1 (6.1 %)".
+    at = page("projections")
+    at.selectbox(key="projections.colour").select("clusters").run()
+    at.radio(key="projections.view").set_value("motion").run()
+    _ok(at)
+    motion = json.loads(
+        next(c for c in at.get("plotly_chart") if c.key == "projections.motion").proto.spec
+    )
+    titles = [motion["layout"][axis]["title"]["text"] for axis in ("xaxis", "yaxis")]
+    assert titles[0].startswith("PC1 (") and titles[1].startswith("PC2 (")
+    assert titles[0].endswith(" %)")
+    notice = " ".join(plain(i.value) for i in at.info)
+    assert "share its cluster" in notice and "share its label" not in notice
+    assert any("all layers together" in c.value for c in at.caption)
+
+
 def test_layers_in_motion_maps_a_sample_beyond_its_cap_and_says_so(page, monkeypatch):
     from explorer.server import limits
 

@@ -135,3 +135,8 @@ def test_the_heatmaps_name_the_models_own_first_token(page, tiny_roberta_path, m
     assert titles[0] == "<s> token" and not any("[CLS]" in t for t in titles)
     assert [plain(name) for name in agreement["data"][0]["x"]][0] == "<s> token"
     assert plain(at.info[0].value).startswith("Under <s> token")
+    # ... and so do the menus that choose the poolings (they read "[CLS] token")
+    chosen = at.multiselect(key="similarity.pooling")
+    assert "<s> token" in chosen.options and not any("[CLS]" in o for o in chosen.options)
+    assert "<s> token" in chosen.help
+    assert "<s> token" in at.selectbox(key="similarity.search_pooling").options

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pandas as pd
 import pytest
 
@@ -169,3 +171,37 @@ def test_the_introduction_names_the_models_own_special_tokens(page, tiny_roberta
     intro = next(m.value for m in at.markdown if "special tokens such as" in m.value)
     assert "`<s>` and `</s>`" in intro and "[CLS]" not in intro
     assert _table(at)["token"].iloc[0] == "<s>"
+
+
+def _special_help(at) -> str:
+    return json.loads(at.dataframe[0].proto.columns)["special"]["help"]
+
+
+def test_the_special_columns_help_names_the_models_own(page, tiny_roberta_path, monkeypatch):
+    # It read "[CLS], [SEP], ... added" for every model.
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("tokens")
+    assert _special_help(at) == "Added by the tokenizer: [CLS], [SEP]"
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    assert not at.exception, [e.message for e in at.exception]
+    assert _special_help(at) == "Added by the tokenizer: <s>, </s>"
+
+
+def test_the_subword_help_shows_hashes_only_when_the_tokenizer_writes_them():
+    # Byte-level BPE (RoBERTa) marks a word's start (Ġ), not a continuation (##...).
+    from explorer.model import Tokenization
+    from explorer.ui.word_pieces._sections import column_config
+
+    def tokenization(tokens):
+        return Tokenization(
+            "embed", None, tokens, [0, 1, 2, 3], [0] * 4, [1] * 4, [(0, 0), (0, 2), (2, 5), (0, 0)],
+            [None, 0, 0, None], [None, 0, 0, None], [True, False, False, True], False,
+        )  # fmt: skip
+
+    bpe = column_config(tokenization(["<s>", "em", "bed", "</s>"]))
+    assert "##" not in bpe["subword"]["help"]
+    assert bpe["special"]["help"] == "Added by the tokenizer: <s>, </s>"
+    wordpiece = column_config(tokenization(["[CLS]", "em", "##bed", "[SEP]"]))
+    assert "(##...)" in wordpiece["subword"]["help"]

@@ -9,6 +9,7 @@ import numpy as np
 import streamlit as st
 
 from explorer import maps
+from explorer._markup import shorten
 from explorer.figures.animation import motion_notice
 from explorer.maps import ProjectionParams
 from explorer.server import limits
@@ -65,12 +66,16 @@ def motion(
     spans,
     legend_title: str,
     trails: Sequence[int],
+    column: str = "",
 ) -> None:
     """Layers in motion: one aligned frame per layer (layer slider and play button), trails
     for the selected points, and what to notice computed from the frames. At most
     :func:`explorer.server.limits.motion_points` of the points (a random sample, noted): the
-    bundled model's :data:`~explorer.server.limits.MAX_MOTION_POINTS`, fewer for deeper models."""
-    from explorer.figures.animation import animated_map
+    bundled model's :data:`~explorer.server.limits.MAX_MOTION_POINTS`, fewer for deeper models.
+    ``column``: the name of the column of the data whose values are the ``labels`` (the map
+    coloured by it), else empty; with ``legend_title`` it names what the notice counts."""
+    from explorer.figures.animation import animated_map, motion_caption
+    from explorer.figures.projections import axis_titles
 
     limit = limits.motion_points(_frame_count(points), limits.MAX_MOTION_POINTS)
     rows, sampled = limits.motion_rows(len(texts), limit)
@@ -90,22 +95,29 @@ def motion(
         title=f"{maps.LABELS[params.method]} of every layer, aligned ({len(texts):,} points)",
         trails=list(trails)[:20] or None,
         legend_title=legend_title,
-        axes=(f"{maps.LABELS[params.method]} 1", f"{maps.LABELS[params.method]} 2"),
+        axes=axis_titles(params.method, 2, layer_maps.explained_variance_ratio),
     )
-    messages.info(_notice(points, labels, rows))  # above the chart, as the other views
+    # above the chart, as the other views
+    messages.info(_notice(points, labels, rows, colour_noun(legend_title, column)))
     st.plotly_chart(figure, key="projections.motion", width="stretch")
-    st.caption(
-        "Press play or drag the layer slider. The frames share one set of axes (PCA fitted on "
-        "all layers together, UMAP laid out for all layers at once, or t-SNE started from the "
-        "previous layer), so a "
-        "point that moves has really changed neighbourhood. Selected points on the map leave "
-        "a trail."
-    )
+    st.caption(motion_caption(layer_maps, trails=bool(trails)))
 
 
-def _notice(points, labels: Sequence[str] | None, rows: np.ndarray) -> str:
-    """What to notice, from the numbers: how well the labels separate at the first and the
-    last layer (share of each point's 5 nearest neighbours, full space, with its label)."""
+def colour_noun(legend_title: str, column: str = "") -> tuple[str, str]:
+    """What the points of Layers in motion are coloured by, singular and plural, for its
+    notice: a column's value (``column``, the data's column the colours come from), a cluster
+    or a sentence (the legend's title the map gives them), else a label."""
+    if column:
+        name = f"“{shorten(column)}”"
+        return f"{name} value", f"{name} values"
+    noun = {"Cluster": "cluster", "Sentence": "sentence"}.get(legend_title, "label")
+    return noun, noun + "s"
+
+
+def _notice(points, labels: Sequence[str] | None, rows: np.ndarray, noun: tuple[str, str]) -> str:
+    """What to notice, from the numbers: how well the colours' groups (``noun``: what they
+    are, from :func:`colour_noun`) separate at the first and the last layer (share of each
+    point's 5 nearest neighbours, full space, in its group)."""
     if labels is None or len(set(labels)) < 2:
         return (
             "Watch where the points start: at layer 0 a word's vectors differ only by position "
@@ -122,4 +134,4 @@ def _notice(points, labels: Sequence[str] | None, rows: np.ndarray) -> str:
         compute,
         heavy=heavy_points(len(rows) * 7),
     )
-    return motion_notice(agreement)
+    return motion_notice(agreement, *noun)

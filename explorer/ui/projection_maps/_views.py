@@ -49,7 +49,10 @@ def other_view(
         bind=URL,
     )
     if view == "motion":
-        motion(points, params, shown.texts, shown.labels, shown.spans, shown.legend_title, [])
+        column = shown.values_title if shown.values is None else ""  # labels from a column
+        motion(
+            points, params, shown.texts, shown.labels, shown.spans, shown.legend_title, [], column
+        )
     elif view == "axes":
         ends = AXIS_ENDS["words" if points.word is not None else "sentences"]
         custom_axes(points, model, shown, ends, clusters=clusters)

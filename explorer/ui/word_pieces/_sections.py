@@ -31,12 +31,39 @@ COLUMNS = {
         help=f"Which word of its sentence the token belongs to, counted from 0 ({NO_WORD}: a "
         "special token, which belongs to no word)",
     ),
-    "special": st.column_config.CheckboxColumn("special", help="[CLS], [SEP], ... added"),
+    "special": st.column_config.CheckboxColumn("special", help="A token the tokenizer adds"),
     "subword": st.column_config.CheckboxColumn(
         "subword", help="Continues the word of the token before it (##...)"
     ),
 }
-"""The token table's columns, each with what it means."""
+"""The token table's columns, each with what it means (:func:`column_config` names the
+special tokens of the text shown)."""
+
+
+def column_config(tokenization: Tokenization) -> dict:
+    """:data:`COLUMNS` for the table of ``tokenization``: the "special" column's help names
+    the special tokens this model added (``<s>``, ``</s>`` for RoBERTa or MPNet; it read
+    "[CLS], [SEP], ... added" for every model), and the "subword" column's shows WordPiece's
+    ``##`` only when the continuations carry it."""
+    added = tokenization.special_tokens
+    says = (
+        f"Added by the tokenizer: {', '.join(added)}"
+        if added
+        else "A token the tokenizer adds (none in this text)"
+    )
+    marked = any(
+        t.startswith("##")
+        for t, sub in zip(tokenization.tokens, tokenization.subword, strict=True)
+        if sub
+    )  # WordPiece marks a continuation; BPE (RoBERTa) marks a word's start instead
+    return {
+        **COLUMNS,
+        "special": st.column_config.CheckboxColumn("special", help=says),
+        "subword": st.column_config.CheckboxColumn(
+            "subword",
+            help="Continues the word of the token before it" + (" (##...)" if marked else ""),
+        ),
+    }
 
 
 def count_metrics(counts, cut: bool = False) -> None:
@@ -85,7 +112,7 @@ def token_table(tokenization: Tokenization, rows: int) -> None:
         tokens_table(tokenization),
         width="stretch",
         hide_index=True,
-        column_config=COLUMNS,
+        column_config=column_config(tokenization),
         placeholder=NO_WORD,
         height="content" if len(tokenization) <= rows else 38 + 35 * rows,
     )
