@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import shutil
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -46,6 +47,17 @@ def saved_store(saved_corpora) -> Iterator[Path]:
 def saved_url(saved_store, app_url) -> str:
     """The session's browser server (tests/browser/conftest.py), with the store offered."""
     return app_url
+
+
+@contextmanager
+def saved_map_tab(browser, url: str):
+    """A tab on the saved store's map, drawn and idle."""
+    with open_tab(browser) as tab:
+        tab.page.set_default_timeout(180_000)
+        everyrow.open_saved_corpus(tab.page, url)
+        everyrow.choose_saved(tab.page, store=STORE)
+        wait_until_idle(tab.page)
+        yield tab
 
 
 def test_every_row_draws_answers_a_click_and_sends_the_coordinates_once(browser, saved_url):
@@ -116,12 +128,8 @@ def test_a_box_selection_counts_every_row_inside_and_downloads_them(
     from explorer import VectorChoice, open_corpus
     from explorer.maps import rows_in_box
 
-    with open_tab(browser) as tab:
+    with saved_map_tab(browser, saved_url) as tab:
         page = tab.page
-        page.set_default_timeout(180_000)
-        everyrow.open_saved_corpus(page, saved_url)
-        everyrow.choose_saved(page, store=STORE)
-        wait_until_idle(page)
         plot = everyrow.frame(page).locator("#map")
         everyrow.frame(page).locator("[data-attr='dragmode'][data-val='select']").click()
         frame_box = page.locator(everyrow.FRAME).first.bounding_box()
@@ -177,12 +185,8 @@ def test_every_click_gets_the_panel_of_the_point_clicked(browser, saved_url, sav
     def panel_names(point: dict) -> None:
         page.get_by_text(f" to row {row_at(point):,}:").wait_for(timeout=20_000)
 
-    with open_tab(browser) as tab:
+    with saved_map_tab(browser, saved_url) as tab:
         page = tab.page
-        page.set_default_timeout(180_000)
-        everyrow.open_saved_corpus(page, saved_url)
-        everyrow.choose_saved(page, store=STORE)
-        wait_until_idle(page)
         points = everyrow.isolated_points(page, 4)
         assert len(points) == 4
         page.mouse.click(points[0]["x"], points[0]["y"])
