@@ -115,8 +115,8 @@ st.plotly_chart(
 )
 show_code(
     attention_snippet(model.ref, text, pair, layer, head),
-    caption="The attentions, shares on [SEP]/[CLS], rollout and norm-weighted attention with "
-    "plain transformers (eager attention returns the weights).",
+    caption=f"The attentions, shares on {messages.escape('/'.join(specials[::-1]))}, rollout "
+    "and norm-weighted attention with plain transformers (eager attention returns the weights).",
 )
 
 # -- masked-LM lens -------------------------------------------------------------------------

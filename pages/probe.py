@@ -81,6 +81,7 @@ else:
         "probe.poolings",
         multi=True,
         help="How a text's token vectors become one vector, at every layer.",
+        cls_token=model.tokenizer.cls_token,  # "<s> token" for MPNet/RoBERTa
     )
     labels_for = pooling_labels(model.tokenizer.cls_token)  # the model's own token
 if not probed:

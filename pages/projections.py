@@ -76,7 +76,11 @@ except ValueError as error:
 
 # -- how to project ---------------------------------------------------------------------------
 choice, compare = projection_maps.embedding_controls(
-    middle, bottom, words=words, uploaded=source is not None and source.uploaded_vectors
+    middle,
+    bottom,
+    words=words,
+    uploaded=source is not None and source.uploaded_vectors,
+    cls_token=model.tokenizer.cls_token,
 )
 params = projection_maps.projection_controls("projections", middle[2:], bottom[:2])
 colours = projection_maps.colour_choices(source, words=words)

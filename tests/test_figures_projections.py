@@ -147,6 +147,20 @@ def test_pooling_grid_is_2x2_with_trustworthiness_in_subtitles():
         pooling_grid({"cls": np.zeros((3, 2))}, {}, TEXTS, method="pca")
 
 
+def test_the_pooling_titles_and_notice_name_the_models_first_token():
+    """A model whose first token is <s> (MPNet, RoBERTa): its pooling named so, escaped (plotly
+    reads <s> as a strike-through tag)."""
+    from explorer.figures.projections import pooling_grid_notice, projection_title
+
+    title = projection_title("pca", 4, layers="last", pooling="cls", cls_token="<s>")
+    assert "&lt;s&gt; token · " in title and "[CLS]" not in title
+    coords = {p: np.random.default_rng(0).normal(size=(4, 2)) for p in ("cls", "mean")}
+    trust = {"cls": 0.95, "mean": 0.7}
+    grid = pooling_grid(coords, trust, TEXTS, method="pca", cls_token="<s>")
+    assert grid.layout.annotations[0].text == "&lt;s&gt; token · trustworthiness 0.95"
+    assert pooling_grid_notice(trust, "<s>").startswith("The <s> token map keeps the most")
+
+
 def test_selected_rows_reads_customdata():
     selection = {
         "points": [

@@ -124,6 +124,14 @@ def test_attributing_a_cls_similarity_is_capped_by_the_models_cost(bundled, bert
     assert "about 8 times slower" in str(base_error.value)
 
 
+def test_the_attribution_refusal_names_the_models_own_first_token(bundled, tiny_roberta):
+    # It said "Attributing a [CLS] similarity" for a model whose first token is <s>.
+    with pytest.raises(ValueError, match=r"^Attributing a \[CLS\] similarity"):
+        limits.check_attribution(bundled, [64, 65])
+    with pytest.raises(ValueError, match="^Attributing a <s> similarity"):
+        limits.check_attribution(tiny_roberta, [10_000, 10_000])
+
+
 def test_the_lesson_keeps_every_sense_sentence_for_the_bundled_model(bundled):
     from explorer.data import corpora
 

@@ -58,6 +58,23 @@ def test_interleaved_clumps_are_not_called_clear_groups():
     assert "PCA keeps the large-scale layout" in maps.map_notice(coords, names, method="pca")
 
 
+def test_a_column_colouring_names_the_column_in_every_sentence():
+    """A map coloured by a text column: the headline, the clumps verdict and the tightest
+    groups speak of the column's values (with their plural), never of labels."""
+    from explorer.ui.projection_maps._motion import colour_noun
+
+    what, whats = colour_noun("mood", "mood")
+    coords, names = _clumped()
+    text = maps.map_notice(coords, names, what=what, whats=whats, method="umap")
+    assert "share its “mood” value (" in text and "if the “mood” values were shuffled" in text
+    assert "all 5 “mood” values are each broken" in text
+    assert "so the “mood” values do not form clear groups" in text
+    assert "label" not in text
+    clean, groups = _clean()
+    text = maps.map_notice(clean, groups, what=what, whats=whats)
+    assert "the “mood” values form clear groups" in text and "label" not in text
+
+
 def test_a_few_strays_do_not_split_a_label():
     coords, names = _clean(1)
     names = names.copy()

@@ -51,3 +51,12 @@ def test_isoscore_caption_says_the_bound_of_too_few_tokens():
     assert "([CLS], [SEP] left out)" in caption
     assert "40 tokens span at most 39 of the 384 directions" in caption
     assert f"cannot pass {38 / 383:.2f} here" in caption
+
+
+def test_a_plotted_map_names_the_models_first_token_in_its_title(roberta):
+    # explorer.plot.projection titled a <s> model's map "[CLS] token · ..."
+    from explorer import plot
+
+    texts = ["A bank by the river.", "The bank is closed.", "We fished.", "A vault."]
+    title = plot.projection(roberta, texts, pooling="cls").layout.title.text
+    assert "&lt;s&gt; token · " in title and "[CLS]" not in title

@@ -24,7 +24,7 @@ from explorer._markup import escape_plotly
 from explorer.figures.colourings import value_traces
 from explorer.layers import layers_label
 from explorer.maps import NOISE_NAME, validate_method
-from explorer.pooling import POOLING_LABELS
+from explorer.pooling import pooling_labels
 
 HOVER_WIDTH = 60
 """Characters per hover line before a ``<br>``."""
@@ -130,15 +130,17 @@ def projection_title(
     layers: object,
     pooling: str | None = None,
     word: str | None = None,
+    cls_token: str | None = "[CLS]",
 ) -> str:
-    """Figure title naming the method, what the points are, the pooling and the layers."""
+    """Figure title naming the method, what the points are, the pooling (its first token as
+    the model writes it, ``cls_token``: "<s> token" for MPNet/RoBERTa) and the layers."""
     validate_method(method)
     if word is not None:
         what = f"{n_points:,} occurrences of “{escape_plotly(word)}”"
         how = layers_label(layers)
     else:
         what = f"{n_points:,} sentence vectors"
-        how = f"{POOLING_LABELS.get(pooling or '', pooling)} · {layers_label(layers)}"
+        how = f"{pooling_labels(cls_token).get(pooling or '', pooling)} · {layers_label(layers)}"
     return f"{maps.LABELS[method]} of {what}<br><sup>{escape_plotly(how, None)}</sup>"
 
 
@@ -311,22 +313,24 @@ def pooling_grid(
     method: str,
     title: str = "",
     axes: Mapping[str, Sequence[str]] | None = None,
+    cls_token: str | None = "[CLS]",
 ) -> go.Figure:
     """A 2x2 grid of 2-D projections, one per pooling (``coords[pooling]`` is ``(n, 2)``).
 
     Each subplot's title names the pooling and its trustworthiness; colours and the legend
     are shared (clicking a legend entry hides that label in every subplot). ``axes`` maps a
-    pooling to its axis titles (PCA's explained variance differs per pooling).
+    pooling to its axis titles (PCA's explained variance differs per pooling); ``cls_token``
+    the model's first token, as the titles name its pooling.
     """
     validate_method(method)
     poolings = list(coords)
     if not 1 <= len(poolings) <= 4:
         raise ValueError(f"The grid holds 1 to 4 projections, got {len(poolings)}.")
-    subtitles = []
+    subtitles, named = [], pooling_labels(cls_token)
     for pooling in poolings:
         score = trustworthiness.get(pooling)
         scored = "" if score is None else f" · trustworthiness {score:.2f}"
-        subtitles.append(f"{POOLING_LABELS.get(pooling, pooling)}{scored}")
+        subtitles.append(f"{escape_plotly(named.get(pooling, pooling), None)}{scored}")
     figure = make_subplots(
         rows=2,
         cols=2,
@@ -376,10 +380,13 @@ def selected_rows(selection: Mapping | None, n: int) -> list[int]:
     return sorted(rows)
 
 
-def pooling_grid_notice(trustworthiness: Mapping[str, float | None]) -> str | None:
+def pooling_grid_notice(
+    trustworthiness: Mapping[str, float | None], cls_token: str | None = "[CLS]"
+) -> str | None:
     """What to notice in :func:`pooling_grid`: the pooling whose map keeps the most of its
-    full-space neighbourhoods (trustworthiness, as the subplot titles write it) and the one
-    that keeps the least, or that they are alike; None without two scores."""
+    full-space neighbourhoods (trustworthiness, as the subplot titles write it, the first
+    token named ``cls_token``) and the one that keeps the least, or that they are alike; None
+    without two scores."""
     scores = {p: round(s, 2) for p, s in trustworthiness.items() if s is not None}
     if len(scores) < 2:
         return None
@@ -389,9 +396,10 @@ def pooling_grid_notice(trustworthiness: Mapping[str, float | None]) -> str | No
             f"Every pooling's map keeps about as much of its neighbourhoods (trustworthiness "
             f"{scores[worst]:.2f}–{scores[best]:.2f}): compare how the labels group instead."
         )
+    named = pooling_labels(cls_token)
     return (
-        f"The {POOLING_LABELS.get(best, best)} map keeps the most of its full-space "
+        f"The {named.get(best, best)} map keeps the most of its full-space "
         f"neighbourhoods (trustworthiness {scores[best]:.2f}), the "
-        f"{POOLING_LABELS.get(worst, worst)} map the least ({scores[worst]:.2f}); how well the "
+        f"{named.get(worst, worst)} map the least ({scores[worst]:.2f}); how well the "
         "labels group is another question: read the colours."
     )

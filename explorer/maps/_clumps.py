@@ -108,11 +108,13 @@ def label_clumps(
 
 
 def clumps_sentence(
-    clumps: list[Clumps], what: str = "label", method: str | None = None
+    clumps: list[Clumps], what: str = "label", method: str | None = None, whats: str | None = None
 ) -> str | None:
     """The verdict for a map whose labels holding at least half the points are split
     (:attr:`Clumps.split`), naming the most split one and what to try with the map's
-    ``method`` (``"pca"``, ``"umap"``, ``"tsne"`` or ``None``); ``None`` otherwise."""
+    ``method`` (``"pca"``, ``"umap"``, ``"tsne"`` or ``None``); ``None`` otherwise. ``whats``:
+    the plural of ``what`` (default ``what + "s"``)."""
+    whats = what + "s" if whats is None else whats
     split = [c for c in clumps if c.split]
     total = sum(c.points for c in clumps)
     if not split or sum(c.points for c in split) < total / 2:
@@ -122,9 +124,9 @@ def clumps_sentence(
         f"all {len(clumps)}" if len(split) == len(clumps) else f"{len(split)} of the {len(clumps)}"
     )
     return (
-        f"but {how_many} {what}s are each broken into many small clumps "
+        f"but {how_many} {whats} are each broken into many small clumps "
         f"rather than one group (“{shorten(worst.label)}” into {worst.clumps}, the largest with "
-        f"{worst.largest:.0%} of its points), so the {what}s do not form clear groups here. "
+        f"{worst.largest:.0%} of its points), so the {whats} do not form clear groups here. "
         + TRY.get(method or "", TRY[""])
     )
 

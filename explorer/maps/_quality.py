@@ -223,6 +223,7 @@ def map_notice(
     max_points: int = 5_000,
     what: str = "label",
     method: str | None = None,
+    whats: str | None = None,
 ) -> str:
     """What a map shows, in one or two plain sentences (plain text: labels are user text,
     escape to show; a label it names is shortened to
@@ -236,8 +237,11 @@ def map_notice(
     points, the shares are estimated from a fixed random sample of that many points. Labels
     that agree with their neighbours but are each broken into many small clumps
     (:mod:`explorer.maps._clumps`) are not called clear groups; the sentence says what to try
-    (PCA unless ``method`` is ``"pca"``, more neighbours for UMAP).
+    (PCA unless ``method`` is ``"pca"``, more neighbours for UMAP). ``what`` names what
+    colours the points (a label, a cluster, a column's value), ``whats`` its plural (default
+    ``what + "s"``).
     """
+    whats = what + "s" if whats is None else whats
     coords = np.asarray(coords, dtype=np.float64)
     if coords.ndim != 2 or len(coords) < 2:
         raise ValueError(f"Expected map coordinates (n >= 2, 2 or 3), got {coords.shape}.")
@@ -271,27 +275,28 @@ def map_notice(
     chance = float((counts * (counts - 1)).sum() / (n * (n - 1)))
     lift = (share - chance) / max(1.0 - chance, 1e-9)
     verdict = (
-        f"the {what}s form clear groups"
+        f"the {whats} form clear groups"
         if lift >= 0.5
-        else f"the {what}s partly separate"
+        else f"the {whats} partly separate"
         if lift >= 0.15
-        else f"the {what}s are mixed together"
+        else f"the {whats} are mixed together"
     )
     if lift >= 0.15:
-        split = clumps_sentence(label_clumps(coords[rows], names[rows], names=groups), what, method)
+        split = clumps = label_clumps(coords[rows], names[rows], names=groups)
+        split = clumps_sentence(clumps, what, method, whats)
         verdict = verdict if split is None else f"neighbours agree, {split}"
     text = (
         f"On the map, {share:.0%} of each point's {k} nearest points share its {what} "
-        f"({chance:.0%} if the {what}s were shuffled): {verdict}."
+        f"({chance:.0%} if the {whats} were shuffled): {verdict}."
     )
     sampled = names[rows]
     by_label = {code: float(same[sampled == code].mean()) for code in np.unique(sampled).tolist()}
     if len(by_label) >= 2:
-        text += _tightest(by_label, groups, what)
+        text += _tightest(by_label, groups, whats)
     return text + caution
 
 
-def _tightest(by_label: dict[int, float], groups, what: str) -> str:
+def _tightest(by_label: dict[int, float], groups, whats: str) -> str:
     """The labels (codes into ``groups``) whose share ``by_label`` of same-label neighbours is
     the highest and the lowest as shown (whole percentages), every one that ties there named
     (more than three: counted); nothing when the two differ by less than 5 points."""
@@ -303,7 +308,7 @@ def _tightest(by_label: dict[int, float], groups, what: str) -> str:
 
     def named(found: list[int]) -> str:
         if len(found) > 3:
-            return f"{len(found)} {what}s"
+            return f"{len(found)} {whats}"
         return join([f"“{shorten(groups[codes[i]])}”" for i in found])
 
     tight = (

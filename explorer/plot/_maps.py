@@ -68,8 +68,12 @@ def projection(
     else:
         if not texts:
             raise ValueError("No texts: pass at least one text to map.")
-        vectors = embed(as_model(model_or_vectors), texts).sentence(pooling, layers)
-        title = projection_title(method, len(texts), layers=layers, pooling=pooling)
+        model = as_model(model_or_vectors)
+        vectors = embed(model, texts).sentence(pooling, layers)
+        first = model.tokenizer.cls_token  # "<s>" for MPNet/RoBERTa
+        title = projection_title(
+            method, len(texts), layers=layers, pooling=pooling, cls_token=first
+        )
     projector = _fit(vectors, params)
     shown = None if labels is None else cut_labels(labels)[0]
     figure = projection_figure(

@@ -14,7 +14,7 @@ from explorer.figures.explain import pair_heatmap, shaded_tokens_html
 from explorer.figures.explain_notices import explanation_notice
 from explorer.layers import Layers, layers_label
 from explorer.model.ref import ModelRef
-from explorer.pooling import POOLING_LABELS
+from explorer.pooling import pooling_labels
 from explorer.server import limits
 from explorer.ui import compute, messages
 from explorer.ui.model_in_use import load
@@ -87,18 +87,21 @@ def why_close(
     shaded by their share, the top pairs in words and "Show code". Under [CLS] pooling the
     slow attribution waits for a button (unless cached). Widget keys start with ``key``.
     Returns the explanation, or None when it was not computed (a message says why)."""
-    how = f"{POOLING_LABELS.get(pooling, pooling)}, {layers_label(layers)}"
+    tokenizer = load(model_ref).tokenizer  # its own first and padding tokens: <s>, <pad>
+    first = tokenizer.cls_token
+    how = f"{pooling_labels(first).get(pooling, pooling)}, {layers_label(layers)}"
     if pooling == "cls":
-        st.caption(
-            "With [CLS] pooling a text is one token's vector, which every token shaped through "
-            "attention: there is no exact split into token pairs. What is shown is an "
+        first = first or "first-token"
+        messages.caption(
+            f"With {first} pooling a text is one token's vector, which every token shaped "
+            "through attention: there is no exact split into token pairs. What is shown is an "
             "attribution per token (integrated gradients): how much each word adds to the "
-            "cosine over a text whose words are all [PAD], summing to that up to a small gap "
-            "(reported below)."
+            f"cosine over a text whose words are all {tokenizer.pad_token or '[PAD]'}, summing "
+            "to that up to a small gap (reported below)."
         )
         if not is_cached(model_ref, text_a, text_b, pooling, layers, exclude_special):
             if not st.toggle(
-                "Attribute [CLS] similarities (slow: several seconds each)",
+                f"Attribute {messages.escape(first)} similarities (slow: several seconds each)",
                 key=f"{key}.attribute",
                 help="Integrated gradients run the model forward and backward hundreds of "
                 "times; on, every pair you pick is attributed.",

@@ -145,7 +145,10 @@ def search_vectors(
         found["rank"] = range(1, len(found) + 1)
         return found, row_search_snippet(data, files, row, k)
     query = columns[0].text_input("Query", default_query, key="similarity.vector_query").strip()
-    choice = vector_choice(pooling_select(columns[1], "similarity.vector_pooling"), layers)
+    pooling = pooling_select(
+        columns[1], "similarity.vector_pooling", cls_token=model.tokenizer.cls_token
+    )
+    choice = vector_choice(pooling, layers)
     if not query:
         raise ValueError("The query is empty: type what you are looking for.")
     messages.caption(

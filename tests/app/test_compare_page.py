@@ -133,3 +133,19 @@ def test_model_b_comes_from_the_link(fresh_app, other_tokenizer_path, monkeypatc
     fresh_app.switch_page("pages/compare.py").run()
     _ok(fresh_app)
     assert _cka(fresh_app).shape == (7, 4)
+
+
+def test_the_pooling_menu_names_the_first_token_both_models_share(
+    fresh_app, tiny_roberta_path, monkeypatch
+):
+    # One menu pools both models: it read "[CLS] token" beside a model whose first token is <s>.
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    fresh_app.query_params["compare.model_b"] = f"{Path(tiny_roberta_path).name} (local)"
+    fresh_app.run()
+    fresh_app.switch_page("pages/compare.py").run()
+    _ok(fresh_app)
+    options = fresh_app.selectbox(key="compare.pooling").options
+    assert "First token" in options and not any("[CLS]" in o or "<s>" in o for o in options)
+    fresh_app.selectbox(key="compare.model_b").set_value("random weights").run()
+    _ok(fresh_app)
+    assert "[CLS] token" in fresh_app.selectbox(key="compare.pooling").options  # A's, B's too

@@ -200,3 +200,5 @@ def test_the_sentences_name_the_models_own_first_token(page, tiny_roberta_path, 
     shown = " ".join(plain(e.value) for e in [*at.markdown, *at.caption, *at.info])
     shown += json.dumps(_figures(at))
     assert "<s> token" in shown and "[CLS]" not in shown, shown[:2000]
+    menu = at.multiselect(key="probe.poolings")  # its options read "[CLS] token"
+    assert "<s> token" in menu.options and not any("[CLS]" in o for o in menu.options)

@@ -52,6 +52,9 @@ def test_builtin_columns_colour_the_map_by_category_or_number(page):
     figure = _figure(at)
     assert sorted(_legend(figure)) == ["negative", "positive"]
     assert figure["layout"]["legend"]["title"]["text"] == "sentiment"
+    headline = [plain(i.value) for i in at.info if "nearest points share its" in plain(i.value)]
+    assert headline and "share its “sentiment” value (" in headline[0]  # not "its label"
+    assert "if the “sentiment” values were shuffled" in headline[0]
     at.selectbox(key="projections.colour").select(LENGTH_OPTION).run()
     _ok(at)
     figure = _figure(at)

@@ -321,6 +321,30 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page, tmp_path):
         assert f"{int(number) - 1:>3} (" in printed and words in printed, (name, printed)
 
 
+def test_the_pooling_menu_and_titles_name_the_models_own_first_token(
+    page, tiny_roberta_path, monkeypatch
+):
+    # With all-mpnet-base-v2 the menu, the map's title and the poolings' grid read
+    # "[CLS] token" for a model whose first token is <s>.
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("projections")
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    menu = at.selectbox(key="projections.pooling")
+    assert "<s> token" in menu.options and not any("[CLS]" in o for o in menu.options)
+    assert "<s> token" in menu.help
+    menu.select("cls").run()
+    _ok(at)
+    assert "&lt;s&gt; token" in _figures(at)[0]["layout"]["title"]["text"]  # escaped
+    at.selectbox(key="projections.compare").select("poolings").run()
+    _ok(at)
+    subtitles = [a["text"] for a in _figures(at)[1]["layout"]["annotations"]]
+    assert plain(subtitles[0]).startswith("<s> token") and not any("[CLS]" in s for s in subtitles)
+    assert "<s>" not in subtitles[0]  # escaped: plotly would strike the rest through
+    assert not any("[CLS]" in plain(i.value) for i in at.info)
+
+
 def test_layers_in_motion_names_its_colouring_and_its_axes_as_the_map(page):
     # Coloured by clusters, the notice said the neighbours "share its label"; the frames'
     # axes read "PCA 1" beside the map's "PC1 (6.1 %)".

@@ -248,3 +248,29 @@ def test_a_corpus_embedded_with_random_weights_gets_a_snippet_that_builds_them(
         f"{r.rank}. {r.score:.4f}  row {r.row}  {r.text}" for r in results.itertuples(index=False)
     ]
     assert printed.splitlines() == expected
+
+
+def test_a_corpus_of_a_model_with_s_names_its_first_token(
+    page, monkeypatch, tmp_path, tiny_roberta, tiny_roberta_path
+):
+    # The Pooling menu and the search's caption read "[CLS] token" for a corpus embedded with
+    # a model whose first token is <s> (MPNet, RoBERTa).
+    from pathlib import Path
+
+    from explorer.data.store import Settings, embed_to_store
+
+    source = write_csv(tmp_path / "input.csv", TEXTS)
+    settings = Settings(poolings=("cls", "mean"), layers="last")
+    embed_to_store(tiny_roberta, source, tmp_path / "roberta", settings)
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    monkeypatch.setenv("EXPLORER_CORPORA", str(tmp_path))
+    at = page("similarity")
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at.radio(key="similarity.corpus.source").set_value("saved").run()
+    at.selectbox(key="similarity.corpus.store").set_value("roberta").run()
+    _ok(at)
+    menu = at.selectbox(key="similarity.store_pooling")
+    assert "<s> token" in menu.options and not any("[CLS]" in o for o in menu.options)
+    menu.set_value("cls").run()
+    _ok(at)
+    assert "searched (<s> token, " in _text(at) and "[CLS]" not in _text(at)

@@ -189,3 +189,24 @@ def test_a_tiny_parquet_that_unpacks_to_gigabytes_is_refused_on_the_page(page):
     assert time.perf_counter() - start < 10
     assert "unpacks to more than 100 MB" in plain(at.error[0].value)
     assert not at.get("plotly_chart")
+
+
+def test_the_query_pooling_menu_names_the_models_own_first_token(
+    page, tiny_roberta, tiny_roberta_path, monkeypatch
+):
+    # It read "[CLS] token" beside a model whose first token is <s> (MPNet, RoBERTa).
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("similarity")
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = _choose_vectors(at, "similarity.corpus")
+    vectors = np.random.default_rng(0).normal(size=(len(TEXTS), tiny_roberta.hidden_size))
+    at.file_uploader(key="similarity.corpus.vectors").set_value(
+        ("mine.parquet", _parquet(vectors.astype(np.float32)), "application/octet-stream")
+    )
+    at.run()
+    _ok(at)
+    assert at.radio(key="similarity.vector_query_mode").value == "text"
+    options = at.selectbox(key="similarity.vector_pooling").options
+    assert "<s> token" in options and not any("[CLS]" in o for o in options)

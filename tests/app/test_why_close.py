@@ -110,6 +110,25 @@ def test_cls_attribution_of_long_texts_is_refused_with_what_to_do(page):
     assert "mean or max pooling" in refusal
 
 
+def test_cls_pooling_names_the_models_own_first_and_padding_tokens(
+    page, tiny_roberta_path, monkeypatch
+):
+    # all-mpnet-base-v2: the menu, the caption and the toggle said [CLS] and [PAD].
+    from pathlib import Path
+
+    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+    at = page("similarity")
+    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    menu = at.selectbox(key="similarity.why_pooling")
+    assert "<s> token" in menu.options and not any("[CLS]" in o for o in menu.options)
+    menu.set_value("cls").run()
+    _ok(at)
+    said = next(plain(c.value) for c in at.caption if "attribution per token" in c.value)
+    assert "With <s> pooling" in said and "all <pad>" in said and "[" not in said
+    toggle = at.toggle(key="similarity.why.attribute")
+    assert plain(toggle.label).startswith("Attribute <s> similarities")
+
+
 def _panel_script() -> None:
     import streamlit as st
 

@@ -25,8 +25,9 @@ def check_attribution(model, tokens: Sequence[int], limit: int = MAX_ATTRIBUTION
     if sum(tokens) <= cap:
         return
     why = slower(model)
+    first = getattr(model.tokenizer, "cls_token", None) or "first-token"  # <s> for RoBERTa
     raise ValueError(
-        f"Attributing a [CLS] similarity runs the model forward and backward hundreds of times: "
+        f"Attributing a {first} similarity runs the model forward and backward hundreds of times: "
         f"a request reads at most {cap:,} tokens of the two texts together"
         + (f" ({why})" if why else "")
         + f", and these have {sum(tokens):,}. Choose shorter texts, or mean or max pooling "

@@ -46,7 +46,10 @@ def maps_section(pair: Pair, texts: tuple[str, ...]) -> None:
     """The linked maps, the agreement per text and the disagreement table; then one query."""
     st.subheader("Neighbours side by side", anchor=False)
     columns = st.columns(3)
-    pooling = pooling_select(columns[0], "compare.pooling")
+    firsts = {model.tokenizer.cls_token for model in pair.models()}  # one menu, both models
+    pooling = pooling_select(
+        columns[0], "compare.pooling", cls_token=min(firsts) if len(firsts) == 1 else None
+    )
     depth = min(model.num_layers for model in pair.models())  # choices both models have
     layers = layers_select(columns[1], "compare.layers", layer_choices(depth))
     k = columns[2].selectbox(

@@ -134,7 +134,10 @@ def pooling_comparison(
     except ValueError as error:
         messages.warning(error)
         return
-    said = pooling_grid_notice({p: f.trustworthiness_ for p, f in fitted.items()})
+    from explorer.ui.model_in_use import load
+
+    first = load(points.ref).tokenizer.cls_token  # "<s>" for MPNet/RoBERTa
+    said = pooling_grid_notice({p: f.trustworthiness_ for p, f in fitted.items()}, first)
     if said:
         messages.info(said)
     st.plotly_chart(
@@ -150,6 +153,7 @@ def pooling_comparison(
                 p: axis_titles(params.method, 2, f.explained_variance_ratio_)
                 for p, f in fitted.items()
             },
+            cls_token=first,
         ),
         key="projections.compare_chart",
         width="stretch",

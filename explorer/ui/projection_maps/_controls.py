@@ -84,16 +84,21 @@ def projection_controls(prefix: str, top: Sequence, bottom: Sequence) -> Project
     return params
 
 
-def embedding_controls(middle: Sequence, bottom: Sequence, *, words: bool, uploaded: bool):
+def embedding_controls(
+    middle: Sequence, bottom: Sequence, *, words: bool, uploaded: bool, cls_token: str | None = None
+):
     """Pooling (sentence maps) in ``middle[0]``, layers and post-processing in ``middle[1]``
     and the map to compare with in ``bottom[2]``: ``(choice, compare)``, the
     :class:`explorer.VectorChoice` of the points (a word map's keeps the default pooling,
     which does not apply to it). Uploaded vectors have none of them (``(None, "none")``,
-    saying why in ``middle[0]``)."""
+    saying why in ``middle[0]``). ``cls_token``: the model's first token, as the pooling menu
+    names it (``None``: "First token")."""
     if uploaded:
         messages.caption(LIMITS_NOTE, middle[0])
         return None, "none"
-    pooling = "mean" if words else pooling_select(middle[0], "projections.pooling")
+    pooling = (
+        "mean" if words else pooling_select(middle[0], "projections.pooling", cls_token=cls_token)
+    )
     layers = layers_select(
         middle[1],
         "projections.layers",

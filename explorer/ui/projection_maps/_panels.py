@@ -17,6 +17,7 @@ from explorer.maps import ProjectionParams, Projector
 from explorer.ui import messages, presentation
 from explorer.ui.compute import cached
 from explorer.ui.projection_maps._fit import inspect
+from explorer.ui.projection_maps._motion import colour_noun
 from explorer.ui.projection_maps._points import Points
 from explorer.ui.widgets import option_labels
 
@@ -144,12 +145,18 @@ def inspector(
 
 
 def map_notice(
-    points, params: ProjectionParams, projector: Projector, labels, legend: str = "Label"
+    points,
+    params: ProjectionParams,
+    projector: Projector,
+    labels,
+    legend: str = "Label",
+    column: str = "",
 ) -> str:
     """:func:`explorer.maps.map_notice` of the map of ``points``, cached (it indexes the
-    map's neighbours: 0.1 s of every rerun at 20,000 points). ``legend`` is the legend's title:
-    clusters and sentences are called so in the sentence, anything else a label."""
-    what = {"Cluster": "cluster", "Sentence": "sentence"}.get(legend, "label")
+    map's neighbours: 0.1 s of every rerun at 20,000 points). ``legend`` is the legend's title
+    and ``column`` the data's column whose values are the ``labels`` (else empty): the
+    sentence names what colours the map as :func:`._motion.colour_noun` does."""
+    what, whats = colour_noun(legend, column)
     labels = None if labels is None else tuple(labels)
     return cached(
         "projections",
@@ -160,5 +167,6 @@ def map_notice(
             trust=projector.trustworthiness_,
             what=what,
             method=params.method,
+            whats=whats,
         ),
     )

@@ -43,7 +43,10 @@ def map_section(
     ``controls`` (presentation mode's folded settings) the checkbox goes there."""
     for note in projector.notes_:
         messages.info(note)
-    messages.info(map_notice(points, params, projector, shown.labels, shown.legend_title), notice)
+    column = shown.values_title if shown.values is None else ""  # labels from a column
+    messages.info(
+        map_notice(points, params, projector, shown.labels, shown.legend_title, column), notice
+    )
     if shown.values is not None and kept_share is None:
         messages.info(column_notice(points, params, projector, shown), notice)
     if every_row_chosen(points, params, compare):

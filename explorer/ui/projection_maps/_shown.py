@@ -60,8 +60,12 @@ def shown_points(
             params.method, len(occurrences), layers=points.choice.layers, word=points.word
         )
     else:
+        first = "[CLS]"  # a saved corpus's model is not loaded: its pooling as it was named
         if isinstance(points, Points):
+            from explorer.ui.model_in_use import load
+
             compute.embed_corpus(points.ref, points.texts)
+            first = load(points.ref).tokenizer.cls_token  # "<s>" for MPNet/RoBERTa
         point_texts, spans, point_labels = list(texts), None, labels
         text_rows = range(len(point_texts))
         title = (
@@ -72,6 +76,7 @@ def shown_points(
                 len(texts),
                 layers=points.choice.layers,
                 pooling=points.choice.pooling,
+                cls_token=first,
             )
         )
     params, flat_note = limits.cap_3d(params, len(point_texts))

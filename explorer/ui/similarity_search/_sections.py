@@ -156,10 +156,14 @@ def why_close(
     second = row[1].selectbox(
         "Second text", keys, keys.index(defaults[1]), format_func=label, key="similarity.why_b"
     )
+    from explorer.pooling import pooling_labels
+    from explorer.ui.model_in_use import load
+
+    named = pooling_labels(load(model_ref).tokenizer.cls_token)  # "<s> token" for MPNet
     pooling = row[2].selectbox(
         "Pooling",
         page_poolings,
-        format_func=POOLING_LABELS.get,
+        format_func=named.get,
         key="similarity.why_pooling",
         help="The poolings this page uses: the search's first, then those compared above.",
     )

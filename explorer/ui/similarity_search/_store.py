@@ -21,7 +21,7 @@ from explorer.choice import VectorChoice
 from explorer.figures.tables import text_table_html
 from explorer.layers import Layers, layer_choices, layer_indices, layers_label
 from explorer.model.ref import ModelRef
-from explorer.pooling import POOLING_LABELS, POOLINGS, pooling_parts
+from explorer.pooling import POOLINGS, pooling_labels, pooling_parts
 from explorer.ui import messages
 from explorer.ui.compute import cached, open_store, store_rows
 from explorer.ui.model_in_use import current_model, current_model_label, load, settings
@@ -92,6 +92,15 @@ def _fingerprint(model_ref: ModelRef) -> str:
     from explorer.data.store import model_fingerprint
 
     return cached("corpora", ("fingerprint", model_ref), lambda: model_fingerprint(load(model_ref)))
+
+
+def _first_token(corpus) -> str | None:
+    """The first token of the model that embeds the query for ``corpus`` (the corpus's
+    model: ``"<s>"`` for MPNet), ``None`` when it cannot be had (the search says why)."""
+    try:
+        return load(query_model(corpus).ref).tokenizer.cls_token
+    except ValueError:
+        return None
 
 
 def query_model(corpus) -> QueryModel:
@@ -209,11 +218,12 @@ def store_section(
         messages.error(error)
         return None
     poolings = store_poolings(corpus)
+    named = pooling_labels(_first_token(corpus))  # "<s> token" for a MPNet corpus
     pooling = choose(
         columns[1],
         "Pooling",
         poolings,
-        POOLING_LABELS.get,
+        named.get,
         "similarity.store_pooling",
         "mean" if "mean" in poolings else poolings[0],
         "The poolings this corpus keeps (explorer embed --pooling).",
@@ -250,7 +260,7 @@ def store_section(
     _show(frame, corpus)
     truncated = load(model.ref).encode_batch([query])[0]["truncated"]
     messages.caption(
-        f"All {len(corpus):,} rows of the saved corpus searched ({POOLING_LABELS[pooling]}, "
+        f"All {len(corpus):,} rows of the saved corpus searched ({named[pooling]}, "
         f"{layers_label(layers).lower()}); nothing but the query ran the model, {model.label}"
         + ("" if model.current else ", the model this corpus was embedded with (not the sidebar's)")
         + ". The corpus's vectors were stored by explorer embed."

@@ -31,7 +31,7 @@ def post_select(container) -> str:
         container,
         "context.post",
         help="Applied at every layer before the cosines, with the statistics of all tokens of "
-        "these sentences ([CLS] and [SEP] left out). Raw contextual vectors share a large "
+        "these sentences (the special tokens left out). Raw contextual vectors share a large "
         "common direction and a few rogue dimensions, so all cosines are high. Centre "
         "subtracts the layer's mean token vector; standardize gives every dimension the same "
         "spread; all-but-the-top also removes the top principal directions. Under a layer "
