@@ -170,3 +170,12 @@ def one_component_scan() -> Iterator[None]:
         yield
     finally:
         manifest_scanner.scan_component_manifests = scan
+
+
+def pytest_collection_modifyitems(config, items):
+    """The browser tests share one app server and one Chromium (tests/browser/conftest.py):
+    under pytest-xdist's ``--dist loadgroup`` (pyproject's addopts) they run one after another
+    in one process while the other process runs the rest."""
+    for item in items:
+        if item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
