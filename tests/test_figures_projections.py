@@ -159,6 +159,9 @@ def test_the_pooling_titles_and_notice_name_the_models_first_token():
     grid = pooling_grid(coords, trust, TEXTS, method="pca", cls_token="<s>")
     assert grid.layout.annotations[0].text == "&lt;s&gt; token · trustworthiness 0.95"
     assert pooling_grid_notice(trust, "<s>").startswith("The <s> token map keeps the most")
+    notice = pooling_grid_notice({"mean": 0.9, "mean_max": 0.7})
+    assert "The mean of tokens map keeps" in notice  # a menu label inside a sentence
+    assert "the mean + max (concatenated) map the least" in notice
 
 
 def test_selected_rows_reads_customdata():

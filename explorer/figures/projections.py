@@ -396,10 +396,16 @@ def pooling_grid_notice(
             f"Every pooling's map keeps about as much of its neighbourhoods (trustworthiness "
             f"{scores[worst]:.2f}–{scores[best]:.2f}): compare how the labels group instead."
         )
-    named = pooling_labels(cls_token)
+    named = {p: _mid_sentence(label) for p, label in pooling_labels(cls_token).items()}
     return (
         f"The {named.get(best, best)} map keeps the most of its full-space "
         f"neighbourhoods (trustworthiness {scores[best]:.2f}), the "
         f"{named.get(worst, worst)} map the least ({scores[worst]:.2f}); how well the "
         "labels group is another question: read the colours."
     )
+
+
+def _mid_sentence(label: str) -> str:
+    """A menu label inside a sentence: "Mean of tokens" -> "mean of tokens"; a token's own
+    spelling ("[CLS] token", "<s> token") stays."""
+    return label[:1].lower() + label[1:] if label[:1].isupper() else label
