@@ -7,7 +7,7 @@ import streamlit as st
 
 from explorer import probing
 from explorer.figures.probe import layer_accuracy_figure
-from explorer.pooling import POOLING_LABELS, pooling_labels
+from explorer.pooling import pooling_labels
 from explorer.probing.control import control_notice
 from explorer.probing.scores import probe_notice
 from explorer.subwords import SUBWORD_LABELS
@@ -58,7 +58,8 @@ except ValueError as error:
     st.stop()
 
 if saved is not None:
-    probed, labels_for = which_layer.stored_poolings(settings[1], saved), POOLING_LABELS
+    probed = which_layer.stored_poolings(settings[1], saved)
+    labels_for = pooling_labels(saved.first)  # the store's model's first token
 elif task == "word":
     if features.num_split == 0:
         probed = ["mean"]

@@ -24,7 +24,7 @@ from explorer.ui.projection_maps._bigmap import (
     show,
     take_event,
 )
-from explorer.ui.projection_maps._saved import saved_map_of
+from explorer.ui.projection_maps._saved import saved_map_of, store_first_token
 from explorer.ui.widgets import URL
 
 EVERY_ROW_KEY = "projections.every_row"
@@ -59,7 +59,11 @@ def every_row_map(points, params: ProjectionParams, axes: list[str]) -> None:
     or a selection reruns only them)."""
     whole = saved_map_of(points, params)
     title = projection_title(
-        params.method, len(whole.rows), layers=points.choice.layers, pooling=points.choice.pooling
+        params.method,
+        len(whole.rows),
+        layers=points.choice.layers,
+        pooling=points.choice.pooling,
+        cls_token=store_first_token(points.path),  # "<s> token" for a MPNet corpus
     )
     _every_row_fragment(points, params, axes, title)
 

@@ -25,6 +25,16 @@ def saved_map(path: str, method: str, choice: VectorChoice):
     )
 
 
+def store_first_token(path: str) -> str | None:
+    """The first token of the model the saved corpus at ``path`` was embedded with (``"<s>"``
+    for MPNet), read from its tokenizer alone (no weights); ``None`` when it cannot be read
+    here (the title then says "First token")."""
+    from explorer.model.first_token import first_token
+    from explorer.ui.compute import open_store
+
+    return first_token(open_store(path).model_name)
+
+
 def saved_map_of(points, params: ProjectionParams):
     """The saved map ``points`` were drawn from, when the map asked for under ``params`` is
     that saved map (its method, 2-D, its pooling and layers); else ``None`` (fit instead)."""

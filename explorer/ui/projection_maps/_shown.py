@@ -15,7 +15,8 @@ from explorer.ui import compute, messages
 from explorer.ui.projection_maps._clusters import clusters
 from explorer.ui.projection_maps._colours import point_column
 from explorer.ui.projection_maps._map import MapPoints
-from explorer.ui.projection_maps._points import Points
+from explorer.ui.projection_maps._points import Points, StorePoints
+from explorer.ui.projection_maps._saved import store_first_token
 from explorer.words import occurrence_points
 
 
@@ -60,8 +61,10 @@ def shown_points(
             params.method, len(occurrences), layers=points.choice.layers, word=points.word
         )
     else:
-        first = "[CLS]"  # a saved corpus's model is not loaded: its pooling as it was named
-        if isinstance(points, Points):
+        first = None  # uploaded vectors: no model
+        if isinstance(points, StorePoints):  # its model is not loaded: its tokenizer names it
+            first = store_first_token(points.path)
+        elif isinstance(points, Points):
             from explorer.ui.model_in_use import load
 
             compute.embed_corpus(points.ref, points.texts)

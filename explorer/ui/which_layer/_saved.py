@@ -16,8 +16,9 @@ class SavedRows:
     """What a probe reads of a saved corpus: ``texts`` and ``labels`` of store rows ``rows``
     (column ``column``, the store's label column when ``is_label``), the stored ``layers`` (of
     ``0 … num_layers``) and ``poolings`` (every pooling whose parts are stored), the row
-    ``limit`` the sample was drawn with, and ``note`` saying what was left out or sampled
-    (``None`` when nothing was)."""
+    ``limit`` the sample was drawn with, ``note`` saying what was left out or sampled
+    (``None`` when nothing was), and ``first``, the first token of the store's model
+    (``"<s>"`` for MPNet; ``None`` when its tokenizer cannot be read here)."""
 
     texts: tuple[str, ...]
     labels: tuple[str, ...]
@@ -29,6 +30,7 @@ class SavedRows:
     poolings: tuple[str, ...]
     limit: int
     note: str | None
+    first: str | None = None
 
     @property
     def layers_note(self) -> str:
@@ -60,6 +62,7 @@ def saved_rows(path: str, container, limit: int | None = None) -> SavedRows:
     :func:`explorer.probing.stored.probe_rows`).
 
     Raises ``ValueError`` saying what is missing when no column can be probed."""
+    from explorer.model.first_token import first_token
     from explorer.pooling import POOLINGS, pooling_parts
     from explorer.probing.stored import MAX_CLASSES, MIN_PER_CLASS
 
@@ -112,20 +115,21 @@ def saved_rows(path: str, container, limit: int | None = None) -> SavedRows:
         poolings=poolings,
         limit=limit,
         note=chosen.note,
+        first=first_token(corpus.model_name),  # its tokenizer only: no model is loaded
     )
 
 
 def stored_poolings(container, saved: SavedRows) -> list[str]:
     """Choose poolings among those ``saved`` keeps (default mean, else the first), bound to
-    the link."""
-    from explorer.pooling import POOLING_LABELS
+    the link, named with the store's model's first token."""
+    from explorer.pooling import pooling_labels
     from explorer.ui.widgets import choose
 
     return choose(
         container,
         "Poolings",
         saved.poolings,
-        POOLING_LABELS.get,
+        pooling_labels(saved.first).get,
         "probe.stored_poolings",
         ["mean" if "mean" in saved.poolings else saved.poolings[0]],
         help="The poolings this corpus keeps (explorer embed --pooling): each adds a probe per "
