@@ -69,7 +69,7 @@ def test_a_lock_held_by_another_process_is_refused_then_taken_over_when_it_dies(
             embed_to_store(tiny, source, tmp_path / "s", SETTINGS)
     finally:
         child.send_signal(signal.SIGKILL)  # dies holding it: the lock file stays behind
-        child.wait()
+        child.communicate()  # reaped, its pipes closed
     assert json.loads((tmp_path / "s" / LOCK_FILE).read_text())["pid"] == child.pid
     with lock_store(tmp_path / "s") as previous:
         assert previous["pid"] == child.pid
