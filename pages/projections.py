@@ -80,7 +80,7 @@ choice, compare = projection_maps.embedding_controls(
     bottom,
     words=words,
     uploaded=source is not None and source.uploaded_vectors,
-    cls_token=model.tokenizer.cls_token,
+    cls_token=projection_maps.menu_first_token(source, model),
 )
 params = projection_maps.projection_controls("projections", middle[2:], bottom[:2])
 colours = projection_maps.colour_choices(source, words=words)

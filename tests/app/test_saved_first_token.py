@@ -66,7 +66,9 @@ def test_projections_titles_a_saved_map_with_the_stores_first_token(
     page, monkeypatch, roberta_corpora
 ):
     at = _saved(page, monkeypatch, roberta_corpora[0], "projections")
-    at.selectbox(key="projections.pooling").set_value("cls").run()
+    menu = at.selectbox(key="projections.pooling")
+    assert "<s> token" in menu.options and "[CLS] token" not in menu.options  # not the page's
+    menu.set_value("cls").run()
     assert not at.exception, [e.message for e in at.exception]
     title = plain(json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"])
     assert "<s> token" in title and "[CLS]" not in title, title

@@ -18,6 +18,7 @@ The page calls these few names; the rooms behind them are private:
 from explorer.ui.projection_maps._colours import colour_choices
 from explorer.ui.projection_maps._controls import embedding_controls, projection_controls
 from explorer.ui.projection_maps._fit import fit, fitted, preservation, source_points
+from explorer.ui.projection_maps._saved import menu_first_token
 from explorer.ui.projection_maps._section import map_section
 from explorer.ui.projection_maps._shown import shown_points
 from explorer.ui.projection_maps._views import other_view
@@ -28,6 +29,7 @@ __all__ = [
     "fit",
     "fitted",
     "map_section",
+    "menu_first_token",
     "other_view",
     "preservation",
     "projection_controls",

@@ -35,6 +35,14 @@ def store_first_token(path: str) -> str | None:
     return first_token(open_store(path).model_name)
 
 
+def menu_first_token(source, model) -> str | None:
+    """The first token the pooling menu names: a saved corpus's own model's
+    (:func:`store_first_token`), else the model in use's."""
+    if source is not None and source.store is not None:
+        return store_first_token(source.store)
+    return model.tokenizer.cls_token
+
+
 def saved_map_of(points, params: ProjectionParams):
     """The saved map ``points`` were drawn from, when the map asked for under ``params`` is
     that saved map (its method, 2-D, its pooling and layers); else ``None`` (fit instead)."""
