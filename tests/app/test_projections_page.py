@@ -125,8 +125,10 @@ def test_compare_poolings_shows_a_2x2_grid(page):
     best, worst = max(scores, key=scores.get), min(scores, key=scores.get)
     said = next(plain(i.value) for i in at.info if "neighbourhoods" in plain(i.value))
     assert scores[best] != scores[worst]  # the built-in example's four maps differ
-    assert f"The {best} map keeps the most" in said and f"(trustworthiness {scores[best]})" in said
-    assert f"the {worst} map the least ({scores[worst]})" in said
+    high, low = scores[best], scores[worst]
+    best, worst = (s[:1].lower() + s[1:] if s[:1].isupper() else s for s in (best, worst))
+    assert f"The {best} map keeps the most" in said  # the subtitle's label, mid-sentence
+    assert f"(trustworthiness {high})" in said and f"the {worst} map the least ({low})" in said
 
 
 def test_pasted_lines_too_few_points_is_a_clear_message(page):
