@@ -37,9 +37,13 @@ def store_first_token(path: str) -> str | None:
 
 def menu_first_token(source, model) -> str | None:
     """The first token the pooling menu names: a saved corpus's own model's
-    (:func:`store_first_token`), else the model in use's."""
+    (:func:`store_first_token`), else the model in use's. A store that cannot be opened names
+    none here ("First token"): the page says what is wrong with it where it reads its rows."""
     if source is not None and source.store is not None:
-        return store_first_token(source.store)
+        try:
+            return store_first_token(source.store)
+        except ValueError:
+            return None
     return model.tokenizer.cls_token
 
 
