@@ -30,6 +30,21 @@ def page():
 
 
 @pytest.fixture
+def roberta_page(tiny_roberta_path, monkeypatch):
+    """:func:`open_page` with the tiny RoBERTa-style model chosen (first token ``<s>``, offered
+    as an operator's folder): for sentences and menus that must name the model's own tokens."""
+
+    def open_with_roberta(page: str) -> AppTest:
+        monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
+        at = open_page(page)
+        at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+        assert not at.exception, [e.message for e in at.exception]
+        return at
+
+    return open_with_roberta
+
+
+@pytest.fixture
 def fresh_app() -> AppTest:
     """app.py as a new, not yet run AppTest (set query parameters before the first run)."""
     return AppTest.from_file(APP, default_timeout=TIMEOUT)

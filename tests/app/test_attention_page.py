@@ -157,11 +157,9 @@ def test_presentation_mode_lists_the_top_heads_and_folds_the_rest(fresh_app):
     assert not [e for e in at.expander if e.label.endswith(" heads")]
 
 
-def test_the_code_caption_names_the_models_own_special_tokens(page, tiny_roberta_path, monkeypatch):
+def test_the_code_caption_names_the_models_own_special_tokens(roberta_page):
     # Under all-mpnet-base-v2 the snippet's caption said "shares on [SEP]/[CLS]".
-    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
-    at = page("attention")
-    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = roberta_page("attention")
     _ok(at)
     said = next(plain(c.value) for c in at.caption if "rollout and norm-weighted" in c.value)
     assert "shares on </s>/<s>," in said and "[" not in said

@@ -226,15 +226,9 @@ def test_user_text_is_escaped(page):
     assert "&lt;b&gt;A&lt;/b&gt;" in listing and "\\*" in listing
 
 
-def test_the_post_processing_help_names_no_other_models_tokens(
-    page, tiny_roberta_path, monkeypatch
-):
+def test_the_post_processing_help_names_no_other_models_tokens(roberta_page):
     # It said "[CLS] and [SEP] left out" for a model whose special tokens are <s> and </s>.
-    from pathlib import Path
-
-    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
-    at = page("context")
-    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = roberta_page("context")
     assert not at.exception, [e.message for e in at.exception]
     help = at.selectbox(key="context.post").help
     assert "special tokens left out" in help and "[CLS]" not in help

@@ -184,13 +184,9 @@ def test_repeated_texts_are_counted_and_kept_in_one_fold(page):
     assert float(metrics[best].split("±")[0]) < 0.85
 
 
-def test_the_sentences_name_the_models_own_first_token(page, tiny_roberta_path, monkeypatch):
+def test_the_sentences_name_the_models_own_first_token(roberta_page):
     """Issue 33.7: with <s>/</s> specials the probe's sentences never say [CLS]."""
-    from pathlib import Path
-
-    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
-    at = page("probe")
-    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = roberta_page("probe")
     at.radio(key="probe.source").set_value("upload").run()
     rows = [f"I love this {w}!,pos" for w in ("cake", "song", "film", "town", "book")]
     rows += [f"I hate this {w}.,neg" for w in ("cake", "song", "film", "town", "book")]

@@ -323,16 +323,10 @@ def test_layers_in_motion_custom_axes_and_named_clusters(page, tmp_path):
         assert f"{int(number) - 1:>3} (" in printed and words in printed, (name, printed)
 
 
-def test_the_pooling_menu_and_titles_name_the_models_own_first_token(
-    page, tiny_roberta_path, monkeypatch
-):
+def test_the_pooling_menu_and_titles_name_the_models_own_first_token(roberta_page):
     # With all-mpnet-base-v2 the menu, the map's title and the poolings' grid read
     # "[CLS] token" for a model whose first token is <s>.
-    from pathlib import Path
-
-    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
-    at = page("projections")
-    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = roberta_page("projections")
     menu = at.selectbox(key="projections.pooling")
     assert "<s> token" in menu.options and not any("[CLS]" in o for o in menu.options)
     assert "<s> token" in menu.help

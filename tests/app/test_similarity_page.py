@@ -122,13 +122,9 @@ def test_bad_input_gets_messages_and_a_new_query_new_results(page):
     assert at.selectbox(key="similarity.corpus.text_column").options == ["a", "b"]
 
 
-def test_the_heatmaps_name_the_models_own_first_token(page, tiny_roberta_path, monkeypatch):
+def test_the_heatmaps_name_the_models_own_first_token(roberta_page):
     # all-mpnet-base-v2's notice said "Under <s> token" above heatmaps titled "[CLS] token".
-    from pathlib import Path
-
-    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
-    at = page("similarity")
-    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = roberta_page("similarity")
     _ok(at)
     heatmaps, agreement = _figures(at)
     titles = [plain(a["text"]) for a in heatmaps["layout"]["annotations"]]

@@ -251,21 +251,17 @@ def test_a_corpus_embedded_with_random_weights_gets_a_snippet_that_builds_them(
 
 
 def test_a_corpus_of_a_model_with_s_names_its_first_token(
-    page, monkeypatch, tmp_path, tiny_roberta, tiny_roberta_path
+    roberta_page, monkeypatch, tmp_path, tiny_roberta
 ):
     # The Pooling menu and the search's caption read "[CLS] token" for a corpus embedded with
     # a model whose first token is <s> (MPNet, RoBERTa).
-    from pathlib import Path
-
     from explorer.data.store import Settings, embed_to_store
 
     source = write_csv(tmp_path / "input.csv", TEXTS)
     settings = Settings(poolings=("cls", "mean"), layers="last")
     embed_to_store(tiny_roberta, source, tmp_path / "roberta", settings)
-    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
     monkeypatch.setenv("EXPLORER_CORPORA", str(tmp_path))
-    at = page("similarity")
-    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = roberta_page("similarity")
     at.radio(key="similarity.corpus.source").set_value("saved").run()
     at.selectbox(key="similarity.corpus.store").set_value("roberta").run()
     _ok(at)

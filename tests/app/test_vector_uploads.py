@@ -191,15 +191,9 @@ def test_a_tiny_parquet_that_unpacks_to_gigabytes_is_refused_on_the_page(page):
     assert not at.get("plotly_chart")
 
 
-def test_the_query_pooling_menu_names_the_models_own_first_token(
-    page, tiny_roberta, tiny_roberta_path, monkeypatch
-):
+def test_the_query_pooling_menu_names_the_models_own_first_token(roberta_page, tiny_roberta):
     # It read "[CLS] token" beside a model whose first token is <s> (MPNet, RoBERTa).
-    from pathlib import Path
-
-    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
-    at = page("similarity")
-    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = roberta_page("similarity")
     at = _choose_vectors(at, "similarity.corpus")
     vectors = np.random.default_rng(0).normal(size=(len(TEXTS), tiny_roberta.hidden_size))
     at.file_uploader(key="similarity.corpus.vectors").set_value(

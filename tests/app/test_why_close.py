@@ -110,15 +110,9 @@ def test_cls_attribution_of_long_texts_is_refused_with_what_to_do(page):
     assert "mean or max pooling" in refusal
 
 
-def test_cls_pooling_names_the_models_own_first_and_padding_tokens(
-    page, tiny_roberta_path, monkeypatch
-):
+def test_cls_pooling_names_the_models_own_first_and_padding_tokens(roberta_page):
     # all-mpnet-base-v2: the menu, the caption and the toggle said [CLS] and [PAD].
-    from pathlib import Path
-
-    monkeypatch.setenv("EXPLORER_MODELS", tiny_roberta_path)
-    at = page("similarity")
-    at.selectbox(key="model").set_value(f"{Path(tiny_roberta_path).name} (local)").run()
+    at = roberta_page("similarity")
     menu = at.selectbox(key="similarity.why_pooling")
     assert "<s> token" in menu.options and not any("[CLS]" in o for o in menu.options)
     menu.set_value("cls").run()
