@@ -41,6 +41,18 @@ def write_csv(path: Path, rows: list[dict], sep: str = ",") -> Path:
     return path
 
 
+def projected_store(model, folder: Path, name: str, pooling: str = "mean") -> tuple[Path, dict]:
+    """``folder / name``: :data:`TEXTS` embedded by ``model`` (labels from their column) with a
+    saved PCA map of ``pooling`` fitted on all but four rows; the store and the map's entry."""
+    from explorer.data.store import embed_to_store
+    from explorer.data.store.project import save_projection
+
+    store = folder / name
+    embed_to_store(model, write_csv(folder / "input.csv", TEXTS), store, label_column="label")
+    entry = save_projection(store, "pca", pooling, sample=len(TEXTS) - 4, random_state=3)
+    return store, entry
+
+
 def small_store(model, folder: Path) -> Path:
     """``folder / "store"``: the first 7 rows of :data:`TEXTS` embedded by ``model`` with mean
     pooling, in shards of 3 rows (three shards, the last one short)."""

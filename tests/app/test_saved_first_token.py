@@ -9,7 +9,7 @@ import pytest
 
 from explorer.model.first_token import first_token
 from tests.app.rendered import plain
-from tests.store_helpers import TEXTS, write_csv
+from tests.store_helpers import projected_store
 
 pytestmark = pytest.mark.slow
 
@@ -31,14 +31,8 @@ def test_first_token_is_none_when_the_tokenizer_cannot_be_read_here(tmp_path):
 
 @pytest.fixture(scope="module")
 def roberta_corpora(tmp_path_factory, tiny_roberta):
-    from explorer.data.store import embed_to_store
-    from explorer.data.store.project import save_projection
-
     allowed = tmp_path_factory.mktemp("roberta-corpora")
-    source = write_csv(allowed / "input.csv", TEXTS)
-    store = allowed / "roberta"
-    embed_to_store(tiny_roberta, source, store, label_column="label")
-    entry = save_projection(store, "pca", "cls", sample=len(TEXTS) - 4, random_state=3)
+    _, entry = projected_store(tiny_roberta, allowed, "roberta", pooling="cls")
     return allowed, entry
 
 

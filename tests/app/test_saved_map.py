@@ -11,21 +11,15 @@ import pandas as pd
 import pytest
 
 from tests.app.rendered import plain
-from tests.store_helpers import TEXTS, write_csv
+from tests.store_helpers import TEXTS, projected_store
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def projected(tmp_path_factory, bundled):
-    from explorer.data.store import embed_to_store
-    from explorer.data.store.project import save_projection
-
     allowed = tmp_path_factory.mktemp("allowed-maps")
-    source = write_csv(allowed / "input.csv", TEXTS)
-    store = allowed / "projected"
-    embed_to_store(bundled, source, store, label_column="label")
-    entry = save_projection(store, "pca", sample=len(TEXTS) - 4, random_state=3)
+    store, entry = projected_store(bundled, allowed, "projected")
     return allowed, store, entry
 
 
