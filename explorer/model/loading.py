@@ -24,7 +24,7 @@ import torch
 
 from explorer.model.encoder import Model
 from explorer.model.hub import DEFAULT_MODEL, cached_snapshot, hub_reachable, offline, repo_files
-from explorer.model.ref import HUB_ID, ModelRef, check_source
+from explorer.model.ref import HUB_ID, RANDOM_SUFFIX, ModelRef, check_source
 from explorer.model.size import check_size, count_parameters, estimate_parameters
 
 if TYPE_CHECKING:
@@ -228,17 +228,15 @@ def download_command(name: str) -> str:
     return f"hf download {name}"
 
 
-def _resolve(name: str | None) -> tuple[str, str, bool]:
-    """Return ``(label, source, local_files_only)`` for a model name, or raise ValueError."""
-    if name is None or not str(name).strip():
-        name = DEFAULT_MODEL
-    if not isinstance(name, str | os.PathLike):
-        raise ValueError(f"A model name must be a string, not {type(name).__name__}.")
-    name = str(name).strip()
+def local_folder(name: str) -> str | None:
+    """The folder on this machine that holds the model ``name``: the bundled model, a saved
+    model folder, or a hub id's snapshot in the local Hugging Face cache; ``None`` when it is
+    not here (the hub is never asked). ``ValueError`` for a folder without ``config.json`` or
+    a name that is neither a folder nor a Hugging Face id."""
     if name == DEFAULT_MODEL:
         bundled = bundled_model_path()
         if bundled is not None:
-            return name, str(bundled), True
+            return str(bundled)
     check_source(name)
     folder = Path(name).expanduser()
     try:
@@ -251,15 +249,25 @@ def _resolve(name: str | None) -> tuple[str, str, bool]:
                 f"The folder {name!r} has no config.json: point to a saved model folder "
                 "(the one save_pretrained wrote)."
             )
-        return name, str(folder.resolve()), True
+        return str(folder.resolve())
     if not HUB_ID.match(name) or ".." in name:
         raise ValueError(
             f"{name!r} is not an existing folder, nor a valid Hugging Face id "
             "(like 'bert-base-uncased' or 'org/model-name')."
         )
-    cached = cached_snapshot(name)
-    if cached is not None:
-        return name, cached, True
+    return cached_snapshot(name)
+
+
+def _resolve(name: str | None) -> tuple[str, str, bool]:
+    """Return ``(label, source, local_files_only)`` for a model name, or raise ValueError."""
+    if name is None or not str(name).strip():
+        name = DEFAULT_MODEL
+    if not isinstance(name, str | os.PathLike):
+        raise ValueError(f"A model name must be a string, not {type(name).__name__}.")
+    name = str(name).strip()
+    folder = local_folder(name)
+    if folder is not None:
+        return name, folder, True
     if offline():
         raise ValueError(
             f"{name!r} is not in the local Hugging Face cache and the hub is switched off "
@@ -361,7 +369,7 @@ def random_weights(model: Model, seed: int = 0) -> Model:
     # splitting) are shared state, guarded by each model's own lock.
     tokenizer = copy.deepcopy(model.tokenizer)
     return Model(
-        f"{model.name} (random weights)",
+        f"{model.name}{RANDOM_SUFFIX}",
         model.source,
         tokenizer,
         encoder,

@@ -17,6 +17,10 @@ from dataclasses import dataclass
 RANDOM_PREFIX = "random-weights:"
 """The text form of a model with random weights starts with this (``random-weights:<source>``)."""
 
+RANDOM_SUFFIX = " (random weights)"
+"""A loaded model with random weights names itself ``<source> (random weights)``
+(``Model.name``, and so a store's manifest records it)."""
+
 HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,95}(/[A-Za-z0-9][A-Za-z0-9._-]{0,95})?$")
 """A Hugging Face id: ``name`` or ``org/name``."""
 
